@@ -1,0 +1,93 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestReadConcatenatedMessages(t *testing.T) {
+	in := `{"method":"echo","params":[],"id":0}{"id":0,"result":[],"error":null}` + "\n" +
+		`{"method":"update","params":[null,{}],"id":null}`
+	r := NewReader(strings.NewReader(in))
+	m, err := r.Read()
+	if err != nil || !m.IsRequest() || m.Method != "echo" {
+		t.Fatalf("first: %+v %v", m, err)
+	}
+	m, err = r.Read()
+	if err != nil || !m.IsResponse() || string(m.Result) != "[]" {
+		t.Fatalf("second: %+v %v", m, err)
+	}
+	m, err = r.Read()
+	if err != nil || !m.IsNotification() || m.Method != "update" {
+		t.Fatalf("third: %+v %v", m, err)
+	}
+	if _, err := r.Read(); err != io.EOF {
+		t.Fatalf("want EOF, got %v", err)
+	}
+}
+
+func TestReadRejectsBadShapes(t *testing.T) {
+	for _, in := range []string{`[1,2]`, `{"method":1,"id":1}`, `{"method":"x","params":{},"id":1}`, `{"result":1}`, `{"id":1}`, `"str"`} {
+		if _, err := NewReader(strings.NewReader(in)).Read(); err == nil {
+			t.Errorf("%s: accepted", in)
+		}
+	}
+}
+
+func TestReadTooLarge(t *testing.T) {
+	big := `{"method":"echo","params":["` + strings.Repeat("x", MaxMessageSize) + `"],"id":1}`
+	if _, err := NewReader(strings.NewReader(big)).Read(); err != ErrTooLarge {
+		t.Fatalf("want ErrTooLarge, got %v", err)
+	}
+}
+
+func TestWriteShapes(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	req, _ := NewRequest("echo", []any{}, "echo")
+	note, _ := NewRequest("update3", []any{nil}, nil)
+	res, _ := NewResult(json.RawMessage(`7`), []string{"a"})
+	er, _ := NewError(json.RawMessage(`8`), map[string]string{"error": "unknown method"})
+	for _, m := range []*Message{req, note, res, er} {
+		if err := w.Write(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := `{"method":"echo","params":[],"id":"echo"}` +
+		`{"method":"update3","params":[null],"id":null}` +
+		`{"result":["a"],"error":null,"id":7}` +
+		`{"result":null,"error":{"error":"unknown method"},"id":8}`
+	if buf.String() != want {
+		t.Fatalf("got  %s\nwant %s", buf.String(), want)
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(`{"method":"transact","params":["Open_vSwitch",{"op":"select","table":"Bridge","where":[]}],"id":3}`))
+	f.Add([]byte(`{"id":1,"result":null,"error":{"error":"x"}}`))
+	f.Add([]byte(`{"method":"echo","params":null,"id":null}{"id":`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := NewReader(bytes.NewReader(data))
+		for i := 0; i < 16; i++ {
+			m, err := r.Read()
+			if err != nil {
+				return
+			}
+			// Whatever we accept must re-encode and parse back the same way.
+			b, err := json.Marshal(m)
+			if err != nil {
+				t.Fatalf("re-encode %+v: %v", m, err)
+			}
+			m2, err := Parse(b)
+			if err != nil {
+				t.Fatalf("re-parse %s: %v", b, err)
+			}
+			if m2.Method != m.Method || m2.IsRequest() != m.IsRequest() || m2.IsResponse() != m.IsResponse() {
+				t.Fatalf("round trip changed %s into %s", data, b)
+			}
+		}
+	})
+}
