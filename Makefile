@@ -1,0 +1,55 @@
+# gvs: an Open vSwitch compatible switch in Go. See README.md.
+
+GO           ?= go
+BIN          := $(CURDIR)/bin
+RUN          := $(CURDIR)/run
+TEST_TIMEOUT ?= 12m
+FUZZ_TIME    ?= 10s
+
+.PHONY: all build run test deps vet bench fuzz generate clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+# Runs gvs-vswitchd in the foreground with all its state under ./run.
+run: build
+	@mkdir -p $(RUN)
+	@echo "gvs-vswitchd: state in $(RUN); in another shell use, for example:"
+	@echo "  ovs-vsctl --db=unix:$(RUN)/db.sock --no-wait init"
+	@echo "  OVS_RUNDIR=$(RUN) ovs-vsctl --no-wait add-br br0"
+	@echo "  OVS_RUNDIR=$(RUN) ovs-vsctl show"
+	@echo "  OVS_RUNDIR=$(RUN) ovs-appctl -t ovs-vswitchd exit"
+	@echo "(no datapath yet: use --no-wait, nothing updates cur_cfg)"
+	OVS_RUNDIR=$(RUN) OVS_DBDIR=$(RUN) OVS_LOGDIR=$(RUN) \
+		$(BIN)/gvs-vswitchd --pidfile --log-file
+
+deps:
+	./scripts/install-test-deps.sh
+
+vet:
+	$(GO) vet ./...
+
+# go test's own per-package ok/FAIL lines end the output.
+test: deps vet
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+# Runs every fuzz target for FUZZ_TIME each.
+fuzz:
+	@set -e; grep -rl --include='*_test.go' '^func Fuzz' . | while read -r file; do \
+		dir=$$(dirname "$$file"); \
+		for target in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$file"); do \
+			echo "== $$dir $$target"; \
+			$(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZ_TIME) "$$dir"; \
+		done; \
+	done
+
+generate:
+	$(GO) generate ./...
+
+clean:
+	rm -rf $(BIN) $(RUN)

@@ -1,0 +1,66 @@
+// Command gvs-ovsdb-server is gvs's stand-in for Open vSwitch's
+// ovsdb-server: an RFC 7047 OVSDB server that ovs-vsctl, ovsdb-client,
+// ovs-appctl and the OVS IDLs use unchanged. It takes ovsdb-server's command
+// line:
+//
+//	gvs-ovsdb-server [DATABASE...] [--remote=REMOTE]... [--pidfile[=FILE]]
+//	    [--detach] [--no-chdir] [--log-file[=FILE]] [--unixctl=SOCKET]
+//	    [-vSPEC]... [--private-key=FILE --certificate=FILE --ca-cert=FILE]
+//
+// DATABASE defaults to $OVS_DBDIR/conf.db (OVS_DBDIR defaults to
+// /etc/openvswitch). Like ovsdb-server it listens on no remote unless told
+// to. Its pidfile and control socket are named after ovsdb-server, so
+// `ovs-appctl -t ovsdb-server` reaches it. Databases are served from memory
+// for now: only the files' schemas are read and changes are not saved.
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"gvs/cmd/internal/daemon"
+	"gvs/cmd/internal/ovsdbd"
+)
+
+var program = daemon.Program{Name: "ovsdb-server", Binary: "gvs-ovsdb-server"}
+
+func main() {
+	dirs := daemon.DirsFromEnv(os.Getenv)
+	opts, cfg, err := parseCommandLine(os.Args[1:], dirs)
+	if err != nil {
+		daemon.Fatal(program, "%v", err)
+	}
+	if opts.Help {
+		fmt.Print(usage(dirs))
+		return
+	}
+	if opts.ShowVer {
+		fmt.Println(program.VersionString())
+		return
+	}
+	d, err := daemon.Start(program, dirs, &opts.Options)
+	if err != nil {
+		daemon.Fatal(program, "%v", err)
+	}
+	if err := ovsdbd.Run(d, cfg); err != nil {
+		d.Fatal(err)
+	}
+}
+
+func usage(dirs daemon.Dirs) string {
+	return fmt.Sprintf(`%s: Open vSwitch compatible database server (gvs)
+usage: %s [OPTIONS] [DATABASE...]
+where each DATABASE is a database file in ovsdb format.
+The default DATABASE, if none is given, is
+%s/conf.db.
+
+Remotes:
+  --remote=REMOTE         connect or listen to REMOTE:
+                          punix:PATH, ptcp:PORT[:IP], pssl:PORT[:IP]
+PKI configuration (required to use SSL):
+  -p, --private-key=FILE  file with private key
+  -c, --certificate=FILE  file with certificate for private key
+  -C, --ca-cert=FILE      file with peer CA certificate
+`, program.Binary, program.Binary, filepath.Clean(dirs.DB)) + daemon.DaemonUsage(program, dirs)
+}

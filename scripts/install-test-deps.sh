@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Installs what gvs's tests run against, only when missing: Open vSwitch's
+# own tools (ovs-vsctl, ovsdb-client, ovsdb-tool, ovs-appctl, ovsdb-server
+# as a reference), the Python IDL, iperf3, and a C compiler for `go test
+# -race`. No packaged service may start: a policy-rc.d that answers 101
+# ("action forbidden") is in place while apt runs, and any packaged
+# ovsdb-server or ovs-vswitchd found running afterwards is stopped by pid.
+set -euo pipefail
+
+packages=(openvswitch-common openvswitch-switch python3-openvswitch iperf3)
+command -v gcc >/dev/null 2>&1 || packages+=(gcc libc6-dev)
+
+installed() {
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+missing=()
+for p in "${packages[@]}"; do
+    installed "$p" || missing+=("$p")
+done
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo "$@"
+    else
+        echo "install-test-deps: need root to run: $*" >&2
+        exit 1
+    fi
+}
+
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "install-test-deps: installing ${missing[*]}"
+    policy=/usr/sbin/policy-rc.d
+    created_policy=no
+    if [ ! -e "$policy" ]; then
+        as_root sh -c "printf '#!/bin/sh\nexit 101\n' > $policy && chmod 755 $policy"
+        created_policy=yes
+    fi
+    cleanup_policy() {
+        if [ "$created_policy" = yes ]; then as_root rm -f "$policy"; fi
+    }
+    trap cleanup_policy EXIT
+    as_root apt-get update -q
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+    echo "install-test-deps: all present (${packages[*]})"
+fi
+
+# A packaged daemon left running (for example where systemd ignores
+# policy-rc.d) would hold /var/run/openvswitch; stop exactly that process.
+for daemon in ovsdb-server ovs-vswitchd; do
+    pidfile=/var/run/openvswitch/$daemon.pid
+    [ -r "$pidfile" ] || continue
+    pid=$(cat "$pidfile" 2>/dev/null || true)
+    case "$pid" in ''|*[!0-9]*) continue ;; esac
+    if [ "$(readlink "/proc/$pid/exe" 2>/dev/null || true)" = "/usr/sbin/$daemon" ]; then
+        echo "install-test-deps: stopping packaged $daemon (pid $pid)"
+        as_root kill "$pid" || true
+    fi
+done
