@@ -1,0 +1,101 @@
+package netdev
+
+import (
+	"errors"
+	"net"
+
+	"gvs/packet"
+)
+
+// Device is one port's network device.
+type Device interface {
+	// Name is the kernel interface name (or the configured name).
+	Name() string
+	// Type is the Interface type that created it: "system", "afxdp",
+	// "internal" or "tap".
+	Type() string
+	// NumRxQueues and NumTxQueues are fixed once the device is open.
+	NumRxQueues() int
+	NumTxQueues() int
+	// Recv appends up to the batch's free room of received packets from
+	// queue q, taking buffers from pool, and returns how many it added. It
+	// never blocks: 0 means nothing was ready.
+	Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error)
+	// Send transmits the batch on queue q and takes ownership of it (see
+	// the package contract).
+	Send(q int, batch *packet.Batch) error
+	// PollFD returns a file descriptor that becomes readable when queue q
+	// has packets, so an idle PMD can sleep in poll(2) instead of
+	// spinning; -1 when the device has none.
+	PollFD(q int) int
+	// Capabilities says what the device carries beside the frame.
+	Capabilities() Capabilities
+	MAC() net.HardwareAddr
+	MTU() int
+	SetMTU(mtu int) error
+	// Link reports the carrier and administrative state, read fresh.
+	Link() LinkState
+	// Stats returns the counters since the device was opened.
+	Stats() Stats
+	// SetSocketBuffers applies userspace-sock-buf-size (0 restores the
+	// kernel's defaults for sockets opened afterwards and leaves open ones
+	// alone) and reports the sizes in effect.
+	SetSocketBuffers(bytes int) (SocketBuffers, error)
+	// Status is what goes into Interface.status (driver, ring type, ...).
+	Status() map[string]string
+	Close() error
+}
+
+// Capabilities of a device.
+type Capabilities struct {
+	// VnetHdr: received buffers carry a virtio_net_hdr in their metadata
+	// (GSO and partial checksums pass through), and Send honours one.
+	VnetHdr bool
+	// MaxFrame is the largest frame Send accepts (64 KiB with GSO).
+	MaxFrame int
+}
+
+// LinkState is a device's link as the kernel reports it.
+type LinkState struct {
+	AdminUp   bool
+	CarrierUp bool
+	SpeedMbps int // 0 when unknown
+	IfIndex   int
+}
+
+// Stats are a device's counters. Drops are split by where they happened,
+// so an operator can tell kernel losses from datapath losses.
+type Stats struct {
+	RxPackets, RxBytes uint64
+	TxPackets, TxBytes uint64
+	// RxKernelDrops: packets the kernel dropped before we saw them
+	// (PACKET_STATISTICS tp_drops, AF_XDP rx ring full / fill ring empty).
+	RxKernelDrops uint64
+	// RxErrors: malformed or oversized frames received and dropped.
+	RxErrors uint64
+	// TxDrops: frames the transmit path could not queue (ring or socket
+	// buffer full, frame too large).
+	TxDrops  uint64
+	TxErrors uint64
+}
+
+// SocketBuffers reports requested and effective socket buffer sizes.
+type SocketBuffers struct {
+	Requested int // 0: not requested, kernel defaults
+	Receive   int // effective SO_RCVBUF as read back
+	Send      int // effective SO_SNDBUF as read back
+}
+
+// Socket buffer bounds for userspace-sock-buf-size, as Open vSwitch clamps.
+const (
+	MinSocketBuffer = 212992
+	MaxSocketBuffer = 1073741823
+)
+
+// ClampSocketBuffer clamps a requested size to the accepted range.
+func ClampSocketBuffer(n int) int {
+	return min(max(n, MinSocketBuffer), MaxSocketBuffer)
+}
+
+// ErrNoDevice is returned when the named kernel device does not exist.
+var ErrNoDevice = errors.New("no such device")
