@@ -1,0 +1,43 @@
+// Package server is the OVSDB JSON-RPC server core (RFC 7047 plus Open
+// vSwitch's extensions, as described in ovsdb-server(7)): it serves
+// databases from package db to sessions on punix:, ptcp: and pssl:
+// remotes or on connections handed to ServeConn.
+//
+// Methods: list_dbs, get_schema, transact (with blocked "wait" transactions
+// re-run after every commit and at their deadline, and the "cancel"
+// notification), monitor, monitor_cond, monitor_cond_since (with a history
+// of recent commits per database), monitor_cond_change, monitor_cancel,
+// lock, steal, unlock (with "locked" and "stolen" notifications), echo,
+// set_db_change_aware and get_server_id. The server also serves the
+// read-only _Server database with one Database row per served database.
+//
+// Goroutines: each listener has an accept goroutine. Each session has
+// three: a reader that decodes messages, a loop that handles them one at a
+// time (and re-runs its blocked transactions and sends inactivity probes on
+// TCP and SSL sessions), and a writer that drains the session's outgoing
+// queue. Queuing never blocks. While more than 1 MiB of a session's output
+// is unwritten its loop takes no new request (a client that does not read
+// its replies slows only itself, as with ovsdb-server); a session whose
+// backlog still passes 64 MiB (monitor updates for a client that stopped
+// reading) is dropped, so such a client can stall neither the server nor
+// other clients. Commits reach monitors through the
+// db's subscriber callback, which queues the notifications in commit order
+// before Transact returns; the transact reply is queued after, so a client
+// sees its updates before its reply.
+//
+// Public methods of Server may be called from any goroutine.
+//
+// Lock order (a lock may be taken while holding those to its left, never
+// the other way round):
+//
+//	db write lock -> served.mu (one database's monitor registry and replica)
+//	              -> session.mu (a session's monitor map) -> session.qmu (its queue)
+//	db write lock -> lockTable.mu (TxnEnv.HasLock) -> session.qmu
+//	served.writeMu (_Server upkeep) -> Server.mu, and -> db write lock
+//
+// Server.mu guards the sets of databases, remotes and sessions; it is held
+// only briefly and never while taking a lock other than those listed.
+//
+// Beyond the fixed API, RemoveDatabase stops serving a database the way
+// ovsdb-server/remove-db does.
+package server
