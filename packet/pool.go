@@ -137,3 +137,20 @@ func (p *Pool) Stats() PoolStats {
 // Exhausted returns how many Get calls found the pool empty. Safe from any
 // goroutine.
 func (p *Pool) Exhausted() uint64 { return p.exhausted.Load() }
+
+// Free returns b to the pool it came from; a buffer made by NewBuffer is
+// left to the garbage collector. Whoever owns a buffer last (a device's
+// Send, a drop) frees it, on the goroutine that owns its pool.
+func (b *Buffer) Free() {
+	if b.pool != nil {
+		b.pool.Put(b)
+	}
+}
+
+// FreeBatch frees every buffer in batch and empties it.
+func FreeBatch(batch *Batch) {
+	for _, b := range batch.Buffers() {
+		b.Free()
+	}
+	batch.Reset()
+}

@@ -1,0 +1,203 @@
+package afpacket
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"gvs/netdev"
+	"gvs/netdev/internal/link"
+	"gvs/netdev/internal/rawsock"
+)
+
+// Device is a "system" port: an existing kernel interface served by one
+// AF_PACKET socket per queue.
+type Device struct {
+	name    string
+	ifindex int
+	log     *slog.Logger
+	queues  []*queue
+	mtu     atomic.Int64 // cached for Send's size check; refreshed by MTU, SetMTU, Stats
+	rxMode  string
+
+	mu     sync.Mutex // guards bufReq and closed
+	bufReq int
+	closed bool
+}
+
+// queue is one socket: its receive ring, transmit state and counters.
+type queue struct {
+	fd     int
+	mem    []byte  // the mmap'd rings, if any
+	ring   rxRing  // RxRing mode
+	mm     *mmsgRx // RxRecvmmsg mode
+	tx     txQueue
+	ctr    counters
+	kdrops kernelDrops
+	idle   int // empty ring reads in a row (Recv's goroutine only)
+}
+
+var _ netdev.Device = (*Device)(nil)
+
+// Open binds AF_PACKET sockets to the existing interface cfg.Name. A
+// missing interface yields an error wrapping netdev.ErrNoDevice.
+func Open(cfg Config) (*Device, error) {
+	cfg = cfg.withDefaults()
+	l, err := link.ByName(cfg.Name)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.RxMode != RxRing && cfg.RxMode != RxRecvmmsg {
+		return nil, fmt.Errorf("%s: unknown receive mode %q", cfg.Name, cfg.RxMode)
+	}
+	d := &Device{name: cfg.Name, ifindex: l.Attrs().Index, log: cfg.Logger, rxMode: cfg.RxMode}
+	d.mtu.Store(int64(l.Attrs().MTU))
+	fanoutID := uint16(os.Getpid()) ^ uint16(d.ifindex)<<8 ^ uint16(d.ifindex)
+	for i := range cfg.RxQueues {
+		fd, mem, err := openSocket(d.ifindex, cfg)
+		if err == nil && cfg.RxQueues > 1 {
+			if i == 0 {
+				fanoutID, err = newFanout(fd, fanoutID)
+			} else {
+				err = joinFanout(fd, fanoutID)
+			}
+			if err != nil {
+				if mem != nil {
+					unix.Munmap(mem)
+				}
+				unix.Close(fd)
+			}
+		}
+		if err != nil {
+			d.Close()
+			return nil, fmt.Errorf("%s: queue %d: %w", cfg.Name, i, err)
+		}
+		qu := &queue{fd: fd, mem: mem, tx: newTxQueue()}
+		if cfg.RxMode == RxRing {
+			qu.ring = rxRing{mem: mem, blockSize: cfg.BlockSize, blocks: cfg.Blocks}
+		} else {
+			qu.mm = newMmsgRx()
+		}
+		d.queues = append(d.queues, qu)
+	}
+	if cfg.SocketBuffer != 0 {
+		if _, err := d.SetSocketBuffers(cfg.SocketBuffer); err != nil {
+			d.Close()
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+func (d *Device) Name() string     { return d.name }
+func (d *Device) Type() string     { return "system" }
+func (d *Device) NumRxQueues() int { return len(d.queues) }
+func (d *Device) NumTxQueues() int { return len(d.queues) }
+
+// PollFD is queue q's socket: readable once a ring block is handed over
+// (or, with RxRecvmmsg, once a frame is queued).
+func (d *Device) PollFD(q int) int { return d.queues[q].fd }
+
+func (d *Device) Capabilities() netdev.Capabilities {
+	return netdev.Capabilities{VnetHdr: true, MaxFrame: maxGSOFrame}
+}
+
+func (d *Device) MAC() net.HardwareAddr { return link.MAC(d.ifindex) }
+
+func (d *Device) MTU() int {
+	m := link.MTU(d.ifindex)
+	if m > 0 {
+		d.mtu.Store(int64(m))
+	}
+	return m
+}
+
+func (d *Device) SetMTU(mtu int) error {
+	if err := link.SetMTU(d.ifindex, mtu); err != nil {
+		return fmt.Errorf("%s: set mtu %d: %w", d.name, mtu, err)
+	}
+	d.mtu.Store(int64(mtu))
+	return nil
+}
+
+func (d *Device) Link() netdev.LinkState { return link.State(d.ifindex) }
+
+// SetSocketBuffers applies userspace-sock-buf-size to every open socket at
+// once (0 leaves them as they are) and reports what took effect. The
+// receive ring does not use the receive buffer; the send buffer bounds how
+// much sendmmsg can queue.
+func (d *Device) SetSocketBuffers(bytes int) (netdev.SocketBuffers, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return netdev.SocketBuffers{}, fmt.Errorf("%s: %w", d.name, net.ErrClosed)
+	}
+	if bytes != 0 {
+		bytes = netdev.ClampSocketBuffer(bytes)
+	}
+	d.bufReq = bytes
+	var eff rawsock.Buffers
+	for _, q := range d.queues {
+		var err error
+		if bytes == 0 {
+			eff, err = rawsock.GetBuffers(q.fd)
+		} else {
+			eff, err = rawsock.SetBuffers(q.fd, bytes, d.log, d.name)
+		}
+		if err != nil {
+			return netdev.SocketBuffers{}, fmt.Errorf("%s: socket buffers: %w", d.name, err)
+		}
+	}
+	return netdev.SocketBuffers{Requested: bytes, Receive: eff.Receive, Send: eff.Send}, nil
+}
+
+// Status is what Open vSwitch shows in Interface.status for such a port,
+// plus how this one moves packets.
+func (d *Device) Status() map[string]string {
+	st := link.Driver(d.name)
+	st["rx_ring"] = d.rxMode
+	st["tx"] = "sendmmsg"
+	st["rx_queues"] = strconv.Itoa(len(d.queues))
+	d.mu.Lock()
+	if d.bufReq != 0 {
+		st["socket_buf_requested"] = strconv.Itoa(d.bufReq)
+	}
+	d.mu.Unlock()
+	if b, err := rawsock.GetBuffers(d.queues[0].fd); err == nil {
+		st["socket_rcvbuf"] = strconv.Itoa(b.Receive)
+		st["socket_sndbuf"] = strconv.Itoa(b.Send)
+	}
+	return st
+}
+
+// Close closes every socket and unmaps its ring. The datapath must have
+// stopped polling and sending on the device.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	var errs []error
+	for _, q := range d.queues {
+		q.kdrops.collect(q.fd)
+		if q.mem != nil {
+			if err := unix.Munmap(q.mem); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		q.mem, q.ring.mem = nil, nil
+		if err := unix.Close(q.fd); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

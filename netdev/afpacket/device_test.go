@@ -1,0 +1,106 @@
+package afpacket
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"gvs/netdev"
+	"gvs/netdev/internal/nettest"
+	"gvs/packet"
+)
+
+func TestSocketBuffers(t *testing.T) {
+	env := nettest.New(t)
+	a, b := env.IfName("a"), env.IfName("b")
+	env.Veth(a, "", b, "")
+	const big = 16 << 20 // beyond net.core.rmem_max here: needs SO_RCVBUFFORCE
+	d := openT(t, a, Config{SocketBuffer: big})
+	got, err := d.SetSocketBuffers(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Requested != 0 || got.Receive < big || got.Send < big {
+		t.Errorf("after Open with %d: %+v, want both >= %d", big, got, big)
+	}
+	got, err = d.SetSocketBuffers(1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Requested != netdev.MinSocketBuffer || got.Receive < netdev.MinSocketBuffer || got.Receive >= big {
+		t.Errorf("SetSocketBuffers(1000) at run time: %+v, want clamped to %d", got, netdev.MinSocketBuffer)
+	}
+	if st := d.Status(); st["socket_sndbuf"] == "" || st["rx_ring"] != "tpacket_v3" || st["tx"] != "sendmmsg" {
+		t.Errorf("Status() = %v", st)
+	}
+}
+
+func TestStatusAndLink(t *testing.T) {
+	env := nettest.New(t)
+	a, b := env.IfName("a"), env.IfName("b")
+	env.Veth(a, "", b, "")
+	d := openT(t, a, Config{})
+	if st := d.Status(); st["driver_name"] != "veth" {
+		t.Errorf("driver_name = %q, want veth (status %v)", st["driver_name"], st)
+	}
+	l := d.Link()
+	if !l.AdminUp || !l.CarrierUp || l.IfIndex == 0 {
+		t.Errorf("Link() = %+v, want up", l)
+	}
+	if err := d.SetMTU(1400); err != nil || d.MTU() != 1400 {
+		t.Errorf("SetMTU(1400): %v, MTU() = %d", err, d.MTU())
+	}
+	if len(d.MAC()) != 6 {
+		t.Errorf("MAC() = %v", d.MAC())
+	}
+	env.Run("ip", "link", "set", b, "down")
+	if d.Link().CarrierUp {
+		t.Errorf("carrier still up with the peer down")
+	}
+}
+
+// TestFanoutQueues opens two queues and checks that frames of many flows
+// reach both and that none is lost or duplicated.
+func TestFanoutQueues(t *testing.T) {
+	env := nettest.New(t)
+	a, b := env.IfName("a"), env.IfName("b")
+	env.Veth(a, "", b, "")
+	in := openT(t, a, Config{})
+	out := openT(t, b, Config{RxQueues: 2})
+	if out.NumRxQueues() != 2 || out.NumTxQueues() != 2 {
+		t.Fatalf("queues: %d rx %d tx", out.NumRxQueues(), out.NumTxQueues())
+	}
+	pool, err := packet.NewPool(packet.PoolConfig{Buffers: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const flows = 64
+	var batch packet.Batch
+	for i := range flows {
+		f := udpFrame(t, pool, nil)
+		f.Data()[14+20+1] = byte(i) // source port: one flow each
+		f.Data()[14+20+6], f.Data()[14+20+7] = 0, 0
+		batch.Append(f)
+		if batch.Full() || i == flows-1 {
+			if err := in.Send(0, &batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	perQueue := [2]int{}
+	for end := time.Now().Add(time.Second); time.Now().Before(end) && perQueue[0]+perQueue[1] < flows; time.Sleep(2 * time.Millisecond) {
+		for q := range 2 {
+			n, _ := out.Recv(q, &batch, pool)
+			for _, b := range batch.Buffers() {
+				if bytes.Equal(b.Data()[:6], []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}) {
+					perQueue[q]++
+				}
+			}
+			_ = n
+			pool.PutBatch(&batch)
+		}
+	}
+	if perQueue[0]+perQueue[1] != flows || perQueue[0] == 0 || perQueue[1] == 0 {
+		t.Errorf("frames per queue %v, want %d spread over both", perQueue, flows)
+	}
+}

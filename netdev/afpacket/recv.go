@@ -1,0 +1,79 @@
+package afpacket
+
+import (
+	"golang.org/x/sys/unix"
+
+	"gvs/packet"
+)
+
+// Recv appends up to the batch's free room of frames from queue q (its
+// ring, or recvmmsg in RxRecvmmsg mode) in buffers from pool. It never
+// blocks. When pool runs dry the rest stay queued for the next call.
+func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error) {
+	qu := d.queues[q]
+	if qu.mm != nil {
+		return d.recvMmsg(qu, batch, pool)
+	}
+	r := &qu.ring
+	added, bytes, bad := 0, 0, 0
+	for !batch.Full() {
+		if r.left == 0 {
+			ok, losing := r.open()
+			if !ok {
+				break
+			}
+			if losing {
+				qu.kdrops.collect(qu.fd)
+			}
+			continue
+		}
+		f, ok := r.peek()
+		if !ok {
+			bad += r.left
+			r.release()
+			continue
+		}
+		buf := pool.Get()
+		if buf == nil {
+			break
+		}
+		if !fill(buf, f) {
+			bad++
+			pool.Put(buf)
+			r.next()
+			continue
+		}
+		batch.Append(buf)
+		added++
+		bytes += buf.Len()
+		r.next()
+	}
+	if added == 0 {
+		qu.clearErrorSometimes()
+	} else {
+		qu.idle = 0
+	}
+	if added > 0 {
+		qu.ctr.rxPackets.Add(uint64(added))
+		qu.ctr.rxBytes.Add(uint64(bytes))
+	}
+	if bad > 0 {
+		qu.ctr.rxErrors.Add(uint64(bad))
+	}
+	return added, nil
+}
+
+// errorCheckInterval is how many empty ring reads pass between reads of
+// SO_ERROR (see clearErrorSometimes).
+const errorCheckInterval = 64
+
+// clearErrorSometimes reads (and so clears) the socket's pending error
+// every errorCheckInterval empty reads of the ring. The kernel sets one
+// (ENETDOWN) when the link goes down; it keeps poll(2) reporting POLLERR
+// until a system call consumes it, and ring reads make none: without
+// this, a PMD sleeping in poll would spin after every link flap.
+func (qu *queue) clearErrorSometimes() {
+	if qu.idle++; qu.idle%errorCheckInterval == 0 {
+		_, _ = unix.GetsockoptInt(qu.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+	}
+}

@@ -1,0 +1,130 @@
+package afpacket
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// htons turns a host-order 16-bit value into network order, as sockaddr_ll
+// and socket(2) want the protocol.
+func htons(v uint16) uint16 {
+	var b [2]byte
+	binary.BigEndian.PutUint16(b[:], v)
+	return binary.NativeEndian.Uint16(b[:])
+}
+
+// openSocket creates one AF_PACKET socket with its mmap'd TPACKET_V3
+// receive ring, bound to ifindex, in the order the kernel requires:
+// PACKET_VNET_HDR fails with EBUSY once a ring exists, and binding last
+// keeps packets out until the ring is ready.
+func openSocket(ifindex int, cfg Config) (fd int, ring []byte, err error) {
+	fd, err = unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
+	if err != nil {
+		return -1, nil, os.NewSyscallError("socket", err)
+	}
+	defer func() {
+		if err != nil {
+			if ring != nil {
+				unix.Munmap(ring)
+				ring = nil
+			}
+			unix.Close(fd)
+			fd = -1
+		}
+	}()
+	opts := []struct {
+		name string
+		opt  int
+		val  int
+	}{
+		{"PACKET_VERSION", unix.PACKET_VERSION, unix.TPACKET_V3},
+		{"PACKET_VNET_HDR", unix.PACKET_VNET_HDR, 1},
+		// Straight to the driver: the datapath is the queueing
+		// discipline, and a qdisc would only add a lock and a copy.
+		{"PACKET_QDISC_BYPASS", unix.PACKET_QDISC_BYPASS, 1},
+		// Our own transmissions must not come back to us.
+		{"PACKET_IGNORE_OUTGOING", unix.PACKET_IGNORE_OUTGOING, 1},
+		// Drop malformed transmit frames instead of failing the call.
+		{"PACKET_LOSS", unix.PACKET_LOSS, 1},
+	}
+	for _, o := range opts {
+		if err = unix.SetsockoptInt(fd, unix.SOL_PACKET, o.opt, o.val); err != nil {
+			return fd, nil, fmt.Errorf("setsockopt %s: %w", o.name, err)
+		}
+	}
+	if cfg.RxMode == RxRecvmmsg {
+		// VLAN tags the kernel stripped come as PACKET_AUXDATA.
+		if err = unix.SetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_AUXDATA, 1); err != nil {
+			return fd, nil, fmt.Errorf("setsockopt PACKET_AUXDATA: %w", err)
+		}
+	}
+	if ring, err = mapRings(fd, cfg); err != nil {
+		return fd, nil, err
+	}
+	// Hear frames for every address, as a switch port must; the kernel
+	// drops the membership (and promiscuity) when the socket closes.
+	mreq := unix.PacketMreq{Ifindex: int32(ifindex), Type: unix.PACKET_MR_PROMISC}
+	if err = unix.SetsockoptPacketMreq(fd, unix.SOL_PACKET, unix.PACKET_ADD_MEMBERSHIP, &mreq); err != nil {
+		return fd, ring, fmt.Errorf("setsockopt PACKET_ADD_MEMBERSHIP: %w", err)
+	}
+	sa := &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifindex}
+	if err = unix.Bind(fd, sa); err != nil {
+		return fd, ring, os.NewSyscallError("bind", err)
+	}
+	return fd, ring, nil
+}
+
+// mapRings sets up and maps the TPACKET_V3 receive ring when the
+// configuration asks for one. (A PACKET_TX_RING would be mapped in the
+// same mmap, after it; sendmmsg measured faster, see the package doc.)
+func mapRings(fd int, cfg Config) ([]byte, error) {
+	size := 0
+	if cfg.RxMode == RxRing {
+		req := unix.TpacketReq3{
+			Block_size:       uint32(cfg.BlockSize),
+			Block_nr:         uint32(cfg.Blocks),
+			Frame_size:       frameSize,
+			Frame_nr:         uint32(cfg.BlockSize / frameSize * cfg.Blocks),
+			Retire_blk_tov:   uint32(max(cfg.RetireTimeout.Milliseconds(), 1)),
+			Feature_req_word: tpFeatureFillRxHash,
+		}
+		if err := unix.SetsockoptTpacketReq3(fd, unix.SOL_PACKET, unix.PACKET_RX_RING, &req); err != nil {
+			return nil, fmt.Errorf("setsockopt PACKET_RX_RING: %w", err)
+		}
+		size += cfg.BlockSize * cfg.Blocks
+	}
+	if size == 0 {
+		return nil, nil
+	}
+	ring, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+	if err != nil {
+		return nil, os.NewSyscallError("mmap", err)
+	}
+	return ring, nil
+}
+
+// joinFanout puts fd into fanout group id, spreading flows by hash.
+func joinFanout(fd int, id uint16) error {
+	v := int(id) | (unix.PACKET_FANOUT_HASH|unix.PACKET_FANOUT_FLAG_DEFRAG)<<16
+	if err := unix.SetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_FANOUT, v); err != nil {
+		return fmt.Errorf("setsockopt PACKET_FANOUT: %w", err)
+	}
+	return nil
+}
+
+// newFanout creates a fanout group for fd, trying ids from id on while
+// they are taken by groups of other devices or types (EINVAL).
+func newFanout(fd int, id uint16) (uint16, error) {
+	var err error
+	for range 64 {
+		if err = joinFanout(fd, id); !errors.Is(err, unix.EINVAL) {
+			return id, err
+		}
+		id++
+	}
+	return id, err
+}

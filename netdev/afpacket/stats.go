@@ -1,0 +1,68 @@
+package afpacket
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"gvs/netdev"
+)
+
+// counters are one queue's statistics. The polling and sending goroutines
+// add to them once per batch; Stats reads them from anywhere.
+type counters struct {
+	rxPackets, rxBytes, rxErrors atomic.Uint64
+	txPackets, txBytes           atomic.Uint64
+	txDrops, txErrors            atomic.Uint64
+	_                            [64]byte // keep queues' counters off each other's cache lines
+}
+
+// kernelDrops accumulates PACKET_STATISTICS, which the kernel resets on
+// every read: drops since the device opened are the sum of all reads.
+type kernelDrops struct {
+	mu    sync.Mutex
+	drops uint64
+}
+
+// collect reads and accumulates the socket's drop counter. It is called
+// when a block arrives marked TP_STATUS_LOSING, from Stats and on Close.
+func (k *kernelDrops) collect(fd int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	st, err := unix.GetsockoptTpacketStatsV3(fd, unix.SOL_PACKET, unix.PACKET_STATISTICS)
+	if err == nil {
+		k.drops += uint64(st.Drops)
+	}
+}
+
+func (k *kernelDrops) total() uint64 {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.drops
+}
+
+// Stats sums the queues' counters and the kernel's drop counts, reading
+// (and so resetting) PACKET_STATISTICS.
+func (d *Device) Stats() netdev.Stats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.closed {
+		d.MTU() // keep Send's size check current with outside changes
+	}
+	var s netdev.Stats
+	for _, q := range d.queues {
+		if !d.closed {
+			q.kdrops.collect(q.fd)
+		}
+		s.RxPackets += q.ctr.rxPackets.Load()
+		s.RxBytes += q.ctr.rxBytes.Load()
+		s.RxErrors += q.ctr.rxErrors.Load()
+		s.TxPackets += q.ctr.txPackets.Load()
+		s.TxBytes += q.ctr.txBytes.Load()
+		s.TxDrops += q.ctr.txDrops.Load()
+		s.TxErrors += q.ctr.txErrors.Load()
+		s.RxKernelDrops += q.kdrops.total()
+	}
+	return s
+}

@@ -1,0 +1,100 @@
+package tap
+
+import (
+	"fmt"
+	"net"
+
+	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
+
+	"gvs/netdev"
+	"gvs/netdev/internal/link"
+)
+
+func (d *Device) Name() string     { return d.name }
+func (d *Device) Type() string     { return d.typ }
+func (d *Device) NumRxQueues() int { return 1 }
+func (d *Device) NumTxQueues() int { return 1 }
+
+// PollFD is the tap descriptor: readable when the kernel has a frame.
+func (d *Device) PollFD(q int) int { return d.fd }
+
+func (d *Device) Capabilities() netdev.Capabilities {
+	return netdev.Capabilities{VnetHdr: true, MaxFrame: maxGSOFrame}
+}
+
+func (d *Device) MAC() net.HardwareAddr { return link.MAC(d.ifindex) }
+
+// SetMAC changes the device's Ethernet address (internal ports take the
+// bridge's).
+func (d *Device) SetMAC(mac net.HardwareAddr) error {
+	if err := link.SetMAC(d.ifindex, mac); err != nil {
+		return fmt.Errorf("%s: set mac %s: %w", d.name, mac, err)
+	}
+	return nil
+}
+
+func (d *Device) MTU() int {
+	m := link.MTU(d.ifindex)
+	if m > 0 {
+		d.mtu.Store(int64(m))
+	}
+	return m
+}
+
+func (d *Device) SetMTU(mtu int) error {
+	if err := link.SetMTU(d.ifindex, mtu); err != nil {
+		return fmt.Errorf("%s: set mtu %d: %w", d.name, mtu, err)
+	}
+	d.mtu.Store(int64(mtu))
+	return nil
+}
+
+func (d *Device) Link() netdev.LinkState { return link.State(d.ifindex) }
+
+// Stats returns the counters. RxKernelDrops is the device's tx_dropped
+// since Open: frames the kernel sent towards us but found our queue full.
+func (d *Device) Stats() netdev.Stats {
+	s := netdev.Stats{
+		RxPackets: d.ctr.rxPackets.Load(), RxBytes: d.ctr.rxBytes.Load(), RxErrors: d.ctr.rxErrors.Load(),
+		TxPackets: d.ctr.txPackets.Load(), TxBytes: d.ctr.txBytes.Load(),
+		TxDrops: d.ctr.txDrops.Load(), TxErrors: d.ctr.txErrors.Load(),
+	}
+	if l, err := netlink.LinkByIndex(d.ifindex); err == nil && l.Attrs().Statistics != nil {
+		d.mtu.Store(int64(l.Attrs().MTU))
+		if drops := l.Attrs().Statistics.TxDropped; drops >= d.baseDrops {
+			s.RxKernelDrops = drops - d.baseDrops
+		}
+	}
+	return s
+}
+
+// SetSocketBuffers has nothing to size: a tap device has no socket (its
+// queue is txqueuelen frames). It reports the request and no sizes.
+func (d *Device) SetSocketBuffers(bytes int) (netdev.SocketBuffers, error) {
+	if bytes != 0 {
+		bytes = netdev.ClampSocketBuffer(bytes)
+	}
+	return netdev.SocketBuffers{Requested: bytes}, nil
+}
+
+func (d *Device) Status() map[string]string {
+	st := link.Driver(d.name)
+	st["rx"] = "read"
+	st["tx"] = "write"
+	return st
+}
+
+// Close closes the descriptor; a device we created goes with it.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	if err := unix.Close(d.fd); err != nil {
+		return fmt.Errorf("%s: close: %w", d.name, err)
+	}
+	return nil
+}

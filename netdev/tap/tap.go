@@ -1,0 +1,127 @@
+package tap
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"gvs/netdev"
+	"gvs/netdev/internal/link"
+)
+
+// offloads are what we tell the kernel we accept from it: partial
+// checksums and TCP segmentation, so TCP from the host through an
+// internal port moves 64 KiB frames without per-segment work.
+const offloads = unix.TUN_F_CSUM | unix.TUN_F_TSO4 | unix.TUN_F_TSO6 | unix.TUN_F_TSO_ECN
+
+// Config opens one tap device.
+type Config struct {
+	Name string
+	// Type is "internal" (brought up when we create it) or "tap".
+	Type string
+	// MAC, if set, is given to the device once open.
+	MAC    net.HardwareAddr
+	Logger *slog.Logger // nil: slog.Default()
+}
+
+// Device is an "internal" or "tap" port: a tap device read and written
+// through its /dev/net/tun file descriptor, one packet per system call.
+type Device struct {
+	name, typ string
+	fd        int
+	ifindex   int
+	created   bool // we made it; closing our descriptor removes it
+	log       *slog.Logger
+	mtu       atomic.Int64
+	ctr       counters
+	baseDrops uint64 // the device's tx_dropped when we opened it
+
+	mu     sync.Mutex
+	closed bool
+}
+
+var _ netdev.Device = (*Device)(nil)
+
+// Open attaches to the tap device cfg.Name, creating it if missing. A
+// device we create is not persistent: it disappears when Close closes
+// our descriptor. One that existed is left in place.
+func Open(cfg Config) (*Device, error) {
+	if cfg.Type != "internal" && cfg.Type != "tap" {
+		return nil, fmt.Errorf("tap: unknown type %q", cfg.Type)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	_, err := link.ByName(cfg.Name)
+	existed := err == nil
+	if err != nil && !errors.Is(err, netdev.ErrNoDevice) {
+		return nil, err
+	}
+	fd, err := attach(cfg.Name)
+	if err != nil {
+		return nil, err
+	}
+	d := &Device{name: cfg.Name, typ: cfg.Type, fd: fd, created: !existed, log: cfg.Logger}
+	if err := d.setup(cfg); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("%s: %w", cfg.Name, err)
+	}
+	return d, nil
+}
+
+// attach opens /dev/net/tun and binds it to the named tap device.
+func attach(name string) (int, error) {
+	fd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, os.NewSyscallError("open /dev/net/tun", err)
+	}
+	ifr, err := unix.NewIfreq(name)
+	if err == nil {
+		ifr.SetUint16(unix.IFF_TAP | unix.IFF_NO_PI | unix.IFF_VNET_HDR)
+		err = unix.IoctlIfreq(fd, unix.TUNSETIFF, ifr)
+	}
+	if err == nil {
+		err = unix.IoctlSetPointerInt(fd, unix.TUNSETVNETHDRSZ, vnetHdrLen)
+	}
+	if err == nil {
+		// TUNSETOFFLOAD takes its flags by value, not by pointer.
+		err = unix.IoctlSetInt(fd, unix.TUNSETOFFLOAD, offloads)
+	}
+	if err != nil {
+		unix.Close(fd)
+		return -1, fmt.Errorf("%s: attaching tap: %w", name, err)
+	}
+	return fd, nil
+}
+
+func (d *Device) setup(cfg Config) error {
+	l, err := link.ByName(d.name)
+	if err != nil {
+		return err
+	}
+	d.ifindex = l.Attrs().Index
+	d.mtu.Store(int64(l.Attrs().MTU))
+	if s := l.Attrs().Statistics; s != nil {
+		d.baseDrops = s.TxDropped
+	}
+	if cfg.MAC != nil {
+		if err := link.SetMAC(d.ifindex, cfg.MAC); err != nil {
+			return fmt.Errorf("set mac: %w", err)
+		}
+	}
+	if d.created && d.typ == "internal" {
+		if err := link.SetUp(d.ifindex); err != nil {
+			return fmt.Errorf("set up: %w", err)
+		}
+	}
+	return nil
+}
+
+// vnetHdrLen is passed by pointer to TUNSETVNETHDRSZ.
+const vnetHdrLen = 10
