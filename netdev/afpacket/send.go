@@ -5,7 +5,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"gvs/netdev/internal/bufpool"
 	"gvs/netdev/internal/rawsock"
 	"gvs/packet"
 )
@@ -55,7 +54,7 @@ func (d *Device) Send(q int, batch *packet.Batch) error {
 	drops += tx.msgs.Len() - sent - errs
 	tx.msgs.Reset()
 	for _, b := range batch.Buffers() {
-		bufpool.Free(b)
+		b.Free()
 	}
 	batch.Reset()
 	qu.ctr.txPackets.Add(uint64(sent))

@@ -6,7 +6,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"gvs/netdev/internal/bufpool"
 	"gvs/packet"
 )
 
@@ -106,7 +105,7 @@ func (d *Device) Send(q int, batch *packet.Batch) error {
 			errs++
 		}
 	}
-	bufpool.FreeBatch(batch)
+	packet.FreeBatch(batch)
 	d.ctr.txPackets.Add(uint64(sent))
 	d.ctr.txBytes.Add(uint64(bytes))
 	if drops > 0 {

@@ -1,0 +1,297 @@
+package dpif
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gvs/packet"
+)
+
+// Config configures a Datapath; zero fields take the defaults.
+type Config struct {
+	Logger *slog.Logger
+	// PMDCPUMask, as Open vSwitch's other_config:pmd-cpu-mask: a hex CPU
+	// mask ("0x6" or "6"); one PMD goroutine per set bit, its OS thread
+	// pinned to that CPU. Empty: PMDs unpinned.
+	PMDCPUMask string
+	// PMDs is the number of unpinned PMDs when PMDCPUMask is empty;
+	// default runtime.NumCPU()-1, at least 1.
+	PMDs int
+	// PoolBuffers and FrameSize size each PMD's buffer pool.
+	PoolBuffers int
+	FrameSize   int
+	// EMCEntries per PMD; default DefaultEMCEntries; negative disables.
+	EMCEntries int
+	// EMCInsertInvProb, as emc-insert-inv-prob: a megaflow hit enters
+	// the EMC with probability 1/N; default 100, 1 means always.
+	EMCInsertInvProb int
+	// MaxIdle: a flow with no packets for this long is deleted (Open
+	// vSwitch's default max-idle, 10 s).
+	MaxIdle time.Duration
+	// RevalidateInterval: how often the revalidator looks for idle flows;
+	// default 500 ms.
+	RevalidateInterval time.Duration
+	// SpinTime: how long an idle PMD keeps polling before it sleeps;
+	// default 50 µs.
+	SpinTime time.Duration
+	// MaxSleep (pmd-maxsleep): the longest a sleeping PMD waits before
+	// polling queues that have no PollFD; default 1 ms. When every queue
+	// of a PMD has a PollFD the PMD sleeps in poll(2) until a packet or a
+	// reconfiguration wakes it (at most IdleWakeup, for housekeeping).
+	MaxSleep time.Duration
+	// SlowQueueLen bounds each PMD's queue of upcalls for slow work.
+	SlowQueueLen int
+
+	// manual (tests in this package): start no PMD goroutines; the test
+	// drives pmd.pollOnce itself.
+	manual bool
+}
+
+// IdleWakeup bounds a PMD's sleep when all its queues have a PollFD.
+const IdleWakeup = 100 * time.Millisecond
+
+func (c *Config) setDefaults() error {
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.PMDs <= 0 {
+		c.PMDs = max(runtime.NumCPU()-1, 1)
+	}
+	if c.EMCEntries == 0 {
+		c.EMCEntries = DefaultEMCEntries
+	}
+	if c.EMCInsertInvProb <= 0 {
+		c.EMCInsertInvProb = 100
+	}
+	if c.MaxIdle <= 0 {
+		c.MaxIdle = 10 * time.Second
+	}
+	if c.RevalidateInterval <= 0 {
+		c.RevalidateInterval = 500 * time.Millisecond
+	}
+	if c.SpinTime <= 0 {
+		c.SpinTime = 50 * time.Microsecond
+	}
+	if c.MaxSleep <= 0 {
+		c.MaxSleep = time.Millisecond
+	}
+	if c.SlowQueueLen <= 0 {
+		c.SlowQueueLen = 256
+	}
+	return nil
+}
+
+// Datapath is a userspace datapath: ports, PMD goroutines, flow caches.
+// See the package documentation for its concurrency contract.
+type Datapath struct {
+	cfg   Config
+	log   *slog.Logger
+	epoch time.Time
+
+	cls      *classifier
+	flowMu   sync.Mutex // the one flow writer
+	tagIndex map[uint64]map[*flow]struct{}
+	nflows   atomic.Int64
+
+	handler atomic.Pointer[handlerBox]
+
+	portMu sync.Mutex // port changes; taken before nonPMD.mu and flowMu
+	ports  atomic.Pointer[portTable]
+	assign map[rxqID]int // rx queue -> PMD index, sticky
+	planEp uint64
+
+	// PMDs are replaced whole by SetPMDConfig (with no ports): pmdsP is
+	// the current list, nslots the flow statistics slots per flow
+	// (PMDs + 1, under flowMu), pmdStop and pmdWG their generation's stop
+	// signal and goroutines.
+	pmdsP   atomic.Pointer[[]*pmd]
+	nslots  int
+	pmdStop chan struct{}
+	pmdWG   sync.WaitGroup
+	nonPMD  struct {
+		mu  sync.Mutex
+		ctx execCtx
+	}
+
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	closed   bool
+	closeErr error
+}
+
+type handlerBox struct{ h UpcallHandler }
+
+// ErrClosed is returned by operations on a closed datapath.
+var ErrClosed = errors.New("dpif: datapath closed")
+
+// New starts a datapath with no ports: its PMD goroutines (idle until
+// ports arrive), their slow-upcall goroutines and the revalidator.
+func New(cfg Config) (*Datapath, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	if _, err := parseCPUMask(cfg.PMDCPUMask); err != nil {
+		return nil, err
+	}
+	dp := &Datapath{
+		cfg:      cfg,
+		log:      cfg.Logger,
+		epoch:    time.Now(),
+		cls:      newClassifier(rand.Uint64()),
+		tagIndex: make(map[uint64]map[*flow]struct{}),
+		assign:   make(map[rxqID]int),
+		stop:     make(chan struct{}),
+	}
+	dp.ports.Store(&portTable{idx: map[uint32]int32{}})
+	pool, err := packet.NewPool(packet.PoolConfig{Buffers: cfg.PoolBuffers, FrameSize: cfg.FrameSize})
+	if err != nil {
+		return nil, err
+	}
+	dp.nonPMD.ctx = execCtx{dp: dp, pool: pool}
+	dp.pmdsP.Store(new([]*pmd))
+	if err := dp.startPMDs(); err != nil {
+		return nil, err
+	}
+	dp.wg.Add(1)
+	go dp.revalidate()
+	return dp, nil
+}
+
+// startPMDs creates and starts the PMDs dp.cfg asks for. Caller holds
+// portMu (or is New) and no port exists, or none did since the last
+// stopPMDs.
+func (dp *Datapath) startPMDs() error {
+	cpus, err := parseCPUMask(dp.cfg.PMDCPUMask)
+	if err != nil {
+		return err
+	}
+	n := dp.cfg.PMDs
+	if len(cpus) > 0 {
+		n = len(cpus)
+	}
+	var pmds []*pmd
+	for i := range n {
+		cpu := -1
+		if len(cpus) > 0 {
+			cpu = cpus[i]
+		}
+		p, err := newPMD(dp, i, cpu)
+		if err != nil {
+			for _, p := range pmds {
+				p.closeFDs()
+			}
+			return err
+		}
+		pmds = append(pmds, p)
+	}
+	dp.flowMu.Lock()
+	dp.nslots = n + 1
+	dp.flowMu.Unlock()
+	dp.nonPMD.mu.Lock()
+	dp.nonPMD.ctx.slot = n
+	dp.nonPMD.mu.Unlock()
+	dp.pmdStop = make(chan struct{})
+	for _, p := range pmds {
+		p.stop = dp.pmdStop
+	}
+	dp.pmdsP.Store(&pmds)
+	dp.publishPlans()
+	if dp.cfg.manual {
+		return nil
+	}
+	for _, p := range pmds {
+		dp.pmdWG.Add(2)
+		go p.run()
+		go p.runSlow()
+	}
+	return nil
+}
+
+// stopPMDs stops the PMD and slow-upcall goroutines and waits for them.
+// Caller holds portMu.
+func (dp *Datapath) stopPMDs() {
+	close(dp.pmdStop)
+	for _, p := range dp.pmdList() {
+		p.wake()
+	}
+	dp.pmdWG.Wait()
+	for _, p := range dp.pmdList() {
+		p.closeFDs()
+	}
+}
+
+// ErrPortsExist is returned by SetPMDConfig while the datapath has ports.
+var ErrPortsExist = errors.New("dpif: datapath has ports (EBUSY)")
+
+// SetPMDConfig replaces the PMDs: pmd-cpu-mask, the number of unpinned
+// PMDs (0: the default) and pmd-maxsleep (0: the default). The datapath
+// must have no ports (ErrPortsExist); every flow is deleted and the PMD
+// statistics start again from zero.
+func (dp *Datapath) SetPMDConfig(cpuMask string, pmds int, maxSleep time.Duration) error {
+	if _, err := parseCPUMask(cpuMask); err != nil {
+		return err
+	}
+	dp.portMu.Lock()
+	defer dp.portMu.Unlock()
+	if dp.closed {
+		return ErrClosed
+	}
+	if len(dp.ports.Load().list) > 0 {
+		return ErrPortsExist
+	}
+	dp.stopPMDs()
+	dp.Flush()
+	dp.cfg.PMDCPUMask, dp.cfg.PMDs, dp.cfg.MaxSleep = cpuMask, pmds, maxSleep
+	if err := dp.cfg.setDefaults(); err != nil {
+		return err
+	}
+	dp.assign = make(map[rxqID]int)
+	return dp.startPMDs()
+}
+
+func (dp *Datapath) pmdList() []*pmd { return *dp.pmdsP.Load() }
+
+// NumPMDs returns the number of PMD goroutines.
+func (dp *Datapath) NumPMDs() int { return len(dp.pmdList()) }
+
+// SetUpcallHandler sets who decides about packets that miss every flow;
+// nil drops them (counted as lost upcalls).
+func (dp *Datapath) SetUpcallHandler(h UpcallHandler) {
+	if h == nil {
+		dp.handler.Store(nil)
+		return
+	}
+	dp.handler.Store(&handlerBox{h})
+}
+
+// Close stops the PMDs and the revalidator and closes every port's
+// device. It returns the first device Close error.
+func (dp *Datapath) Close() error {
+	dp.portMu.Lock()
+	defer dp.portMu.Unlock()
+	if dp.closed {
+		return dp.closeErr
+	}
+	dp.closed = true
+	dp.stopPMDs()
+	close(dp.stop)
+	dp.wg.Wait()
+	for _, pt := range dp.ports.Load().list {
+		if err := pt.dev.Close(); err != nil && dp.closeErr == nil {
+			dp.closeErr = fmt.Errorf("close %s: %w", pt.dev.Name(), err)
+		}
+	}
+	dp.ports.Store(&portTable{idx: map[uint32]int32{}})
+	return dp.closeErr
+}
+
+// now returns the datapath clock: monotonic nanoseconds since New.
+func (dp *Datapath) now() int64 { return int64(time.Since(dp.epoch)) }
+
+func (dp *Datapath) clockTime(ns int64) time.Time { return dp.epoch.Add(time.Duration(ns)) }

@@ -1,0 +1,102 @@
+package dpif
+
+import (
+	"sync/atomic"
+	"time"
+
+	"gvs/packet"
+)
+
+// MaxFlowTags is how many revalidation tags one flow may carry.
+const MaxFlowTags = 4
+
+// FlowSpec describes a megaflow to install: packets whose key, masked with
+// Mask, equals Key masked with Mask get Actions.
+//
+// Tags are opaque numbers chosen by the translation layer (at most
+// MaxFlowTags): it later deletes every flow carrying a tag with
+// DelTagged, or asks when any of them was last used with TagUsed. NORMAL
+// tags a flow with the MAC table entries it depends on, the way old Open
+// vSwitch tagged flows for revalidation.
+type FlowSpec struct {
+	Key     packet.Key
+	Mask    packet.Mask
+	Actions Actions
+	Tags    []uint64
+}
+
+// FlowStats are a flow's counters, summed over PMDs.
+type FlowStats struct {
+	Packets, Bytes uint64
+	// Used is when a packet last hit the flow; the install time if none
+	// has.
+	Used time.Time
+	// TCPFlags is the OR of the TCP flags of every packet that hit it.
+	TCPFlags uint16
+}
+
+// FlowEntry is one flow as Dump and Get report it.
+type FlowEntry struct {
+	Key     packet.Key // already masked
+	Mask    packet.Mask
+	Actions Actions
+	Tags    []uint64
+	Stats   FlowStats
+}
+
+// flow is an installed megaflow. Everything but actions, dead and the
+// statistics is immutable after install, so PMDs read it without locks.
+type flow struct {
+	key     packet.Key // masked
+	hash    uint64     // of key, with the classifier's seed
+	sub     *subtable
+	tags    []uint64
+	actions atomic.Pointer[Actions]
+	dead    atomic.Bool // set by the writer before unlinking
+	created int64       // datapath clock, ns
+	// stats has one slot per PMD plus one for non-PMD execution; each slot
+	// has one writer, so it updates with loads and stores, not
+	// read-modify-write instructions.
+	stats []flowSlot
+}
+
+// flowSlot is one writer's share of a flow's statistics, padded to a cache
+// line so PMDs never write the same line.
+type flowSlot struct {
+	packets  atomic.Uint64
+	bytes    atomic.Uint64
+	used     atomic.Int64
+	tcpFlags atomic.Uint32
+	_        [36]byte
+}
+
+// hit records n packets of size bytes. Only the slot's writer calls it.
+func (s *flowSlot) hit(n, bytes uint64, now int64, tcpFlags uint16) {
+	s.packets.Store(s.packets.Load() + n)
+	s.bytes.Store(s.bytes.Load() + bytes)
+	s.used.Store(now)
+	if f := uint32(tcpFlags); f&^s.tcpFlags.Load() != 0 {
+		s.tcpFlags.Store(s.tcpFlags.Load() | f)
+	}
+}
+
+// usedNs returns the latest use of f on the datapath clock.
+func (f *flow) usedNs() int64 {
+	u := f.created
+	for i := range f.stats {
+		u = max(u, f.stats[i].used.Load())
+	}
+	return u
+}
+
+func (f *flow) entry(dp *Datapath) FlowEntry {
+	e := FlowEntry{Key: f.key, Mask: f.sub.mask, Actions: *f.actions.Load(), Tags: f.tags}
+	for i := range f.stats {
+		s := &f.stats[i]
+		e.Stats.Packets += s.packets.Load()
+		e.Stats.Bytes += s.bytes.Load()
+		e.Stats.TCPFlags |= uint16(s.tcpFlags.Load())
+	}
+	e.Stats.Used = dp.clockTime(f.usedNs())
+	return e
+}

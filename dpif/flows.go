@@ -1,0 +1,228 @@
+package dpif
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	"gvs/packet"
+)
+
+// ErrNoFlow is returned by Del for a flow that does not exist (ENOENT).
+var ErrNoFlow = errors.New("dpif: no such flow (ENOENT)")
+
+// ErrTooManyTags is returned by Put for more than MaxFlowTags tags.
+var ErrTooManyTags = errors.New("dpif: too many flow tags")
+
+// insertLocked creates and links a flow. Caller holds flowMu and has
+// checked that no live flow has this mask and masked key.
+func (dp *Datapath) insertLocked(mk *packet.Key, m *packet.Mask, actions Actions, tags []uint64) *flow {
+	f := &flow{key: *mk, created: dp.now(), stats: make([]flowSlot, dp.nslots)}
+	if len(tags) > 0 {
+		f.tags = slices.Clone(tags[:min(len(tags), MaxFlowTags)])
+	}
+	f.actions.Store(&actions)
+	dp.cls.insert(f, m)
+	for _, t := range f.tags {
+		set := dp.tagIndex[t]
+		if set == nil {
+			set = make(map[*flow]struct{})
+			dp.tagIndex[t] = set
+		}
+		set[f] = struct{}{}
+	}
+	dp.nflows.Add(1)
+	return f
+}
+
+// removeLocked unlinks f. Caller holds flowMu.
+func (dp *Datapath) removeLocked(f *flow) {
+	if f.dead.Load() {
+		return
+	}
+	dp.cls.remove(f)
+	for _, t := range f.tags {
+		if set := dp.tagIndex[t]; set != nil {
+			delete(set, f)
+			if len(set) == 0 {
+				delete(dp.tagIndex, t)
+			}
+		}
+	}
+	dp.nflows.Add(-1)
+}
+
+// Put installs a flow, or replaces the actions of the flow with the same
+// mask and masked key (keeping its statistics).
+func (dp *Datapath) Put(spec FlowSpec) error {
+	if len(spec.Tags) > MaxFlowTags {
+		return ErrTooManyTags
+	}
+	var mk packet.Key
+	spec.Key.ApplyMask(&spec.Mask, &mk)
+	actions := slices.Clone(spec.Actions)
+	dp.flowMu.Lock()
+	defer dp.flowMu.Unlock()
+	if f := dp.cls.get(&mk, &spec.Mask); f != nil {
+		f.actions.Store(&actions)
+		return nil
+	}
+	dp.insertLocked(&mk, &spec.Mask, actions, spec.Tags)
+	return nil
+}
+
+// Del deletes the flow with this mask and (masked) key and returns its
+// final statistics.
+func (dp *Datapath) Del(key packet.Key, mask packet.Mask) (FlowStats, error) {
+	var mk packet.Key
+	key.ApplyMask(&mask, &mk)
+	dp.flowMu.Lock()
+	defer dp.flowMu.Unlock()
+	f := dp.cls.get(&mk, &mask)
+	if f == nil {
+		return FlowStats{}, ErrNoFlow
+	}
+	dp.removeLocked(f)
+	return f.entry(dp).Stats, nil
+}
+
+// Get returns the flow with this mask and (masked) key.
+func (dp *Datapath) Get(key packet.Key, mask packet.Mask) (FlowEntry, bool) {
+	var mk packet.Key
+	key.ApplyMask(&mask, &mk)
+	dp.flowMu.Lock()
+	defer dp.flowMu.Unlock()
+	f := dp.cls.get(&mk, &mask)
+	if f == nil {
+		return FlowEntry{}, false
+	}
+	return f.entry(dp), true
+}
+
+// Lookup returns the flow a packet with key k would hit, as the PMDs'
+// megaflow classifier finds it (ofproto/trace, tests).
+func (dp *Datapath) Lookup(k *packet.Key) (FlowEntry, bool) {
+	f := dp.cls.lookup(k)
+	if f == nil {
+		return FlowEntry{}, false
+	}
+	return f.entry(dp), true
+}
+
+// Dump returns every flow.
+func (dp *Datapath) Dump() []FlowEntry {
+	dp.flowMu.Lock()
+	defer dp.flowMu.Unlock()
+	out := make([]FlowEntry, 0, dp.nflows.Load())
+	dp.cls.forEach(func(f *flow) { out = append(out, f.entry(dp)) })
+	return out
+}
+
+// NumFlows returns the number of installed flows.
+func (dp *Datapath) NumFlows() int { return int(dp.nflows.Load()) }
+
+// Flush deletes every flow.
+func (dp *Datapath) Flush() {
+	dp.delFlowsMatching(func(*flow) bool { return true })
+}
+
+// DelTagged deletes every flow carrying tag and returns how many.
+func (dp *Datapath) DelTagged(tag uint64) int {
+	dp.flowMu.Lock()
+	defer dp.flowMu.Unlock()
+	set := dp.tagIndex[tag]
+	n := len(set)
+	for f := range set {
+		dp.removeLocked(f)
+	}
+	return n
+}
+
+// TagUsed returns when a packet last hit any flow carrying tag, and false
+// if no flow carries it. The translation layer uses it to keep alive
+// state (a MAC table entry) that active flows depend on.
+func (dp *Datapath) TagUsed(tag uint64) (time.Time, bool) {
+	dp.flowMu.Lock()
+	defer dp.flowMu.Unlock()
+	set := dp.tagIndex[tag]
+	if len(set) == 0 {
+		return time.Time{}, false
+	}
+	var used int64
+	for f := range set {
+		used = max(used, f.usedNs())
+	}
+	return dp.clockTime(used), true
+}
+
+// delFlowsMatching deletes the flows for which match is true; returns how
+// many.
+func (dp *Datapath) delFlowsMatching(match func(*flow) bool) int {
+	dp.flowMu.Lock()
+	defer dp.flowMu.Unlock()
+	var doomed []*flow
+	dp.cls.forEach(func(f *flow) {
+		if match(f) {
+			doomed = append(doomed, f)
+		}
+	})
+	for _, f := range doomed {
+		dp.removeLocked(f)
+	}
+	return len(doomed)
+}
+
+// ExpireIdle deletes flows not hit since now minus MaxIdle and returns
+// how many; the revalidator calls it periodically.
+func (dp *Datapath) ExpireIdle(now time.Time) int {
+	limit := int64(now.Sub(dp.epoch) - dp.cfg.MaxIdle)
+	return dp.delFlowsMatching(func(f *flow) bool { return f.usedNs() < limit })
+}
+
+// revalidate is the revalidator goroutine: it expires idle flows.
+func (dp *Datapath) revalidate() {
+	defer dp.wg.Done()
+	t := time.NewTicker(dp.cfg.RevalidateInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-dp.stop:
+			return
+		case now := <-t.C:
+			if n := dp.ExpireIdle(now); n > 0 {
+				dp.log.Debug("expired idle flows", "count", n)
+			}
+		}
+	}
+}
+
+// Execute runs actions on a copy of frame as if it arrived on inPort
+// (packet-out). It runs in the non-PMD context, serialised with other
+// Execute calls and slow upcalls.
+func (dp *Datapath) Execute(frame []byte, inPort uint32, actions Actions) error {
+	if len(frame) < packet.EthHeaderLen {
+		return errors.New("dpif: frame shorter than an Ethernet header")
+	}
+	return dp.executeNonPMD(frame, packet.Meta{InPort: inPort}, actions)
+}
+
+func (dp *Datapath) executeNonPMD(frame []byte, meta packet.Meta, actions Actions) error {
+	np := &dp.nonPMD
+	np.mu.Lock()
+	defer np.mu.Unlock()
+	b := np.ctx.pool.Get()
+	if b == nil {
+		return errors.New("dpif: no buffer for Execute")
+	}
+	if len(frame) > len(b.Room()) {
+		np.ctx.pool.Put(b)
+		return errors.New("dpif: frame too large")
+	}
+	b.SetLen(copy(b.Room(), frame))
+	b.Meta = meta
+	b.Parse()
+	np.ctx.setPorts(dp.ports.Load())
+	np.ctx.execute(b, actions)
+	np.ctx.flush()
+	return nil
+}

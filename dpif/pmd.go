@@ -1,0 +1,206 @@
+package dpif
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"gvs/packet"
+)
+
+// pmdPlan is what a PMD polls, published by the port writer.
+type pmdPlan struct {
+	epoch uint64
+	ports *portTable
+	rxqs  []rxq
+}
+
+type rxq struct {
+	port *port
+	q    int
+	fd   int // PollFD, -1 if none
+}
+
+// pmd is one poll-mode-driver goroutine with everything it owns: its
+// buffer pool, exact-match cache, receive batch, output batches, upcall
+// scratch space and counters. Only its own goroutine touches these; other
+// goroutines see plan (written by the port writer), seen and stats
+// (written by the PMD) through atomics.
+type pmd struct {
+	dp   *Datapath
+	id   int
+	cpu  int // -1: unpinned
+	plan atomic.Pointer[pmdPlan]
+	seen atomic.Uint64 // epoch of the plan in use
+	stop chan struct{} // closed to stop this generation of PMDs
+
+	pool *packet.Pool
+	emc  *emc
+	rx   packet.Batch
+	ctx  execCtx
+	up   Upcall
+	cnt  pmdCounters // local counters, published into stats
+	pub  pmdStatsPub
+	now  int64
+
+	slow     chan *slowUpcall
+	slowFree chan *slowUpcall
+
+	sleeper
+}
+
+func newPMD(dp *Datapath, id, cpu int) (*pmd, error) {
+	pool, err := packet.NewPool(packet.PoolConfig{Buffers: dp.cfg.PoolBuffers, FrameSize: dp.cfg.FrameSize})
+	if err != nil {
+		return nil, err
+	}
+	p := &pmd{dp: dp, id: id, cpu: cpu, pool: pool}
+	if dp.cfg.EMCEntries > 0 {
+		p.emc = newEMC(dp.cfg.EMCEntries, uint32(dp.cfg.EMCInsertInvProb))
+	}
+	p.ctx = execCtx{dp: dp, slot: id, pool: pool}
+	p.slow = make(chan *slowUpcall, dp.cfg.SlowQueueLen)
+	p.slowFree = make(chan *slowUpcall, dp.cfg.SlowQueueLen)
+	for range dp.cfg.SlowQueueLen {
+		p.slowFree <- &slowUpcall{}
+	}
+	if err := p.sleeper.init(); err != nil {
+		return nil, err
+	}
+	p.pub.poolFree.Store(int64(pool.Stats().Free))
+	p.pub.poolSize.Store(int64(pool.Stats().Buffers))
+	return p, nil
+}
+
+// run is the PMD goroutine.
+func (p *pmd) run() {
+	defer p.dp.pmdWG.Done()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if p.cpu >= 0 {
+		if err := pinToCPU(p.cpu); err != nil {
+			p.dp.log.Warn("cannot pin PMD", "pmd", p.id, "cpu", p.cpu, "err", err)
+		}
+	}
+	var plan *pmdPlan
+	lastBusy := time.Now()
+	idleIters := 0
+	for {
+		select {
+		case <-p.stop:
+			p.publish()
+			return
+		default:
+		}
+		plan = p.takePlan(plan)
+		start := time.Now()
+		p.now = int64(start.Sub(p.dp.epoch))
+		got := p.pollOnce(plan)
+		end := time.Now()
+		p.cnt.iterations++
+		if got > 0 {
+			p.cnt.busyNs += uint64(end.Sub(start))
+			lastBusy = end
+			idleIters = 0
+			p.publish()
+			continue
+		}
+		p.cnt.idleNs += uint64(end.Sub(start))
+		idleIters++
+		if end.Sub(lastBusy) < p.dp.cfg.SpinTime {
+			if idleIters%1024 == 0 {
+				p.publish()
+			}
+			continue
+		}
+		p.publish()
+		timeout := IdleWakeup
+		if !p.sleeper.allFDs {
+			timeout = p.dp.cfg.MaxSleep
+		}
+		slept := p.sleeper.sleep(timeout)
+		p.cnt.sleepNs += uint64(slept)
+		p.cnt.idleNs += uint64(slept)
+		lastBusy = time.Now().Add(-p.dp.cfg.SpinTime / 2) // spin a little after waking
+	}
+}
+
+// takePlan switches to the latest published plan if it is not cur.
+func (p *pmd) takePlan(cur *pmdPlan) *pmdPlan {
+	np := p.plan.Load()
+	if np == cur {
+		return cur
+	}
+	p.ctx.setPorts(np.ports)
+	p.emc.clear()
+	p.sleeper.setFDs(np.rxqs)
+	p.seen.Store(np.epoch)
+	return np
+}
+
+// pollOnce receives one batch from every assigned queue and processes
+// it; it returns the number of packets received.
+func (p *pmd) pollOnce(plan *pmdPlan) int {
+	total := 0
+	for i := range plan.rxqs {
+		rq := &plan.rxqs[i]
+		n, _ := rq.port.dev.Recv(rq.q, &p.rx, p.pool)
+		if n == 0 {
+			continue
+		}
+		total += n
+		p.processBatch(rq.port.no)
+	}
+	return total
+}
+
+// processBatch classifies and executes every packet of p.rx, received on
+// port inPort, then sends the accumulated output batches.
+func (p *pmd) processBatch(inPort uint32) {
+	p.cnt.rxPackets += uint64(p.rx.Len())
+	p.cnt.rxBatches++
+	for _, b := range p.rx.Buffers() {
+		b.InPort = inPort
+		if b.StrippedVLAN.Present() && !b.RestoreVLAN() {
+			p.pool.Put(b)
+			p.cnt.rxDrops++
+			continue
+		}
+		p.cnt.parse[b.Parse()]++
+		k := &b.Key
+		var h uint64
+		var f *flow
+		if p.emc != nil {
+			h = k.Hash()
+			f = p.emc.lookup(k, h)
+		}
+		if f != nil {
+			p.cnt.emcHits++
+		} else if f = p.dp.cls.lookup(k); f != nil {
+			p.cnt.megaflowHits++
+			p.emc.insert(k, h, f)
+		} else {
+			p.cnt.misses++
+			p.upcall(b)
+			continue
+		}
+		f.stats[p.id].hit(1, uint64(b.Len()), p.now, k.TCPFlags)
+		p.ctx.execute(b, *f.actions.Load())
+	}
+	p.rx.Reset() // every buffer was handed on
+	p.ctx.flush()
+}
+
+// waitEpoch blocks until the PMD has taken a plan of epoch ep or later,
+// or the datapath stops.
+func (p *pmd) waitEpoch(ep uint64, stop <-chan struct{}) {
+	for p.seen.Load() < ep {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		p.wake()
+		time.Sleep(20 * time.Microsecond)
+	}
+}

@@ -1,0 +1,136 @@
+package dpif
+
+import (
+	"sync/atomic"
+	"time"
+
+	"gvs/packet"
+)
+
+// PMDStats are one PMD's counters since the datapath started.
+type PMDStats struct {
+	PMD int
+	CPU int // -1: not pinned
+	// RxQueues is how many receive queues the PMD polls.
+	RxQueues int
+	// Packets and Batches received; Iterations of the poll loop.
+	Packets, Batches, Iterations uint64
+	// BusyNs: time in iterations that received packets; IdleNs: the
+	// rest, including SleepNs spent sleeping in poll(2).
+	BusyNs, IdleNs, SleepNs uint64
+	// EMCHits + MegaflowHits + Misses = packets classified.
+	EMCHits, MegaflowHits, Misses uint64
+	// Upcalls: calls to the upcall handler (fast and slow). LostUpcalls:
+	// misses dropped because no handler was set or the slow queue was
+	// full.
+	Upcalls, LostUpcalls uint64
+	// TxPackets and TxBatches handed to devices; TxDrops: outputs
+	// dropped (missing port, no buffer for a copy, unsupported GSO).
+	TxPackets, TxBatches, TxDrops uint64
+	// RxDrops: received packets dropped before classification.
+	RxDrops uint64
+	// Parse counts received packets per parse status.
+	Parse [packet.NumStatus]uint64
+	// PoolFree and PoolSize: the PMD's buffer pool, as of its last
+	// published iteration.
+	PoolFree, PoolSize int
+}
+
+// pmdCounters are a PMD's private counters.
+type pmdCounters struct {
+	rxPackets, rxBatches, iterations uint64
+	busyNs, idleNs, sleepNs          uint64
+	emcHits, megaflowHits, misses    uint64
+	upcalls, lostUpcalls             uint64
+	rxDrops                          uint64
+	parse                            [packet.NumStatus]uint64
+}
+
+// pmdStatsPub is the published copy, written only by the PMD with
+// stores, read by anyone.
+type pmdStatsPub struct {
+	rxPackets, rxBatches, iterations atomic.Uint64
+	busyNs, idleNs, sleepNs          atomic.Uint64
+	emcHits, megaflowHits, misses    atomic.Uint64
+	upcalls, lostUpcalls             atomic.Uint64
+	txPackets, txBatches, txDrops    atomic.Uint64
+	rxDrops                          atomic.Uint64
+	parse                            [packet.NumStatus]atomic.Uint64
+	poolFree, poolSize               atomic.Int64
+}
+
+// publish copies the local counters out. The pool count goes first and
+// the packet count last, so a reader that sees a packet count also sees
+// the pool as it was after those packets were processed.
+func (p *pmd) publish() {
+	c, s := &p.cnt, &p.pub
+	s.poolFree.Store(int64(p.pool.Stats().Free))
+	s.iterations.Store(c.iterations)
+	s.busyNs.Store(c.busyNs)
+	s.idleNs.Store(c.idleNs)
+	s.sleepNs.Store(c.sleepNs)
+	s.emcHits.Store(c.emcHits)
+	s.megaflowHits.Store(c.megaflowHits)
+	s.misses.Store(c.misses)
+	s.upcalls.Store(c.upcalls)
+	s.lostUpcalls.Store(c.lostUpcalls)
+	s.txPackets.Store(p.ctx.txPkts)
+	s.txBatches.Store(p.ctx.txBatchs)
+	s.txDrops.Store(p.ctx.txDrops)
+	s.rxDrops.Store(c.rxDrops)
+	for i := range c.parse {
+		s.parse[i].Store(c.parse[i])
+	}
+	s.rxBatches.Store(c.rxBatches)
+	s.rxPackets.Store(c.rxPackets)
+}
+
+// PMDStats returns every PMD's published counters.
+func (dp *Datapath) PMDStats() []PMDStats {
+	pmds := dp.pmdList()
+	out := make([]PMDStats, len(pmds))
+	for i, p := range pmds {
+		s := &p.pub
+		st := PMDStats{PMD: p.id, CPU: p.cpu}
+		st.Packets = s.rxPackets.Load()
+		st.Batches = s.rxBatches.Load()
+		st.PoolFree = int(s.poolFree.Load())
+		st.PoolSize = int(s.poolSize.Load())
+		st.Iterations = s.iterations.Load()
+		st.BusyNs, st.IdleNs, st.SleepNs = s.busyNs.Load(), s.idleNs.Load(), s.sleepNs.Load()
+		st.EMCHits, st.MegaflowHits, st.Misses = s.emcHits.Load(), s.megaflowHits.Load(), s.misses.Load()
+		st.Upcalls = s.upcalls.Load()
+		st.LostUpcalls = s.lostUpcalls.Load()
+		st.TxPackets, st.TxBatches, st.TxDrops = s.txPackets.Load(), s.txBatches.Load(), s.txDrops.Load()
+		st.RxDrops = s.rxDrops.Load()
+		for j := range st.Parse {
+			st.Parse[j] = s.parse[j].Load()
+		}
+		if pl := p.plan.Load(); pl != nil {
+			st.RxQueues = len(pl.rxqs)
+		}
+		out[i] = st
+	}
+	return out
+}
+
+// Stats is the datapath summary, like ovs-dpctl show's "lookups" line.
+type Stats struct {
+	Flows     int
+	Subtables int
+	// Hit: packets that matched a flow (EMC or megaflow); Missed: packets
+	// that did not; Lost: misses the upcall path could not take.
+	Hit, Missed, Lost uint64
+	Uptime            time.Duration
+}
+
+// Stats returns the datapath totals.
+func (dp *Datapath) Stats() Stats {
+	s := Stats{Flows: int(dp.nflows.Load()), Subtables: dp.cls.numSubtables(), Uptime: time.Since(dp.epoch)}
+	for _, p := range dp.PMDStats() {
+		s.Hit += p.EMCHits + p.MegaflowHits
+		s.Missed += p.Misses
+		s.Lost += p.LostUpcalls
+	}
+	return s
+}

@@ -1,0 +1,171 @@
+package dpif
+
+import (
+	"slices"
+
+	"gvs/packet"
+)
+
+// UpcallResult is the handler's decision about a packet that missed.
+type UpcallResult uint8
+
+const (
+	// UpcallDrop drops the packet and installs nothing.
+	UpcallDrop UpcallResult = iota
+	// UpcallInstall installs the megaflow (Key masked by Mask -> Actions,
+	// with Tags) and executes Actions on the packet.
+	UpcallInstall
+	// UpcallExecute executes Actions on this packet only.
+	UpcallExecute
+	// UpcallSlow asks for the slow path: the datapath copies the packet
+	// into the PMD's bounded slow queue and later calls the handler's
+	// SlowUpcall from another goroutine, where it may block. A full queue
+	// drops the packet, counted as a lost upcall.
+	UpcallSlow
+)
+
+// Upcall is one miss, passed to the handler; the handler answers by
+// filling Mask, Actions and Tags and returning an UpcallResult. The
+// datapath reuses an Upcall (and the capacity of its slices) for the next
+// miss: the handler must not keep it, Key or Packet after returning.
+type Upcall struct {
+	// PMD is the index of the PMD that missed; -1 in SlowUpcall.
+	PMD int
+	// Key is the packet's parsed key (InPort set); read-only.
+	Key *packet.Key
+	// Packet is the packet; read-only, valid during the call.
+	Packet *packet.Buffer
+
+	Mask    packet.Mask
+	Actions Actions
+	Tags    []uint64
+}
+
+// UpcallHandler decides about misses. Upcall runs synchronously on the
+// PMD goroutine that missed, concurrently on several PMDs: it must be
+// quick, must not block, and must synchronise its own state.
+type UpcallHandler interface {
+	Upcall(u *Upcall) UpcallResult
+}
+
+// SlowUpcallHandler is implemented by handlers that return UpcallSlow.
+// SlowUpcall runs on the PMD's slow-path goroutine and may block; it must
+// not return UpcallSlow.
+type SlowUpcallHandler interface {
+	SlowUpcall(u *Upcall) UpcallResult
+}
+
+// slowUpcall is a packet waiting for the slow path: a copy, because the
+// original buffer belongs to the PMD's pool and goroutine.
+type slowUpcall struct {
+	frame []byte
+	meta  packet.Meta
+}
+
+func (u *Upcall) reset(pmd int, b *packet.Buffer) {
+	u.PMD = pmd
+	u.Key = &b.Key
+	u.Packet = b
+	u.Mask = packet.Mask{}
+	u.Actions = u.Actions[:0]
+	u.Tags = u.Tags[:0]
+}
+
+// upcall hands a miss to the handler on the PMD and carries out its
+// answer. It owns b. (Packets are classified one at a time, so a flow an
+// upcall installs is already found for the next packet of the batch.)
+func (p *pmd) upcall(b *packet.Buffer) {
+	hb := p.dp.handler.Load()
+	if hb == nil {
+		p.cnt.lostUpcalls++
+		p.pool.Put(b)
+		return
+	}
+	u := &p.up
+	u.reset(p.id, b)
+	p.cnt.upcalls++
+	switch hb.h.Upcall(u) {
+	case UpcallInstall:
+		f := p.dp.install(u)
+		f.stats[p.id].hit(1, uint64(b.Len()), p.now, b.Key.TCPFlags)
+		p.ctx.execute(b, *f.actions.Load())
+	case UpcallExecute:
+		p.ctx.execute(b, u.Actions)
+	case UpcallSlow:
+		p.queueSlow(b)
+	default:
+		p.pool.Put(b)
+	}
+	u.Key, u.Packet = nil, nil
+}
+
+// queueSlow copies b into the slow queue (or counts a lost upcall) and
+// frees b.
+func (p *pmd) queueSlow(b *packet.Buffer) {
+	select {
+	case s := <-p.slowFree:
+		s.frame = append(s.frame[:0], b.Data()...)
+		s.meta = b.Meta
+		p.slow <- s
+	default:
+		p.cnt.lostUpcalls++
+	}
+	p.pool.Put(b)
+}
+
+// runSlow is the PMD's slow-path goroutine.
+func (p *pmd) runSlow() {
+	defer p.dp.pmdWG.Done()
+	var u Upcall
+	for {
+		select {
+		case <-p.stop:
+			return
+		case s := <-p.slow:
+			p.dp.slowUpcall(&u, s)
+			p.slowFree <- s
+		}
+	}
+}
+
+// slowUpcall runs the handler's slow path for one queued packet and
+// executes the answer in the non-PMD context.
+func (dp *Datapath) slowUpcall(u *Upcall, s *slowUpcall) {
+	hb := dp.handler.Load()
+	if hb == nil {
+		return
+	}
+	sh, ok := hb.h.(SlowUpcallHandler)
+	if !ok {
+		return
+	}
+	b := packet.NewBuffer(packet.DefaultHeadroom, len(s.frame))
+	b.SetLen(copy(b.Room(), s.frame))
+	b.Meta = s.meta
+	b.Parse()
+	u.reset(-1, b)
+	res := sh.SlowUpcall(u)
+	var actions Actions
+	switch res {
+	case UpcallInstall:
+		actions = *dp.install(u).actions.Load()
+	case UpcallExecute:
+		actions = u.Actions
+	default:
+		return
+	}
+	dp.executeNonPMD(b.Data(), b.Meta, actions)
+}
+
+// install links the handler's megaflow, or returns the live flow that
+// already has the same mask and masked key (another PMD raced us).
+func (dp *Datapath) install(u *Upcall) *flow {
+	var mk packet.Key
+	u.Key.ApplyMask(&u.Mask, &mk)
+	dp.flowMu.Lock()
+	defer dp.flowMu.Unlock()
+	if f := dp.cls.get(&mk, &u.Mask); f != nil {
+		return f
+	}
+	return dp.insertLocked(&mk, &u.Mask, slices.Clone(u.Actions), u.Tags)
+}
