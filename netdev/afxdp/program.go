@@ -1,0 +1,126 @@
+package afxdp
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/link"
+	"golang.org/x/sys/unix"
+)
+
+// xdpMDRxQueueIndex is the offset of rx_queue_index in struct xdp_md
+// (data, data_end, data_meta, ingress_ifindex, rx_queue_index: u32 each).
+const xdpMDRxQueueIndex = 16
+
+// xdpPass is XDP_PASS: bpf_redirect_map returns it when the slot is empty.
+const xdpPass = 2
+
+// fragsMTU is the MTU above which the program must declare that it
+// handles multi-buffer frames: native veth XDP refuses a larger peer MTU
+// otherwise (a page minus XDP headroom, Ethernet header and
+// skb_shared_info is about 3.5K).
+const fragsMTU = 3500
+
+// redirector is a device's XDP side: the XSKMAP, the program that
+// redirects every frame to the socket of its receive queue, and the
+// bpf_link attaching it. Nothing is pinned: closing the link (or the
+// process exiting) detaches the program, and the map and program go when
+// their last file descriptor does.
+type redirector struct {
+	xsks *ebpf.Map
+	prog *ebpf.Program
+	link link.Link
+	// mode is "native" or "generic": how the program got attached.
+	mode string
+}
+
+// newRedirector creates the map with one slot per receive queue the
+// device has and loads the program. A frame arriving on a queue without a
+// socket falls through to the kernel stack (XDP_PASS).
+func newRedirector(name string, deviceQueues int, frags bool) (*redirector, error) {
+	xsks, err := ebpf.NewMap(&ebpf.MapSpec{
+		Name:       "gvs_xsks",
+		Type:       ebpf.XSKMap,
+		KeySize:    4,
+		ValueSize:  4,
+		MaxEntries: uint32(deviceQueues),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: create XSKMAP: %w", name, err)
+	}
+	var flags uint32
+	if frags {
+		flags = unix.BPF_F_XDP_HAS_FRAGS
+	}
+	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{
+		Name:    "gvs_xsk_redir",
+		Type:    ebpf.XDP,
+		License: "Dual MIT/GPL",
+		Flags:   flags,
+		Instructions: asm.Instructions{
+			// r2 = ctx->rx_queue_index
+			asm.LoadMem(asm.R2, asm.R1, xdpMDRxQueueIndex, asm.Word),
+			// return bpf_redirect_map(&xsks, r2, XDP_PASS)
+			asm.LoadMapPtr(asm.R1, xsks.FD()),
+			asm.Mov.Imm(asm.R3, xdpPass),
+			asm.FnRedirectMap.Call(),
+			asm.Return(),
+		},
+	})
+	if err != nil {
+		xsks.Close()
+		return nil, fmt.Errorf("%s: load XDP program: %w", name, err)
+	}
+	return &redirector{xsks: xsks, prog: prog}, nil
+}
+
+// attach links the program to the device in the requested mode:
+// best-effort tries driver mode and falls back to generic.
+func (r *redirector) attach(name string, ifindex int, mode XDPMode, logger *slog.Logger) error {
+	try := func(flags link.XDPAttachFlags, label string) error {
+		l, err := link.AttachXDP(link.XDPOptions{Program: r.prog, Interface: ifindex, Flags: flags})
+		if err != nil {
+			return fmt.Errorf("%s: attach XDP program in %s mode: %w", name, label, err)
+		}
+		r.link, r.mode = l, label
+		return nil
+	}
+	switch mode {
+	case ModeGeneric:
+		return try(link.XDPGenericMode, "generic")
+	case ModeNative, ModeNativeZeroCopy:
+		return try(link.XDPDriverMode, "native")
+	}
+	nativeErr := try(link.XDPDriverMode, "native")
+	if nativeErr == nil {
+		return nil
+	}
+	logger.Info("native XDP unavailable, falling back to generic", "device", name, "error", nativeErr)
+	if err := try(link.XDPGenericMode, "generic"); err != nil {
+		return errors.Join(nativeErr, err)
+	}
+	return nil
+}
+
+// insert puts a bound socket into the map slot of its queue.
+func (r *redirector) insert(q, fd int) error {
+	if err := r.xsks.Update(uint32(q), uint32(fd), ebpf.UpdateAny); err != nil {
+		return fmt.Errorf("XSKMAP[%d] = socket: %w", q, err)
+	}
+	return nil
+}
+
+// close detaches the program and releases the map and program.
+func (r *redirector) close() error {
+	var err error
+	if r.link != nil {
+		err = r.link.Close()
+		r.link = nil
+	}
+	r.prog.Close()
+	r.xsks.Close()
+	return err
+}
