@@ -10,8 +10,11 @@
 // DATABASE defaults to $OVS_DBDIR/conf.db (OVS_DBDIR defaults to
 // /etc/openvswitch). Like ovsdb-server it listens on no remote unless told
 // to. Its pidfile and control socket are named after ovsdb-server, so
-// `ovs-appctl -t ovsdb-server` reaches it. Databases are served from memory
-// for now: only the files' schemas are read and changes are not saved.
+// `ovs-appctl -t ovsdb-server` reaches it. Each database lives in its file,
+// in the standalone format of ovsdb-server and ovsdb-tool: every commit is
+// written before it is acknowledged (and fsynced when the transaction asks
+// for durability, or for every commit with the gvs option --sync), and the
+// file is compacted as ovsdb-server does and on `ovsdb-server/compact`.
 package main
 
 import (
@@ -58,6 +61,7 @@ The default DATABASE, if none is given, is
 Remotes:
   --remote=REMOTE         connect or listen to REMOTE:
                           punix:PATH, ptcp:PORT[:IP], pssl:PORT[:IP]
+  --sync                  fsync every commit before replying (gvs option)
 PKI configuration (required to use SSL):
   -p, --private-key=FILE  file with private key
   -c, --certificate=FILE  file with certificate for private key

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"gvs/cmd/internal/daemontest"
-	"gvs/cmd/internal/dbfile"
+	"gvs/ovsdb/storage"
 	"gvs/schema"
 )
 
@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 func newEnvWithDB(t *testing.T) (*daemontest.Env, string) {
 	e := daemontest.NewEnv(t)
 	db := e.Path("conf.db")
-	if err := dbfile.Create(db, schema.VSwitch()); err != nil {
+	if err := storage.Create(db, schema.VSwitch()); err != nil {
 		t.Fatal(err)
 	}
 	return e, db

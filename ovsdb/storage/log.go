@@ -1,10 +1,7 @@
 package storage
 
 import (
-	"bufio"
 	"bytes"
-	"crypto/sha1"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,8 +9,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // magic is the record type of a standalone database; clustered databases
@@ -34,16 +31,28 @@ type Log struct {
 	file   *os.File
 	lock   *fileLock
 	size   int64 // bytes of valid records, where the next one is written
+	dirty  bool  // a failed write may have left bytes past size
 	logger *slog.Logger
 }
 
 // ErrNotStandalone is returned for files that are not standalone databases.
 var ErrNotStandalone = errors.New("not a standalone OVSDB database file")
 
+// Record is one record read back from a log: its JSON body and the offset
+// of its header in the file.
+type Record struct {
+	Offset int64
+	Body   json.RawMessage
+}
+
 // OpenLog opens and locks the log at path, reads every valid record, and
 // truncates a torn or corrupt tail (logging what it dropped), so the file is
-// ready for appending. It returns the records' JSON bodies.
-func OpenLog(path string, logger *slog.Logger) (*Log, []json.RawMessage, error) {
+// ready for appending. A file with no valid record at all is an error.
+func OpenLog(path string, logger *slog.Logger) (*Log, []Record, error) {
+	// Replace the file a symbolic link points to, not the link.
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
 	lock, err := lockFile(path)
 	if err != nil {
 		return nil, nil, err
@@ -54,15 +63,19 @@ func OpenLog(path string, logger *slog.Logger) (*Log, []json.RawMessage, error) 
 		return nil, nil, err
 	}
 	records, valid, readErr := ReadRecords(f)
-	if readErr != nil {
-		if len(records) == 0 {
-			f.Close()
-			lock.release()
-			return nil, nil, fmt.Errorf("%s: %w", path, readErr)
+	if len(records) == 0 {
+		f.Close()
+		lock.release()
+		if readErr == nil {
+			readErr = errors.New("unexpected end of file (empty database file?)")
 		}
+		return nil, nil, fmt.Errorf("%s: %w", path, readErr)
+	}
+	if readErr != nil {
 		st, _ := f.Stat()
 		logger.Warn("truncating corrupt or incomplete tail of database log",
 			"file", path, "offset", valid, "dropped_bytes", st.Size()-valid, "reason", readErr)
+		saveDropped(f, path, valid, false, logger)
 		if err := f.Truncate(valid); err != nil {
 			f.Close()
 			lock.release()
@@ -82,210 +95,100 @@ func OpenLog(path string, logger *slog.Logger) (*Log, []json.RawMessage, error) 
 	return &Log{path: path, file: f, lock: lock, size: valid, logger: logger}, records, nil
 }
 
-// ReadRecords reads records from r until the end or the first record that
-// is incomplete or corrupt. It returns the good records, the offset just
-// past the last of them, and the reason it stopped early (nil at a clean
-// end of file).
-func ReadRecords(r io.Reader) ([]json.RawMessage, int64, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var records []json.RawMessage
-	var offset int64
-	for {
-		header, err := readHeader(br)
-		if err == io.EOF {
-			return records, offset, nil
-		}
-		if err != nil {
-			return records, offset, fmt.Errorf("offset %d: %w", offset, err)
-		}
-		length, sum, err := parseHeader(header)
-		if err != nil {
-			return records, offset, fmt.Errorf("offset %d: %w", offset, err)
-		}
-		body := make([]byte, length)
-		if _, err := io.ReadFull(br, body); err != nil {
-			return records, offset, fmt.Errorf("offset %d: record of %d bytes is incomplete", offset, length)
-		}
-		if got := sha1.Sum(body); got != sum {
-			return records, offset, fmt.Errorf("offset %d: %d bytes have SHA-1 hash %x but should have hash %x",
-				offset, length, got, sum)
-		}
-		trimmed := bytes.TrimSpace(body)
-		if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
-			return records, offset, fmt.Errorf("offset %d: %d bytes are not a JSON object", offset, length)
-		}
-		records = append(records, json.RawMessage(trimmed))
-		offset += int64(len(header)) + int64(length)
+// saveDropped keeps a copy of what truncation at offset drops when more
+// records follow the damaged one (damage in the middle of the log rather
+// than a torn last write), so they can still be recovered by hand.
+// With always, the copy is kept whatever follows (the caller drops
+// records whose checksums are good).
+func saveDropped(f *os.File, path string, offset int64, always bool, logger *slog.Logger) {
+	dropped, err := io.ReadAll(io.NewSectionReader(f, offset, 1<<40))
+	if err != nil || len(dropped) == 0 || !always && !bytes.Contains(dropped[1:], []byte("OVSDB "+magic+" ")) {
+		return
 	}
-}
-
-func readHeader(br *bufio.Reader) (string, error) {
-	var line []byte
-	for {
-		b, err := br.ReadByte()
-		if err != nil {
-			if err == io.EOF && len(line) == 0 {
-				return "", io.EOF
-			}
-			return "", errors.New("incomplete header line")
-		}
-		line = append(line, b)
-		if b == '\n' {
-			return string(line), nil
-		}
-		if len(line) >= maxHeaderLen {
-			return "", errors.New("header line too long")
-		}
+	name := fmt.Sprintf("%s.dropped-%d", path, offset)
+	if err := os.WriteFile(name, dropped, 0o640); err != nil {
+		logger.Error("could not save the dropped part of the database log", "file", name, "error", err)
+		return
 	}
-}
-
-func parseHeader(line string) (int64, [sha1.Size]byte, error) {
-	var sum [sha1.Size]byte
-	fields := strings.Fields(line)
-	if len(fields) != 4 || fields[0] != "OVSDB" {
-		return 0, sum, fmt.Errorf("parse error in header line %q", strings.TrimSpace(line))
-	}
-	if fields[1] != magic {
-		return 0, sum, fmt.Errorf("%w (record type %q)", ErrNotStandalone, fields[1])
-	}
-	length, err := strconv.ParseInt(fields[2], 10, 64)
-	if err != nil || length < 0 || length > 1<<34 {
-		return 0, sum, fmt.Errorf("bad length in header line %q", strings.TrimSpace(line))
-	}
-	if n, err := hex.Decode(sum[:], []byte(fields[3])); err != nil || n != sha1.Size {
-		return 0, sum, fmt.Errorf("bad SHA-1 in header line %q", strings.TrimSpace(line))
-	}
-	return length, sum, nil
-}
-
-// EncodeRecord returns the bytes of one record holding body (which is
-// compacted first, as Open vSwitch writes compact JSON).
-func EncodeRecord(body []byte) ([]byte, error) {
-	var data bytes.Buffer
-	if err := json.Compact(&data, body); err != nil {
-		return nil, err
-	}
-	data.WriteByte('\n')
-	sum := sha1.Sum(data.Bytes())
-	header := fmt.Sprintf("OVSDB %s %d %x\n", magic, data.Len(), sum)
-	return append([]byte(header), data.Bytes()...), nil
+	logger.Warn("the dropped part of the database log holds more records; saved a copy", "file", name)
 }
 
 // Append writes one record. With sync it returns only after fsync. On a
 // failed or short write the file is truncated back to the last good record
-// so a later append cannot follow garbage.
+// so a later append cannot follow garbage; if even that fails, every later
+// append tries the truncation again first and fails while it cannot.
 func (l *Log) Append(body []byte, sync bool) error {
 	rec, err := EncodeRecord(body)
 	if err != nil {
 		return err
 	}
+	return l.appendRecord(rec, sync)
+}
+
+// appendRecord is Append of an encoded record.
+func (l *Log) appendRecord(rec []byte, sync bool) error {
+	if l.dirty {
+		if err := l.rewind(); err != nil {
+			return fmt.Errorf("%s: cannot truncate to length %d after a failed write: %w", l.path, l.size, err)
+		}
+	}
 	if _, err := l.file.Write(rec); err != nil {
 		l.rewind()
-		return fmt.Errorf("%s: write: %w", l.path, err)
+		return fmt.Errorf("%s: write failed: %w", l.path, err)
 	}
 	if sync {
-		if err := l.file.Sync(); err != nil {
+		// fdatasync, as ovsdb-server: it covers the file's new size,
+		// which is all the metadata an append needs.
+		if err := unix.Fdatasync(int(l.file.Fd())); err != nil {
 			l.rewind()
-			return fmt.Errorf("%s: fsync: %w", l.path, err)
+			return fmt.Errorf("%s: fsync failed: %w", l.path, err)
 		}
 	}
 	l.size += int64(len(rec))
 	return nil
 }
 
-func (l *Log) rewind() {
-	if err := l.file.Truncate(l.size); err == nil {
-		_, _ = l.file.Seek(l.size, io.SeekStart)
+// Sync flushes what was appended to disk.
+func (l *Log) Sync() error { return l.file.Sync() }
+
+func (l *Log) rewind() error {
+	l.dirty = true
+	if err := l.file.Truncate(l.size); err != nil {
+		return err
 	}
+	if _, err := l.file.Seek(l.size, io.SeekStart); err != nil {
+		return err
+	}
+	l.dirty = false
+	return nil
+}
+
+// Truncate drops every record from offset on (which must be a record
+// boundary at or before Size), so the next append overwrites them. A copy
+// of the dropped records is saved as PATH.dropped-OFFSET.
+func (l *Log) Truncate(offset int64) error {
+	if offset > l.size {
+		return fmt.Errorf("%s: truncate to %d beyond %d", l.path, offset, l.size)
+	}
+	saveDropped(l.file, l.path, offset, true, l.logger)
+	old := l.size
+	l.size = offset
+	if err := l.rewind(); err != nil {
+		l.size = old
+		return err
+	}
+	return l.file.Sync()
 }
 
 // Size is the number of bytes of records in the file.
 func (l *Log) Size() int64 { return l.size }
 
-// Path is the file's name.
+// Path is the file's name (symbolic links resolved).
 func (l *Log) Path() string { return l.path }
-
-// Replace atomically rewrites the log to hold exactly these records: it
-// writes a temporary file beside it, fsyncs it, renames it over the log and
-// fsyncs the directory, then keeps appending to the new file.
-func (l *Log) Replace(bodies []json.RawMessage) error {
-	tmp := l.path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o640)
-	if err != nil {
-		return err
-	}
-	size, err := writeRecords(f, bodies)
-	if err == nil {
-		err = f.Sync()
-	}
-	if err == nil {
-		err = os.Rename(tmp, l.path)
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(l.path))
-	}
-	if err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("%s: compaction: %w", l.path, err)
-	}
-	l.file.Close()
-	l.file = f
-	l.size = size
-	return nil
-}
 
 // Close releases the file and its lock.
 func (l *Log) Close() error {
 	err := l.file.Close()
 	l.lock.release()
 	return err
-}
-
-// CreateLog writes a new log holding these records (the schema first), fsyncs
-// it and its directory. It fails if the file exists.
-func CreateLog(path string, bodies []json.RawMessage) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o640)
-	if err != nil {
-		return err
-	}
-	_, err = writeRecords(f, bodies)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(path))
-	}
-	if err != nil {
-		os.Remove(path)
-	}
-	return err
-}
-
-func writeRecords(w io.Writer, bodies []json.RawMessage) (int64, error) {
-	bw := bufio.NewWriterSize(w, 1<<20)
-	var size int64
-	for _, b := range bodies {
-		rec, err := EncodeRecord(b)
-		if err != nil {
-			return 0, err
-		}
-		if _, err := bw.Write(rec); err != nil {
-			return 0, err
-		}
-		size += int64(len(rec))
-	}
-	return size, bw.Flush()
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

@@ -49,8 +49,8 @@ func TestAppendAndReopen(t *testing.T) {
 	if len(recs) != 4 {
 		t.Fatalf("got %d records, want 4", len(recs))
 	}
-	if !strings.Contains(string(recs[3]), "00000000-0000-0000-0000-000000000003") {
-		t.Fatalf("last record %s", recs[3])
+	if !strings.Contains(string(recs[3].Body), "00000000-0000-0000-0000-000000000003") {
+		t.Fatalf("last record %s", recs[3].Body)
 	}
 }
 
@@ -146,8 +146,8 @@ func TestReplaceIsAtomicAndAppendable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if len(recs) != 3 || !strings.Contains(string(recs[1]), "000000000009") {
-		t.Fatalf("records after replace: %q", recs)
+	if len(recs) != 3 || !strings.Contains(string(recs[1].Body), "000000000009") {
+		t.Fatalf("records after replace: %v", recs)
 	}
 }
 
@@ -173,8 +173,8 @@ func TestInteroperatesWithOvsdbTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 2 || !strings.Contains(string(recs[1]), `"n":42`) {
-		t.Fatalf("records of ovsdb-tool's file: %q", recs)
+	if len(recs) != 2 || !strings.Contains(string(recs[1].Body), `"n":42`) {
+		t.Fatalf("records of ovsdb-tool's file: %v", recs)
 	}
 	if err := l.Append([]byte(`{"T":{"4e4b8a5c-2f6b-4a5a-9a63-000000000001":{"n":7}},"_date":1700000000000,"_comment":"gvs"}`), true); err != nil {
 		t.Fatal(err)
@@ -209,4 +209,31 @@ func FuzzReadRecords(f *testing.F) {
 			t.Fatalf("prefix re-read: %v %d/%d %d/%d", err, v2, valid, len(again), len(recs))
 		}
 	})
+}
+
+// Damage before the last record drops the records after it too (as Open
+// vSwitch does), but a copy of them is kept beside the file.
+func TestDamageInTheMiddleKeepsACopy(t *testing.T) {
+	path := newLog(t, testSchema, `{"T":{"00000000-0000-0000-0000-000000000001":{"n":1}}}`,
+		`{"T":{"00000000-0000-0000-0000-000000000002":{"n":2}}}`, `{"T":{"00000000-0000-0000-0000-000000000003":{"n":3}}}`)
+	data, _ := os.ReadFile(path)
+	second := bytes.Index(data, []byte(`{"T":{"00000000-0000-0000-0000-000000000002"`))
+	data[second+10] ^= 1
+	os.WriteFile(path, data, 0o640)
+	l, recs, err := OpenLog(path, quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if len(recs) != 2 {
+		t.Fatalf("kept %d records, want 2", len(recs))
+	}
+	copies, _ := filepath.Glob(path + ".dropped-*")
+	if len(copies) != 1 {
+		t.Fatalf("no copy of the dropped records: %v", copies)
+	}
+	saved, _ := os.ReadFile(copies[0])
+	if !bytes.Contains(saved, []byte(`"n":3`)) {
+		t.Fatalf("copy lacks the last record: %q", saved)
+	}
 }

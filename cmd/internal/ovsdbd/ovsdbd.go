@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"gvs/cmd/internal/daemon"
-	"gvs/cmd/internal/dbfile"
 	"gvs/ovsdb/db"
 	"gvs/ovsdb/server"
+	"gvs/ovsdb/storage"
 )
 
 // Config is what to serve.
@@ -27,6 +27,22 @@ type Config struct {
 	TLS     server.TLSFiles
 	// Commands registers ovsdb-server's ovsdb-server/* control commands.
 	Commands bool
+	// Sync fsyncs every commit before acknowledging it (by default only
+	// transactions with a durable "commit" are fsynced, as in ovsdb-server).
+	Sync bool
+	// NoColumnDiff writes whole column values instead of diffs
+	// (--disable-file-column-diff).
+	NoColumnDiff bool
+	// UpgradeSchema, when set, converts a database file of the same name
+	// but a different schema to it at startup, keeping the data
+	// (gvs-vswitchd upgrades conf.db to its embedded schema this way).
+	UpgradeSchema []byte
+	// Program names the daemon in the comment of a conversion record.
+	Program string
+	// Serving, when set, is called once the server listens; the function
+	// it returns is called on exit before the server closes (gvs-vswitchd
+	// starts and tears down its switch this way).
+	Serving func() (stop func())
 }
 
 // Run serves until "exit" or a terminating signal. It returns an error, to
@@ -35,11 +51,21 @@ type Config struct {
 func Run(d *daemon.Daemon, cfg Config) error {
 	logger := daemon.Module(d.Logger, "ovsdb_server")
 	srv := server.New(logger)
-	if err := addDatabases(srv, logger, cfg); err != nil {
+	files, err := addDatabases(srv, logger, cfg)
+	closeFiles := func() {
+		for _, f := range files {
+			if err := f.Close(); err != nil {
+				logger.Error(f.Path() + ": close failed: " + err.Error())
+			}
+		}
+	}
+	if err != nil {
+		closeFiles()
 		return err
 	}
 	if cfg.TLS != (server.TLSFiles{}) {
 		if err := srv.SetTLS(cfg.TLS); err != nil {
+			closeFiles()
 			return err
 		}
 	}
@@ -49,68 +75,81 @@ func Run(d *daemon.Daemon, cfg Config) error {
 			continue
 		}
 		if err := srv.AddRemote(remote); err != nil {
+			srv.Close()
+			closeFiles()
 			return fmt.Errorf("%s: %w", remote, err)
 		}
 	}
 	if cfg.Commands {
-		registerCommands(d, srv)
+		registerCommands(d, srv, files, logger)
 	}
 	if err := d.Ready(); err != nil {
 		srv.Close()
+		closeFiles()
 		return err
 	}
+	stop := func() {}
+	if cfg.Serving != nil {
+		stop = cfg.Serving()
+	}
 	sig := d.Wait()
+	stop()
 	srv.Close()
+	closeFiles()
 	d.Close(sig)
 	return nil
 }
 
-func addDatabases(srv *server.Server, logger *slog.Logger, cfg Config) error {
+func addDatabases(srv *server.Server, logger *slog.Logger, cfg Config) ([]*storage.Storage, error) {
+	var upgrade *db.Schema
+	if cfg.UpgradeSchema != nil {
+		var err error
+		if upgrade, err = db.ParseSchema(cfg.UpgradeSchema); err != nil {
+			return nil, fmt.Errorf("embedded schema: %w", err)
+		}
+	}
+	var files []*storage.Storage
 	var names []string
 	for _, path := range cfg.DBFiles {
-		d, err := load(path, logger, cfg.CreateSchema)
+		f, err := open(path, logger, cfg, upgrade)
 		if err != nil {
-			return err
+			return files, err
 		}
+		files = append(files, f)
+		d := f.Database()
 		name := d.Schema().Name
 		if slices.Contains(names, name) {
-			return fmt.Errorf("%s: duplicate database name", name)
+			return files, fmt.Errorf("%s: duplicate database name", name)
 		}
 		names = append(names, name)
 		if err := srv.AddDatabase(d); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return files, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	return nil
+	return files, nil
 }
 
-// load reads the schema of the file at path, creating the file first when
-// it is missing and create is set.
-func load(path string, logger *slog.Logger, create []byte) (*db.Database, error) {
-	raw, hasData, err := dbfile.ReadSchema(path)
-	if errors.Is(err, os.ErrNotExist) && create != nil {
-		if err := dbfile.Create(path, create); err != nil && !errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("%s: creating database: %w", path, err)
+// open loads the database file at path and keeps it up to date, creating
+// the file first when it is missing and cfg says with which schema.
+func open(path string, logger *slog.Logger, cfg Config, upgrade *db.Schema) (*storage.Storage, error) {
+	if cfg.CreateSchema != nil {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			if err := storage.Create(path, cfg.CreateSchema); err != nil && !errors.Is(err, os.ErrExist) {
+				return nil, fmt.Errorf("%s: creating database: %w", path, err)
+			}
+			logger.Info(path + ": created empty database")
 		}
-		logger.Info(path + ": created empty database")
-		raw, hasData, err = dbfile.ReadSchema(path)
 	}
+	opts := storage.Options{Sync: cfg.Sync, NoColumnDiff: cfg.NoColumnDiff, Schema: upgrade}
+	if upgrade != nil {
+		opts.ConvertComment = "converted by " + cfg.Program
+	}
+	f, err := storage.Open(path, logger, opts)
 	var pathErr *os.PathError
-	if errors.As(err, &pathErr) {
+	if errors.As(err, &pathErr) && pathErr.Path == path {
 		return nil, fmt.Errorf("I/O error: %s: open failed (%s)", path, strerror(pathErr.Err))
 	}
-	if err != nil {
-		return nil, err
-	}
-	schema, err := db.ParseSchema(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if hasData {
-		logger.Warn(path + ": the file holds data records that gvs cannot load yet (storage comes with a later issue); serving an empty database")
-	}
-	logger.Warn(path + ": changes are kept in memory only and are lost when the daemon exits (storage comes with a later issue)")
-	return db.New(schema, logger), nil
+	return f, err
 }
 
 // strerror capitalises an errno text as C's strerror does ("No such file or

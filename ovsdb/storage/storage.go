@@ -1,0 +1,299 @@
+package storage
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"gvs/ovsdb/db"
+)
+
+// Options tune a Storage. The zero value is Open vSwitch's behaviour.
+type Options struct {
+	// Sync fsyncs every commit's record before the commit is acknowledged
+	// (ovsdb-server fsyncs only commits whose transaction asks with
+	// "commit" "durable": true, which Storage always honours).
+	Sync bool
+	// NoColumnDiff writes a modified column's new value rather than its
+	// diff, for readers older than Open vSwitch 2.15
+	// (ovsdb-server --disable-file-column-diff).
+	NoColumnDiff bool
+	// Schema, when set, is the schema the database must have: a file with
+	// a different schema of the same name is converted to it (data kept
+	// where the new schema has room for it, as `ovsdb-tool convert` does)
+	// and rewritten atomically, after a copy of the original is saved as
+	// FILE.backupVERSION-CKSUM as ovs-ctl's upgrade does. A different name
+	// is an error.
+	Schema *db.Schema
+	// ConvertComment is the "_comment" of the record written by a
+	// conversion.
+	ConvertComment string
+	// Compaction policy; zero values take ovsdb-server's: compact when the
+	// log is over CompactMinSize (10 MB) and CompactGrowth (4) times its
+	// size after the last compaction, with at least 100 records since,
+	// and no sooner than CompactInterval (10 minutes) after the last one
+	// (or after opening); after a day, any record since is enough.
+	CompactMinSize  int64
+	CompactGrowth   int64
+	CompactInterval time.Duration
+}
+
+const (
+	defaultCompactMinSize  = 10 << 20
+	defaultCompactGrowth   = 4
+	defaultCompactInterval = 10 * time.Minute
+	compactMinRecords      = 100
+	compactMaxInterval     = 24 * time.Hour
+)
+
+// Storage is one database kept in a standalone file. See doc.go.
+type Storage struct {
+	db     *db.Database
+	schema *db.Schema
+	logger *slog.Logger
+	opts   Options
+	path   string
+
+	// compactMu serialises compactions. Lock order: compactMu, then the
+	// database's lock, then mu.
+	compactMu sync.Mutex
+	wg        sync.WaitGroup // background compactions
+
+	mu             sync.Mutex
+	log            *Log
+	closing        bool // Close has begun: schedule no more compactions
+	closed         bool
+	base           int64     // log size to measure growth against
+	records        int       // records read and written (as ovsdb-server counts them)
+	lastCompaction time.Time // or open
+	compacting     bool      // an automatic compaction is scheduled or running
+	recording      bool      // a compaction's snapshot is taken: keep appended records
+	pending        [][]byte  // encoded records
+}
+
+// Create writes a new database file holding only schema (the JSON of a
+// database schema), like `ovsdb-tool create`. It fails if path exists.
+func Create(path string, schemaJSON []byte) error {
+	if _, err := db.ParseSchema(schemaJSON); err != nil {
+		return err
+	}
+	return CreateLog(path, []json.RawMessage{schemaJSON})
+}
+
+// Open locks the database file at path, loads it (the schema record, then
+// every transaction record replayed in order; a torn or corrupt tail is
+// truncated with a warning), converts it when opts.Schema asks, and
+// returns it ready to serve: from then on every commit of Database() is
+// written to the file before it is acknowledged.
+func Open(path string, logger *slog.Logger, opts Options) (*Storage, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	log, records, err := OpenLog(path, logger)
+	if err != nil {
+		return nil, err
+	}
+	d, err := load(log, records, logger)
+	if err != nil {
+		log.Close()
+		return nil, err
+	}
+	base := growthBase(log, records)
+	if opts.Schema != nil && !SchemasEqual(d.Schema(), opts.Schema) {
+		if d, err = upgrade(log, d, opts, logger); err != nil {
+			log.Close()
+			return nil, err
+		}
+		base = log.Size()
+	}
+	s := &Storage{
+		db: d, schema: d.Schema(), logger: logger, opts: opts, path: log.Path(),
+		log: log, base: base, records: len(records), lastCompaction: time.Now(),
+	}
+	if s.opts.CompactMinSize == 0 {
+		s.opts.CompactMinSize = defaultCompactMinSize
+	}
+	if s.opts.CompactGrowth == 0 {
+		s.opts.CompactGrowth = defaultCompactGrowth
+	}
+	if s.opts.CompactInterval == 0 {
+		s.opts.CompactInterval = defaultCompactInterval
+	}
+	d.SetBeforeCommit(s.writeCommit)
+	return s, nil
+}
+
+// growthBase is the size the log's growth is measured against, as
+// ovsdb-server marks it: the end of the first record after the schema
+// (the snapshot, in a compacted file), or 0 for a file with only a schema.
+func growthBase(log *Log, records []Record) int64 {
+	switch {
+	case len(records) > 2:
+		return records[2].Offset
+	case len(records) == 2:
+		return log.Size()
+	}
+	return 0
+}
+
+// load builds the database from a log's records.
+func load(log *Log, records []Record, logger *slog.Logger) (*db.Database, error) {
+	schema, err := db.ParseSchema(records[0].Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: schema: %w", log.Path(), err)
+	}
+	d := db.New(schema, logger)
+	bad, badErr := replayRecords(d, records[1:], logger, log.Path())
+	if bad >= 0 {
+		logger.Warn("truncating database log at a record that cannot be read",
+			"file", log.Path(), "offset", bad, "dropped_bytes", log.Size()-bad, "reason", badErr)
+		if err := log.Truncate(bad); err != nil {
+			return nil, fmt.Errorf("%s: truncate: %w", log.Path(), err)
+		}
+	}
+	return d, nil
+}
+
+// Database is the database the file holds.
+func (s *Storage) Database() *db.Database { return s.db }
+
+// Path is the database file's name.
+func (s *Storage) Path() string { return s.path }
+
+// writeCommit is the database's BeforeCommit hook: it appends the commit's
+// record (fsynced when the transaction asked for durability or Options.Sync
+// is set) before the commit becomes visible, and schedules a compaction
+// when the log has grown enough.
+func (s *Storage) writeCommit(c *db.Commit) error {
+	body, ok, err := commitRecord(s.schema, c, s.opts.NoColumnDiff)
+	if err != nil || !ok {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New(s.path + ": database is closed")
+	}
+	rec := encodeCompact(body) // json.Marshal's output is compact
+	if err := s.log.appendRecord(rec, c.Durable || s.opts.Sync); err != nil {
+		return err
+	}
+	s.records++
+	if s.recording {
+		s.pending = append(s.pending, rec)
+	}
+	if !s.compacting && !s.closing && s.shouldCompact(time.Now()) {
+		s.compacting = true
+		s.wg.Add(1)
+		go s.autoCompact()
+	}
+	return nil
+}
+
+// shouldCompact is ovsdb-server's policy (ovsdb_storage_should_snapshot
+// with ovsdb_log_grew_lots). Called with mu held.
+func (s *Storage) shouldCompact(now time.Time) bool {
+	if now.Before(s.lastCompaction.Add(s.opts.CompactInterval)) {
+		return false
+	}
+	if now.After(s.lastCompaction.Add(compactMaxInterval)) {
+		return s.records > 0
+	}
+	size := s.log.Size()
+	return s.records >= compactMinRecords && size > s.opts.CompactMinSize && size > s.opts.CompactGrowth*s.base
+}
+
+func (s *Storage) autoCompact() {
+	defer s.wg.Done()
+	s.logger.Info("compacting database online", "file", s.path)
+	if err := s.compact(); err != nil {
+		s.logger.Error("compaction failed", "file", s.path, "error", err)
+	}
+	s.mu.Lock()
+	s.compacting = false
+	s.mu.Unlock()
+}
+
+// Compact rewrites the file as the schema and one record holding the whole
+// database, atomically, while commits go on. It is the
+// ovsdb-server/compact control command.
+func (s *Storage) Compact() error { return s.compact() }
+
+// compact snapshots the database under the read lock (cheap: committed
+// rows are immutable, so the snapshot is a list of pointers), writes the
+// new file without any lock, then, holding only the log's mutex, copies
+// in the records committed meanwhile and swaps the files.
+func (s *Storage) compact() error {
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
+	var rows map[string][]*db.Row
+	closed := false
+	s.db.View(func(v db.View) {
+		rows = allRows(s.schema, v)
+		s.mu.Lock()
+		closed = s.closed
+		s.recording = true
+		s.pending = nil
+		s.mu.Unlock()
+	})
+	if closed {
+		return errors.New(s.path + ": database is closed")
+	}
+	now := time.Now()
+	body, err := snapshotRecord(s.schema, rows, "compacting database online", now, true)
+	var r *Replacement
+	if err == nil {
+		r, err = s.log.StartReplace([]json.RawMessage{s.schema.Raw, body})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pending := s.pending
+	s.recording, s.pending = false, nil
+	if err != nil {
+		return err
+	}
+	if s.closed {
+		r.Abort()
+		return errors.New(s.path + ": database is closed")
+	}
+	for _, rec := range pending {
+		if err := r.appendRecord(rec); err != nil {
+			r.Abort()
+			return fmt.Errorf("%s: compaction: %w", s.path, err)
+		}
+	}
+	if err := s.log.CommitReplace(r); err != nil {
+		return err
+	}
+	s.base = s.log.Size()
+	s.lastCompaction = now
+	return nil
+}
+
+// Close stops writing: it waits for a running compaction, makes later
+// commits of the database fail with an "I/O error" (callers close the
+// server first), and releases the file and its lock.
+func (s *Storage) Close() error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closing = true
+	s.mu.Unlock()
+	s.wg.Wait()        // an automatic compaction completes
+	s.compactMu.Lock() // and so does a requested one
+	defer s.compactMu.Unlock()
+	s.db.SetBeforeCommit(s.refuseCommit)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return s.log.Close()
+}
+
+func (s *Storage) refuseCommit(*db.Commit) error {
+	return errors.New(s.path + ": database is closed")
+}
