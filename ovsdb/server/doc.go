@@ -39,5 +39,7 @@
 // only briefly and never while taking a lock other than those listed.
 //
 // Beyond the fixed API, RemoveDatabase stops serving a database the way
-// ovsdb-server/remove-db does.
+// ovsdb-server/remove-db does, and Stats returns activity counters
+// (sessions, monitors, transactions by outcome, commit durations) that
+// sessions update with atomic adds; package metrics reads them on scrape.
 package server

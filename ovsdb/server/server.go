@@ -49,6 +49,8 @@ type Server struct {
 	tlsConfig *tls.Config
 	closed    bool
 	wg        sync.WaitGroup // listeners' accept loops and sessions
+
+	counters serverCounters // Stats; atomic, no lock
 }
 
 // New returns a server with only the _Server database and no remotes.
@@ -67,6 +69,7 @@ func New(logger *slog.Logger) *Server {
 		dbs:           map[string]*served{},
 		remotes:       map[string]*listener{},
 		sessions:      map[*session]struct{}{},
+		counters:      newServerCounters(),
 	}
 	if sdb, err := newServerDB(logger, s.historyLen); err != nil {
 		logger.Error("cannot create _Server database", "err", err)
@@ -178,6 +181,7 @@ func (s *Server) serve(c net.Conn, probe time.Duration, remote string) {
 	s.sessions[sess] = struct{}{}
 	s.wg.Add(1)
 	s.mu.Unlock()
+	s.counters.accepted.Add(1)
 	defer s.wg.Done()
 	sess.log.Debug("connection accepted")
 	sess.run()

@@ -44,11 +44,13 @@ func (s *session) transact(m *jsonrpc.Message, params []json.RawMessage) {
 
 // try runs t once and replies if it completed.
 func (s *session) try(t *trigger) bool {
+	tried := time.Now()
 	res := t.sdb.transact(t.ops, s.txnEnv(t.started))
 	if res.Blocked {
 		t.retryAt = res.RetryAt
 		return false
 	}
+	s.srv.counters.countTxn(res, time.Since(tried))
 	results := res.Results
 	if results == nil {
 		results = []any{}
@@ -68,6 +70,7 @@ func (s *session) retryTriggers() {
 		touched[t.sdb] = true
 		if t.sdb.isRemoved() {
 			if s.dbChangeAware.Load() {
+				s.srv.counters.canceled.Add(1)
 				s.replyError(t.id, "canceled")
 			}
 			continue
@@ -102,6 +105,7 @@ func (s *session) cancel(raw json.RawMessage) {
 	for i, t := range s.triggers {
 		if t.key == key {
 			s.triggers = append(s.triggers[:i], s.triggers[i+1:]...)
+			s.srv.counters.canceled.Add(1)
 			s.replyError(t.id, "canceled")
 			s.dropWaiterIfIdle(t.sdb)
 			return

@@ -1,0 +1,260 @@
+package appctl
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestDatapathCommandsWithRealAppctl(t *testing.T) {
+	e := newEnv(t)
+	show := e.ok(t, "dpif/show")
+	want := "netdev@ovs-netdev: hit:0 missed:0\n  br0:\n    br0 65534/3: (tap)\n    p1 1/1: (system)\n    p2 2/2: (system)\n"
+	if show != want {
+		t.Fatalf("dpif/show before traffic:\n%s\nwant:\n%s", show, want)
+	}
+	e.traffic(t, 20)
+	show = e.ok(t, "dpif/show")
+	if hit, missed := number(t, show, "hit:"), number(t, show, "missed:"); hit+missed != 40 || missed == 0 {
+		t.Errorf("dpif/show after 40 packets: hit %d missed %d\n%s", hit, missed, show)
+	}
+
+	dps := e.ok(t, "dpctl/show", "-s")
+	if !strings.HasPrefix(dps, "netdev@ovs-netdev:\n  lookups: hit:") || !strings.Contains(dps, "  port 1: p1\n") ||
+		!strings.Contains(dps, "  port 3: br0 (tap)\n") || number(t, dps, "RX packets:") != 40 {
+		t.Errorf("dpctl/show -s:\n%s", dps)
+	}
+	if got := e.ok(t, "dpctl/show", "netdev@ovs-netdev"); !strings.HasPrefix(got, "netdev@ovs-netdev:\n") {
+		t.Errorf("dpctl/show netdev@ovs-netdev:\n%s", got)
+	}
+
+	flows := e.ok(t, "dpctl/dump-flows")
+	lines := strings.Split(strings.TrimSpace(flows), "\n")
+	// How many packets went through the current flows depends on how
+	// the first packets of each direction interleaved (a flood flow, and
+	// its counts, are replaced once the destination is learned).
+	through := number(t, flows, "packets:")
+	if len(lines) != 2 || through < 2 || through > 40 {
+		t.Fatalf("dpctl/dump-flows after learning (2 flows, 2-40 packets through them):\n%s", flows)
+	}
+	for _, l := range lines {
+		if !regexp.MustCompile(`^in_port\([12]\),eth_src\(02:00:00:00:00:0[12]\),eth_dst\(02:00:00:00:00:0[12]\),.*, packets:\d+, bytes:\d+, used:[0-9.]+s, actions:[12]$`).MatchString(l) {
+			t.Errorf("flow line %q", l)
+		}
+	}
+	if got := e.ok(t, "dpctl/dump-flows", "-m", "netdev@ovs-netdev", "type=all"); stripUsed(got) != stripUsed(flows) {
+		t.Errorf("dump-flows with dp and type=all differs:\n%s", got)
+	}
+	if got := e.ok(t, "dpctl/dump-flows", "type=offloaded"); got != "" {
+		t.Errorf("offloaded flows: %q", got)
+	}
+	e.traffic(t, 5)
+	if n := number(t, e.ok(t, "dpctl/dump-flows"), "packets:"); n != through+10 {
+		t.Errorf("flow packets after 10 more: %d, want %d", n, through+10)
+	}
+	e.fails(t, "ovs-vswitchd: datapath not found (Invalid argument)\n", "dpctl/dump-flows", "nosuchdp")
+	e.fails(t, "Unrecognized option --bogus\n", "dpctl/dump-flows", "--bogus")
+	e.fails(t, "ovs-vswitchd: deleting flows listed in a file (Operation not supported)\n", "dpctl/del-flows", "flows.txt")
+
+	if got := e.ok(t, "dpctl/del-flows"); got != "" {
+		t.Errorf("del-flows replied %q", got)
+	}
+	if got := e.ok(t, "dpctl/dump-flows"); got != "" {
+		t.Errorf("flows after del-flows:\n%s", got)
+	}
+	if n := e.sw.DP.NumFlows(); n != 0 {
+		t.Errorf("datapath has %d flows after del-flows", n)
+	}
+}
+
+func TestPMDCommandsWithRealAppctl(t *testing.T) {
+	e := newEnv(t)
+	e.traffic(t, 20)
+	stats := e.ok(t, "dpif-netdev/pmd-stats-show")
+	if strings.Count(stats, "pmd thread pmd_id ") != 2 || number(t, stats, "packets received:") != 40 {
+		t.Fatalf("pmd-stats-show:\n%s", stats)
+	}
+	for _, label := range []string{"emc hits:", "megaflow hits:", "miss with success upcall:", "miss with failed upcall:"} {
+		number(t, stats, label)
+	}
+	if hits, miss := number(t, stats, "emc hits:")+number(t, stats, "megaflow hits:"), number(t, stats, "miss with success upcall:"); hits+miss != 40 {
+		t.Errorf("hits %d + misses %d != 40", hits, miss)
+	}
+	if !regexp.MustCompile(`processing ns: \d+ \(\d+\.\d\d%\)`).MatchString(stats) {
+		t.Errorf("no processing time:\n%s", stats)
+	}
+	one := e.ok(t, "dpif-netdev/pmd-stats-show", "-pmd", "1")
+	if strings.Count(one, "pmd thread") != 1 || !strings.HasPrefix(one, "pmd thread pmd_id 1 (not pinned):\n") {
+		t.Errorf("-pmd 1:\n%s", one)
+	}
+	e.traffic(t, 10)
+	if n := number(t, e.ok(t, "dpif-netdev/pmd-stats-show"), "packets received:"); n != 60 {
+		t.Errorf("packets received after 20 more: %d, want 60", n)
+	}
+
+	if got := e.ok(t, "dpif-netdev/pmd-stats-clear"); got != "" {
+		t.Errorf("pmd-stats-clear replied %q", got)
+	}
+	if n := number(t, e.ok(t, "dpif-netdev/pmd-stats-show"), "packets received:"); n != 0 {
+		t.Errorf("packets received after clear: %d", n)
+	}
+	e.traffic(t, 3)
+	if n := number(t, e.ok(t, "dpif-netdev/pmd-stats-show", "netdev@ovs-netdev"), "packets received:"); n != 6 {
+		t.Errorf("packets received after clear and 6 more: %d", n)
+	}
+	// Clearing is the command's view only: the datapath's counters, which
+	// metrics export, keep counting.
+	var total uint64
+	for _, p := range e.sw.DP.PMDStats() {
+		total += p.Packets
+	}
+	if total != 66 {
+		t.Errorf("datapath PMD packets %d, want 66", total)
+	}
+	e.fails(t, "please specify an existing datapath\n", "dpif-netdev/pmd-stats-show", "system@ovs-system")
+
+	rxq := e.ok(t, "dpif-netdev/pmd-rxq-show")
+	if !strings.HasPrefix(rxq, "Displaying last 60 seconds pmd usage %\npmd thread pmd_id 0 (not pinned):\n  isolated : false\n") {
+		t.Errorf("pmd-rxq-show:\n%s", rxq)
+	}
+	for _, q := range []string{"p1                queue-id:  0", "p1                queue-id:  1", "p2                queue-id:  0", "p2                queue-id:  1", "br0               queue-id:  0"} {
+		if strings.Count(rxq, "  port: "+q+" (enabled)   pmd usage: NOT AVAIL\n") != 1 {
+			t.Errorf("queue %q not listed once:\n%s", q, rxq)
+		}
+	}
+	if got := e.ok(t, "dpif-netdev/pmd-rxq-show", "-secs", "7"); !strings.HasPrefix(got, "Displaying last 7 seconds") {
+		t.Errorf("-secs 7:\n%s", got)
+	}
+	reb := e.ok(t, "dpif-netdev/pmd-rxq-rebalance")
+	if !strings.Contains(reb, "nothing moved") || !strings.Contains(reb, "port: p2                queue-id:  1  pmd: 1") {
+		t.Errorf("pmd-rxq-rebalance:\n%s", reb)
+	}
+	if after := e.ok(t, "dpif-netdev/pmd-rxq-show"); stripBusy(after) != stripBusy(rxq) {
+		t.Errorf("assignment changed after rebalance:\n%s\nbefore:\n%s", after, rxq)
+	}
+}
+
+var usedField = regexp.MustCompile(`used:[0-9.]+s`)
+
+func stripUsed(s string) string { return usedField.ReplaceAllString(s, "used:") }
+
+var busyLine = regexp.MustCompile(`(?m)^  busy \(all queues\): .*$`)
+
+func stripBusy(s string) string { return busyLine.ReplaceAllString(s, "") }
+
+func TestBridgeCommandsWithRealAppctl(t *testing.T) {
+	e := newEnv(t)
+	if got := e.ok(t, "fdb/show", "br0"); got != " port  VLAN  MAC                Age\n" {
+		t.Errorf("empty fdb/show: %q", got)
+	}
+	e.traffic(t, 10)
+	fdb := e.ok(t, "fdb/show", "br0")
+	if !regexp.MustCompile(`(?m)^    1     0  02:00:00:00:00:01    \d$`).MatchString(fdb) ||
+		!regexp.MustCompile(`(?m)^    2     0  02:00:00:00:00:02    \d$`).MatchString(fdb) {
+		t.Errorf("fdb/show:\n%s", fdb)
+	}
+	st := e.ok(t, "fdb/stats-show", "br0")
+	if !strings.Contains(st, "Current/maximum MAC entries in the table: 2/8192\n") || number(t, st, "learned MAC entries     :") != 2 {
+		t.Errorf("fdb/stats-show:\n%s", st)
+	}
+	e.fails(t, "no such bridge\n", "fdb/show", "br9")
+	e.fails(t, "no such bridge\n", "fdb/flush", "br9")
+
+	dump := e.ok(t, "bridge/dump-flows", "br0")
+	if !regexp.MustCompile(`^duration=\d+s, n_packets=20, n_bytes=1200, priority=0,actions=NORMAL\n$`).MatchString(dump) {
+		t.Errorf("bridge/dump-flows:\n%s", dump)
+	}
+	e.traffic(t, 5)
+	if n := number(t, e.ok(t, "bridge/dump-flows", "br0"), "n_packets="); n != 30 {
+		t.Errorf("n_packets after 10 more: %d", n)
+	}
+	if got := e.ok(t, "bridge/dump-flows", "--offload-stats", "br0"); !strings.Contains(got, "n_offload_packets=0, n_offload_bytes=0, priority=0") {
+		t.Errorf("--offload-stats: %s", got)
+	}
+	e.fails(t, "Unknown bridge\n", "bridge/dump-flows", "br9")
+
+	if got := e.ok(t, "fdb/flush", "br0"); got != "table successfully flushed\n" {
+		t.Errorf("fdb/flush: %q", got)
+	}
+	if got := e.ok(t, "fdb/show", "br0"); got != " port  VLAN  MAC                Age\n" {
+		t.Errorf("fdb/show after flush: %q", got)
+	}
+	e.traffic(t, 1)
+	if got := e.ok(t, "fdb/flush"); got != "table successfully flushed\n" {
+		t.Errorf("fdb/flush (all): %q", got)
+	}
+	if n := e.sw.SW.Bridge("br0").MACStats().Entries; n != 0 {
+		t.Errorf("%d MAC entries after fdb/flush", n)
+	}
+}
+
+func TestProcessCommandsWithRealAppctl(t *testing.T) {
+	e := newEnv(t)
+	mem := e.ok(t, "memory/show")
+	if !regexp.MustCompile(`^bridges:1 flows:0 go-heap-kB:\d+ goroutines:\d+ mac-entries:0 pmds:2 ports:3 rxqs:5\n$`).MatchString(mem) {
+		t.Errorf("memory/show: %q", mem)
+	}
+	e.traffic(t, 10)
+	if mem := e.ok(t, "memory/show"); number(t, mem, "flows:") != uint64(e.sw.DP.NumFlows()) || number(t, mem, "flows:") == 0 ||
+		!strings.Contains(mem, " mac-entries:2 ") {
+		t.Errorf("memory/show after traffic: %q", mem)
+	}
+
+	cov := e.ok(t, "coverage/show")
+	if !regexp.MustCompile(`^Event coverage, avg rate over last: \d+ seconds, last minute, last hour,  hash=[0-9a-f]{8}:\n`).MatchString(cov) ||
+		!regexp.MustCompile(`\n\d+ events never hit\n$`).MatchString(cov) {
+		t.Errorf("coverage/show:\n%s", cov)
+	}
+	line := regexp.MustCompile(`(?m)^netdev_received +\d+\.\d/sec +\d+\.\d{3}/sec +\d+\.\d{4}/sec   total: 20$`)
+	if !line.MatchString(cov) {
+		t.Errorf("no netdev_received line with total 20:\n%s", cov)
+	}
+	e.traffic(t, 5)
+	cov = e.ok(t, "coverage/show")
+	if !regexp.MustCompile(`(?m)^netdev_received .* total: 30$`).MatchString(cov) {
+		t.Errorf("netdev_received total after 10 more:\n%s", cov)
+	}
+	e.ok(t, "dpctl/del-flows")
+	if !regexp.MustCompile(`(?m)^dpif_flow_flush .* total: 1$`).MatchString(e.ok(t, "coverage/show")) {
+		t.Error("dpif_flow_flush not counted")
+	}
+
+	sb := e.ok(t, "gvs/sock-buf-show")
+	if !strings.HasPrefix(sb, "bridge  port  type    requested  rcvbuf  sndbuf  kernel_rx_drops  tx_drops\n") ||
+		!regexp.MustCompile(`(?m)^br0     p1    system  default    -       -       0                0$`).MatchString(sb) {
+		t.Errorf("gvs/sock-buf-show:\n%s", sb)
+	}
+	e.fails(t, "no such bridge\n", "gvs/sock-buf-show", "br9")
+
+	list := e.ok(t, "list-commands")
+	for _, c := range []string{"dpif/show", "dpctl/dump-flows", "dpctl/del-flows", "dpif-netdev/pmd-stats-show",
+		"dpif-netdev/pmd-stats-clear", "dpif-netdev/pmd-rxq-show", "dpif-netdev/pmd-rxq-rebalance", "fdb/show",
+		"fdb/flush", "bridge/dump-flows", "memory/show", "coverage/show", "gvs/sock-buf-show"} {
+		if !strings.Contains(list, "\n  "+c+" ") {
+			t.Errorf("list-commands lacks %s", c)
+		}
+	}
+	e.fails(t, "\"bogus/cmd\" is not a valid command (use \"list-commands\" to see a list of valid commands)\n", "bogus/cmd")
+}
+
+// TestNoDatapathYet: before the first bridge the switch has no datapath;
+// commands say so the way Open vSwitch does without one.
+func TestNoDatapathYet(t *testing.T) {
+	needAppctl(t)
+	e := &env{sw: nil}
+	e.serveSwitch(t, emptySwitch{})
+	if got := e.ok(t, "dpif/show"); got != "" {
+		t.Errorf("dpif/show: %q", got)
+	}
+	e.fails(t, "ovs-vswitchd: no datapaths exist\novs-vswitchd: datapath not found (Invalid argument)\n", "dpctl/dump-flows")
+	e.fails(t, "please specify an existing datapath\n", "dpif-netdev/pmd-stats-show")
+	e.fails(t, "please specify an existing datapath\n", "dpif-netdev/pmd-rxq-rebalance")
+	e.fails(t, "no such bridge\n", "fdb/show", "br0")
+	if got := e.ok(t, "fdb/flush"); got != "table successfully flushed\n" {
+		t.Errorf("fdb/flush: %q", got)
+	}
+	if got := e.ok(t, "memory/show"); !strings.HasPrefix(got, "go-heap-kB:") {
+		t.Errorf("memory/show: %q", got)
+	}
+	e.ok(t, "coverage/show")
+}

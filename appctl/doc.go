@@ -1,0 +1,55 @@
+// Package appctl implements gvs-vswitchd's ovs-appctl commands, with Open
+// vSwitch's names, arguments, output formats and error texts where Open
+// vSwitch has the command, registered on a unixctl.Server:
+//
+//	dpif/show                      datapath hit/missed, bridges, ofport/dp port, type
+//	dpctl/show [-s] [dp]           lookups, flows, ports (and their counters with -s)
+//	dpctl/dump-flows [-m] [dp] [type=..] [pmd=..]
+//	dpctl/del-flows [dp]           flush every datapath flow
+//	dpif-netdev/pmd-stats-show [-pmd N] [dp]
+//	dpif-netdev/pmd-stats-clear [-pmd N] [dp]
+//	dpif-netdev/pmd-rxq-show [-pmd N] [-secs S] [dp]
+//	dpif-netdev/pmd-rxq-rebalance [dp]
+//	fdb/show BRIDGE, fdb/flush [BRIDGE], fdb/stats-show BRIDGE
+//	bridge/dump-flows [--offload-stats] BRIDGE
+//	memory/show, coverage/show
+//	gvs/sock-buf-show [BRIDGE]     gvs only: requested and effective socket
+//	                               buffers and kernel drops per port
+//
+// Where gvs differs from Open vSwitch, the output says so rather than
+// inventing figures:
+//   - PMDs are named "pmd thread numa_id N core_id C" when pinned and
+//     "pmd thread pmd_id I (not pinned)" otherwise; -pmd selects by core
+//     (pinned) or index (unpinned).
+//   - pmd-stats-show reports time in nanoseconds ("idle ns",
+//     "processing ns"), not TSC cycles; counters of features gvs lacks
+//     (recirculation, SMC, offloads) are truly 0; the subtable-lookups
+//     line is absent (not counted). pmd-stats-clear records a baseline in
+//     this package: the datapath's counters, which metrics export, never
+//     go back.
+//   - pmd-rxq-show: gvs measures busy time per PMD, not per queue, so a
+//     queue's usage is NOT AVAIL; an extra "busy (all queues)" line per PMD
+//     gives the PMD's busy share over the window from sampled history.
+//   - pmd-rxq-rebalance moves nothing (queues are assigned round-robin
+//     when a port is added and stay) and says so, listing the assignment.
+//   - dpctl/dump-flows: megaflows are shared by every PMD, so there are
+//     no per-PMD sections; filter= is refused; --names is accepted but
+//     ports print as numbers.
+//   - bridge/dump-flows: a bridge has one rule, priority=0,actions=NORMAL;
+//     its n_packets/n_bytes are the packets received on the bridge's
+//     ports.
+//   - coverage/show: event totals are built from the published counters
+//     (per port and PMD, so a port leaving never makes a total go back)
+//     plus events this package causes (dpif_flow_flush, fdb_flush).
+//
+// The switch is read through source.Switch, which the bridge layer
+// implements: the datapath may be replaced at any time, so every command
+// asks for it afresh.
+//
+// Goroutines: commands run on unixctl connection goroutines, concurrently;
+// New starts one sampler goroutine (coverage rates, PMD busy history),
+// stopped by Close. Locks: Commands.mu and the coverage mutex are leaves,
+// never held while calling into the datapath except for reading the PMD
+// counters (atomic loads, no lock); MAC tables are read under their
+// bridge's mutex by ofproto.
+package appctl
