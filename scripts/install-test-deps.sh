@@ -3,9 +3,10 @@
 # own tools (ovs-vsctl, ovsdb-client, ovsdb-tool, ovs-appctl, ovsdb-server
 # as a reference), the Python IDL, iperf3, prometheus (promtool and a real
 # scraper for the metrics tests), ethtool and iproute2 for the namespace
-# tests, and a C compiler for `go test -race`. No packaged service may start: a policy-rc.d that answers 101
-# ("action forbidden") is in place while apt runs, and any packaged
-# ovsdb-server or ovs-vswitchd found running afterwards is stopped by pid.
+# tests, and a C compiler for `go test -race`. No packaged service may
+# start: a policy-rc.d that answers 101 ("action forbidden") is in place
+# while apt runs, and any packaged ovsdb-server or ovs-vswitchd found
+# running afterwards is stopped by pid.
 set -euo pipefail
 
 packages=(openvswitch-common openvswitch-switch python3-openvswitch iperf3 prometheus ethtool iproute2)
