@@ -1,0 +1,193 @@
+// Command gvs-bench measures gvs beside the switches a user would pick
+// instead (a direct veth pair, the Linux bridge, Debian's Open vSwitch in
+// several configurations), in one session on this machine, and writes the
+// results as a terminal table, JSON, CSV, Markdown and SVG plots.
+//
+//	gvs-bench [-quick] [-runs N] [-out DIR] [-bin DIR] [-setups a,b] [-no-ovsdb]
+//
+// It needs root (network namespaces), iperf3 and, for the Open vSwitch
+// setups, openvswitch-switch (`make bench` installs both). Everything it
+// creates carries the prefix gb<pid> and is removed on exit, on error and
+// on Ctrl-C. Sub-commands starting with "_" are its own probes, run inside
+// the namespaces.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"gvs/bench/probe"
+	"gvs/bench/report"
+	"gvs/bench/setups"
+	"gvs/bench/topo"
+)
+
+func main() {
+	if len(os.Args) > 1 && probe.IsCommand(os.Args[1]) {
+		os.Exit(probe.Main(os.Args[1:]))
+	}
+	os.Exit(benchMain(os.Args[1:]))
+}
+
+type options struct {
+	quick    bool
+	runs     int
+	out      string
+	binDir   string
+	only     string
+	noOVSDB  bool
+	busyCPU  float64
+	maxTime  time.Duration
+	startCmd string
+}
+
+func parseOptions(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("gvs-bench", flag.ContinueOnError)
+	fs.BoolVar(&o.quick, "quick", false, "one run of fewer, shorter tests (development)")
+	fs.IntVar(&o.runs, "runs", 0, "runs per figure (default 3; 1 with -quick)")
+	fs.StringVar(&o.out, "out", "bench-results", "results directory (a timestamped directory is created inside)")
+	fs.StringVar(&o.binDir, "bin", "bin", "directory holding gvs-vswitchd and gvs-ovsdb-server")
+	fs.StringVar(&o.only, "setups", "", "comma-separated setups to run (default: all but the extra ones, such as ovs-netdev-offloads)")
+	fs.BoolVar(&o.noOVSDB, "no-ovsdb", false, "skip the OVSDB comparison")
+	fs.Float64Var(&o.busyCPU, "busy-cpu", 0.3, "CPUs used by other processes during a test that make it \"busy\"")
+	fs.DurationVar(&o.maxTime, "max-time", 0, "time budget (default 18m30s; 150s with -quick)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if o.maxTime == 0 {
+		o.maxTime = 18*time.Minute + 30*time.Second
+		if o.quick {
+			o.maxTime = 150 * time.Second
+		}
+	}
+	o.startCmd = "gvs-bench " + strings.Join(args, " ")
+	return o, nil
+}
+
+func benchMain(args []string) int {
+	o, err := parseOptions(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	if os.Geteuid() != 0 {
+		fmt.Fprintln(os.Stderr, "gvs-bench: needs root (network namespaces, veth pairs)")
+		return 1
+	}
+	for _, tool := range []string{"ip", "iperf3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			fmt.Fprintf(os.Stderr, "gvs-bench: %s is missing (make deps installs it)\n", tool)
+			return 1
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gvs-bench:", err)
+		return 1
+	}
+	binDir, _ := filepath.Abs(o.binDir)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	prog := newProgress(os.Stderr)
+	if removed := topo.RemoveStale(ctx); len(removed) > 0 {
+		prog.logf("removed namespaces left by an earlier run: %s", strings.Join(removed, " "))
+	}
+	t := topo.New()
+	defer func() {
+		if err := t.Destroy(); err != nil {
+			fmt.Fprintln(os.Stderr, "gvs-bench: cleanup:", err)
+		}
+	}()
+	if err := t.Create(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "gvs-bench:", err)
+		return 1
+	}
+
+	cfg := newConfig(o.quick, o.runs)
+	started := time.Now()
+	env := setups.Env{Self: self, BinDir: binDir, ForwardWait: 10 * time.Second}
+	all := setups.All(env)
+	if o.only != "" {
+		all = selectSetups(append(all, setups.Extra(env)...), o.only)
+	}
+	r := &runner{ctx: ctx, self: self, topo: t, cfg: cfg, prog: prog, busyCPU: o.busyCPU,
+		// The last setup run and the OVSDB comparison fit after it.
+		deadline: started.Add(o.maxTime - min(75*time.Second, o.maxTime/5)),
+		repeat:   !o.quick,
+		sec:      &report.Section{Title: "Datapath"}}
+	r.runDatapath(all)
+	results := &report.Results{Command: o.startCmd, Quick: o.quick, Runs: cfg.runs, Started: started,
+		Machine: describeMachine(), Datapath: r.sec}
+	if !o.noOVSDB && ctx.Err() == nil {
+		r.sec = &report.Section{Title: "OVSDB"}
+		r.runOVSDB(binDir)
+		results.OVSDB = r.sec
+	}
+	results.Finished = time.Now()
+	results.Targets = results.Datapath.Evaluate(report.DatapathTargets())
+	if ctx.Err() != nil {
+		results.Notes = append(results.Notes, "interrupted: partial results")
+	}
+	results.Notes = append(results.Notes,
+		fmt.Sprintf("busy: more than %.2f CPUs used by processes outside the benchmark during a test", o.busyCPU),
+		"UDP loss is 1 - received/sent bytes (iperf3's own loss count under-reports); CPU is the switch process's user+system time per Gbit delivered")
+	prog.clear()
+	status := finish(results, o.out)
+	if ctx.Err() != nil && status == 0 {
+		status = 130
+	}
+	return status
+}
+
+func finish(results *report.Results, out string) int {
+	refs := report.References{Direct: setups.DirectName, OVSDefault: setups.OVSDefaultName, OVSKind: setups.KindOVS}
+	fmt.Println()
+	results.Datapath.WriteText(os.Stdout)
+	if results.OVSDB != nil {
+		fmt.Println()
+		results.OVSDB.WriteText(os.Stdout)
+	}
+	fmt.Println()
+	for _, tr := range results.Targets {
+		fmt.Printf("target %-13s %s: %s\n", "["+tr.Status+"]", tr.Text, tr.Measured)
+	}
+	dir := filepath.Join(out, results.Started.UTC().Format("20060102-150405"))
+	written, err := report.WriteFiles(dir, results, refs)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gvs-bench:", err)
+		return 1
+	}
+	latest := filepath.Join(out, "latest")
+	os.Remove(latest)
+	os.Symlink(filepath.Base(dir), latest)
+	fmt.Printf("\nresults: %s (%d files; Markdown: %s)\n", dir, len(written), filepath.Join(dir, "results.md"))
+	return 0
+}
+
+func selectSetups(all []setups.Setup, only string) []setups.Setup {
+	if only == "" {
+		return all
+	}
+	names := strings.Split(only, ",")
+	var out []setups.Setup
+	for _, s := range all {
+		if slices.Contains(names, s.Name()) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

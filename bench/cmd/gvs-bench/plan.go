@@ -1,0 +1,189 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"gvs/bench/measure"
+	"gvs/bench/report"
+)
+
+// config is the shape of one session, fixed by -quick.
+type config struct {
+	quick       bool
+	runs        int
+	tcpSeconds  int
+	udpSeconds  int
+	udpRates    []int64 // offered bits/s; 0 is unlimited
+	tcpStreams  []int
+	pingCount   int
+	rrDuration  time.Duration
+	flowRates   []int
+	flowSeconds time.Duration
+	dbDuration  time.Duration
+	dbUpdates   int
+}
+
+func newConfig(quick bool, runs int) config {
+	if quick {
+		return config{quick: true, runs: max(1, runs), tcpSeconds: 2, udpSeconds: 1,
+			udpRates: []int64{1e9, 0}, tcpStreams: []int{1}, pingCount: 10,
+			rrDuration: 500 * time.Millisecond, flowRates: []int{10000, 20000}, flowSeconds: 500 * time.Millisecond,
+			dbDuration: 500 * time.Millisecond, dbUpdates: 50}
+	}
+	return config{runs: max(3, runs), tcpSeconds: 3, udpSeconds: 2,
+		udpRates: []int64{1e9, 2e9, 4e9, 0}, tcpStreams: []int{1, 4}, pingCount: 20,
+		rrDuration: 500 * time.Millisecond, flowRates: []int{5000, 10000, 20000}, flowSeconds: time.Second,
+		dbDuration: 2 * time.Second, dbUpdates: 200}
+}
+
+// test is one measurement run against a started setup; it yields values
+// for some of its figures.
+type test struct {
+	id      string
+	figures []report.Figure
+	cost    time.Duration // rough duration, for the progress line
+	run     func(r *runner) (map[string]float64, error)
+}
+
+// udpSizes are the datagram sizes of the UDP tests.
+var udpSizes = []struct {
+	id    string
+	bytes int
+	label string
+}{{"8k", 8192, "8 KB"}, {"1400", 1400, "1400 B"}}
+
+func rateID(bps int64) string {
+	if bps == 0 {
+		return "max"
+	}
+	return fmt.Sprintf("%dg", bps/1e9)
+}
+
+func rateText(bps int64) string {
+	if bps == 0 {
+		return "unlimited"
+	}
+	return fmt.Sprintf("at %d Gbit/s", bps/1e9)
+}
+
+// plan lists the tests of one setup run, latency first (an idle switch).
+func (c config) plan() []test {
+	var tests []test
+	tests = append(tests, pingTest(c), rrTest(c))
+	for _, streams := range c.tcpStreams {
+		tests = append(tests, tcpTest(c, streams))
+	}
+	for _, size := range udpSizes {
+		for _, rate := range c.udpRates {
+			tests = append(tests, udpTest(c, size.id, size.label, size.bytes, rate))
+		}
+	}
+	tests = append(tests, flowTest(c))
+	return tests
+}
+
+func tcpTest(c config, streams int) test {
+	id := fmt.Sprintf("tcp-%d", streams)
+	name := fmt.Sprintf("TCP, %d stream", streams)
+	if streams > 1 {
+		name += "s"
+	}
+	figs := []report.Figure{{ID: id, Test: name, Label: "throughput", Unit: "Gbit/s", Higher: true}}
+	if streams == 1 {
+		figs = append(figs,
+			report.Figure{ID: id + "-retr", Test: name, Label: "retransmits", Unit: "segments"},
+			report.Figure{ID: id + "-cpu", Test: name, Label: "switch CPU", Unit: "CPU s/Gbit"})
+	}
+	spec := measure.IperfSpec{Streams: streams, Seconds: c.tcpSeconds}
+	return test{id: id, figures: figs, cost: time.Duration(c.tcpSeconds)*time.Second + 500*time.Millisecond,
+		run: func(r *runner) (map[string]float64, error) {
+			res, cpu, err := r.iperf(spec)
+			if err != nil {
+				return nil, err
+			}
+			vals := map[string]float64{id: res.Gbps}
+			if streams == 1 {
+				vals[id+"-retr"] = float64(res.Retransmits)
+				if cpu >= 0 && res.Gbps > 0 {
+					vals[id+"-cpu"] = cpu / (res.Gbps * res.Seconds)
+				}
+			}
+			return vals, nil
+		}}
+}
+
+func udpTest(c config, sizeID, sizeText string, bytes int, rate int64) test {
+	id := fmt.Sprintf("udp-%s-%s", sizeID, rateID(rate))
+	name := fmt.Sprintf("UDP %s %s", sizeText, rateText(rate))
+	figs := []report.Figure{
+		{ID: id, Test: name, Label: "delivered", Unit: "Gbit/s", Higher: true},
+		{ID: id + "-loss", Test: name, Label: "loss", Unit: "%", Percent: true},
+	}
+	withCPU := rate == 0 && sizeID == "1400"
+	if withCPU {
+		figs = append(figs, report.Figure{ID: id + "-cpu", Test: name, Label: "switch CPU", Unit: "CPU s/Gbit"})
+	}
+	spec := measure.IperfSpec{UDP: true, Length: bytes, Rate: rate, Seconds: c.udpSeconds}
+	return test{id: id, figures: figs, cost: time.Duration(c.udpSeconds)*time.Second + 500*time.Millisecond,
+		run: func(r *runner) (map[string]float64, error) {
+			res, cpu, err := r.iperf(spec)
+			if err != nil {
+				return nil, err
+			}
+			vals := map[string]float64{id: res.Gbps, id + "-loss": res.LossPct}
+			if withCPU && cpu >= 0 && res.Gbps > 0 {
+				vals[id+"-cpu"] = cpu / (res.Gbps * res.Seconds)
+			}
+			return vals, nil
+		}}
+}
+
+func pingTest(c config) test {
+	fig := report.Figure{ID: "ping", Test: fmt.Sprintf("Ping, %d echoes 50 ms apart", c.pingCount), Label: "median round trip", Unit: "µs"}
+	return test{id: "ping", figures: []report.Figure{fig}, cost: time.Duration(c.pingCount) * 55 * time.Millisecond,
+		run: func(r *runner) (map[string]float64, error) {
+			rtt, err := r.ping(c.pingCount)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]float64{"ping": rtt}, nil
+		}}
+}
+
+func rrTest(c config) test {
+	figs := []report.Figure{
+		{ID: "rr-udp", Test: "UDP request/response, 1 byte", Label: "rate", Unit: "transactions/s", Higher: true},
+		{ID: "rr-tcp", Test: "TCP request/response, 1 byte", Label: "rate", Unit: "transactions/s", Higher: true},
+	}
+	return test{id: "rr", figures: figs, cost: 2*c.rrDuration + 500*time.Millisecond,
+		run: func(r *runner) (map[string]float64, error) { return r.requestResponse(c.rrDuration) }}
+}
+
+func flowID(rate int) string { return fmt.Sprintf("flows-%dk-loss", rate/1000) }
+
+func flowTest(c config) test {
+	var figs []report.Figure
+	for _, rate := range c.flowRates {
+		figs = append(figs, report.Figure{ID: flowID(rate), Test: fmt.Sprintf("New UDP flows at %d/s", rate), Label: "loss", Unit: "%", Percent: true})
+	}
+	figs = append(figs, report.Figure{ID: "flows-max", Test: "New UDP flows", Label: "highest rate tried with no loss", Unit: "flows/s", Higher: true})
+	return test{id: "flows", figures: figs, cost: time.Duration(len(c.flowRates)) * (c.flowSeconds + 600*time.Millisecond),
+		run: func(r *runner) (map[string]float64, error) {
+			vals := map[string]float64{}
+			best, clean := 0.0, true
+			for _, rate := range c.flowRates {
+				loss, err := r.flows(rate, c.flowSeconds)
+				if err != nil {
+					return nil, err
+				}
+				vals[flowID(rate)] = loss
+				clean = clean && loss == 0
+				if clean {
+					best = float64(rate)
+				}
+			}
+			vals["flows-max"] = best
+			return vals, nil
+		}}
+}

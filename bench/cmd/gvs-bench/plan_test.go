@@ -1,0 +1,56 @@
+package main
+
+import (
+	"testing"
+
+	"gvs/bench/report"
+	"gvs/bench/setups"
+)
+
+// Every figure id is unique and every target refers to a figure and
+// setups that a full session measures.
+func TestPlanCoversTargets(t *testing.T) {
+	for _, quick := range []bool{false, true} {
+		ids := map[string]bool{}
+		for _, tst := range newConfig(quick, 0).plan() {
+			for _, f := range tst.figures {
+				if ids[f.ID] {
+					t.Errorf("quick=%v: figure %s twice", quick, f.ID)
+				}
+				ids[f.ID] = true
+			}
+		}
+		names := map[string]bool{}
+		for _, s := range setups.All(setups.Env{}) {
+			names[s.Name()] = true
+		}
+		for _, tg := range report.DatapathTargets() {
+			if !ids[tg.Figure] {
+				t.Errorf("quick=%v: target %q uses figure %s, not in the plan", quick, tg.Text, tg.Figure)
+			}
+			if !names[tg.Setup] || (tg.Ref != "" && !names[tg.Ref]) {
+				t.Errorf("target %q names an unknown setup", tg.Text)
+			}
+		}
+	}
+}
+
+func TestConfigRuns(t *testing.T) {
+	if c := newConfig(false, 1); c.runs < 3 {
+		t.Errorf("a full session runs %d times, want at least 3", c.runs)
+	}
+	if c := newConfig(true, 0); c.runs != 1 {
+		t.Errorf("a quick session runs %d times, want 1", c.runs)
+	}
+}
+
+func TestSelectSetups(t *testing.T) {
+	all := setups.All(setups.Env{})
+	got := selectSetups(all, "direct,ovs-afxdp")
+	if len(got) != 2 || got[0].Name() != "direct" || got[1].Name() != "ovs-afxdp" {
+		t.Errorf("selectSetups = %v", got)
+	}
+	if len(selectSetups(all, "")) != len(all) {
+		t.Error("no filter should select every setup")
+	}
+}

@@ -1,0 +1,103 @@
+package report
+
+import (
+	"fmt"
+	"math"
+)
+
+// Target is one acceptance target of the datapath issue: setup's figure
+// compared with a reference setup's (or with an absolute value when Ref is
+// empty).
+type Target struct {
+	Text   string
+	Figure string
+	Setup  string
+	Ref    string  // reference setup; "" for an absolute bound
+	Factor float64 // setup >= Factor * ref (or <= when AtMost)
+	Bound  float64 // absolute bound when Ref == ""
+	AtMost bool
+}
+
+// Target states.
+const (
+	TargetMet         = "met"
+	TargetNotMet      = "not met"
+	TargetNotMeasured = "not measured"
+)
+
+// TargetResult is a target's outcome.
+type TargetResult struct {
+	Text     string `json:"target"`
+	Status   string `json:"status"`
+	Measured string `json:"measured"`
+}
+
+// DatapathTargets are the targets of the datapath issue that `make bench`
+// measures.
+func DatapathTargets() []Target {
+	return []Target{
+		{Text: "TCP through gvs system ports >= Open vSwitch netdev with userspace-tso-enable=true", Figure: "tcp-1", Setup: "gvs-system", Ref: "ovs-netdev-tso", Factor: 1},
+		{Text: "TCP through gvs system ports >= 0.8x a direct veth pair", Figure: "tcp-1", Setup: "gvs-system", Ref: "direct", Factor: 0.8},
+		{Text: "TCP through gvs afxdp ports >= 1.2x Open vSwitch type=afxdp", Figure: "tcp-1", Setup: "gvs-afxdp", Ref: "ovs-afxdp", Factor: 1.2},
+		{Text: "UDP 8 KB at 1 Gbit/s: 0.00% loss with userspace-sock-buf-size", Figure: "udp-8k-1g-loss", Setup: "gvs-system-sockbuf", Bound: 0.005, AtMost: true},
+		{Text: "Ping round trip through an idle gvs <= Open vSwitch's", Figure: "ping", Setup: "gvs-system", Ref: "ovs-netdev", Factor: 1, AtMost: true},
+		{Text: "20,000 new flows per second with no loss", Figure: "flows-20k-loss", Setup: "gvs-system", Bound: 0, AtMost: true},
+	}
+}
+
+// Evaluate checks each target against the section.
+func (s *Section) Evaluate(targets []Target) []TargetResult {
+	var out []TargetResult
+	for _, t := range targets {
+		out = append(out, s.evaluate(t))
+	}
+	return out
+}
+
+func (s *Section) evaluate(t Target) TargetResult {
+	res := TargetResult{Text: t.Text, Status: TargetNotMeasured}
+	fig, ok := s.Figure(t.Figure)
+	if !ok {
+		res.Measured = "figure not in this run"
+		return res
+	}
+	v, ok := s.Value(t.Figure, t.Setup)
+	if !ok {
+		res.Measured = t.Setup + " " + s.absence(t.Setup)
+		return res
+	}
+	bound, refText := t.Bound, ""
+	if t.Ref != "" {
+		r, ok := s.Value(t.Figure, t.Ref)
+		if !ok {
+			res.Measured = t.Ref + " " + s.absence(t.Ref)
+			return res
+		}
+		bound = t.Factor * r.Median
+		refText = fmt.Sprintf(" vs %s %s (%.2fx)", t.Ref, FormatWithUnit(r.Median, fig), safeRatio(v.Median, r.Median))
+	}
+	met := v.Median >= bound
+	if t.AtMost {
+		met = v.Median <= bound
+	}
+	res.Status = TargetNotMet
+	if met {
+		res.Status = TargetMet
+	}
+	res.Measured = fmt.Sprintf("%s %s%s", t.Setup, FormatWithUnit(v.Median, fig), refText)
+	return res
+}
+
+func (s *Section) absence(setup string) string {
+	if si, ok := s.Setup(setup); ok && si.Status != StatusMeasured {
+		return si.Status + ": " + si.Reason
+	}
+	return "not measured"
+}
+
+func safeRatio(a, b float64) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return a / b
+}

@@ -1,0 +1,104 @@
+package setups
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"gvs/bench/topo"
+)
+
+// daemon is one process this package started, stopped by its own pid.
+type daemon struct {
+	name   string
+	pid    int
+	exited chan struct{}
+}
+
+// startDaemon runs argv in namespace ns (root when "") with env added, its
+// output in dir/<name>.out. The process is not tied to ctx: Stop ends it.
+func startDaemon(ns, dir, name string, env []string, argv ...string) (*daemon, error) {
+	out, err := os.Create(filepath.Join(dir, name+".out"))
+	if err != nil {
+		return nil, err
+	}
+	cmd := topo.Command(context.Background(), ns, argv...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	d := &daemon{name: name, pid: cmd.Process.Pid, exited: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		out.Close()
+		close(d.exited)
+	}()
+	return d, nil
+}
+
+// running reports whether the process has not exited.
+func (d *daemon) running() bool {
+	select {
+	case <-d.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// stop sends SIGTERM, waits a bounded time, then SIGKILL.
+func (d *daemon) stop() {
+	if d == nil || !d.running() {
+		return
+	}
+	syscall.Kill(d.pid, syscall.SIGTERM)
+	select {
+	case <-d.exited:
+		return
+	case <-time.After(5 * time.Second):
+	}
+	syscall.Kill(d.pid, syscall.SIGKILL)
+	select {
+	case <-d.exited:
+	case <-time.After(2 * time.Second):
+	}
+}
+
+// waitSocket waits until path exists and d still runs.
+func waitSocket(ctx context.Context, d *daemon, path string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		if !d.running() {
+			return fmt.Errorf("%s exited before creating %s", d.name, path)
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("%s: no %s after %v", d.name, path, limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// tail returns the last lines of a file, for error messages.
+func tail(path string, lines int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	all := strings.Split(strings.TrimSpace(string(data)), "\n")
+	return strings.Join(all[max(0, len(all)-lines):], " | ")
+}
+
+func isMissingLink(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "Cannot find device") || strings.Contains(s, "does not exist")
+}

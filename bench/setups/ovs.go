@@ -1,0 +1,183 @@
+package setups
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gvs/bench/topo"
+)
+
+// Paths of Debian's Open vSwitch.
+const (
+	ovsVswitchd   = "/usr/sbin/ovs-vswitchd"
+	ovsdbServer   = "/usr/sbin/ovsdb-server"
+	ovsdbTool     = "/usr/bin/ovsdb-tool"
+	ovsVsctl      = "/usr/bin/ovs-vsctl"
+	vswitchSchema = "/usr/share/openvswitch/vswitch.ovsschema"
+)
+
+// bigSocketBuffers is what the "bigbuf" variants set the global socket
+// buffer sysctls to while Open vSwitch opens its sockets.
+const bigSocketBuffers = "33554432"
+
+// OVSOptions picks an Open vSwitch configuration.
+type OVSOptions struct {
+	Name        string
+	Description string
+	TSO         bool // other_config:userspace-tso-enable=true
+	AFXDP       bool // ports of type afxdp
+	TxOff       bool // tx checksum offload off on the hosts' veths, as Open vSwitch's docs ask
+	BigBuf      bool // 32 MiB socket buffers through the global sysctls
+}
+
+// OVS is Debian's ovs-vswitchd with the netdev (userspace) datapath and
+// its own ovsdb-server, both private to this setup.
+type OVS struct {
+	Env Env
+	Opt OVSOptions
+
+	topo     *topo.Topo
+	dir      string
+	db       *daemon
+	vswitchd *daemon
+	restore  func() error
+}
+
+func (o *OVS) Name() string        { return o.Opt.Name }
+func (o *OVS) Kind() string        { return KindOVS }
+func (o *OVS) Description() string { return o.Opt.Description }
+
+func (o *OVS) Available() (bool, string) {
+	for _, p := range []string{ovsVswitchd, ovsdbServer, ovsdbTool, ovsVsctl, vswitchSchema} {
+		if _, err := os.Stat(p); err != nil {
+			return false, p + " is missing (install openvswitch-switch)"
+		}
+	}
+	return haveIP()
+}
+
+func (o *OVS) PIDs() []int {
+	if o.vswitchd == nil {
+		return nil
+	}
+	return []int{o.vswitchd.pid}
+}
+
+func (o *OVS) vsctl(ctx context.Context, args ...string) (string, error) {
+	argv := append([]string{ovsVsctl, "--db=unix:" + filepath.Join(o.dir, "db.sock")}, args...)
+	out, err := topo.Run(ctx, "", argv...)
+	return strings.TrimSpace(out), err
+}
+
+func (o *OVS) Start(ctx context.Context, t *topo.Topo) error {
+	o.topo = t
+	if err := t.LinkSwitched(ctx); err != nil {
+		return err
+	}
+	if o.Opt.TxOff {
+		if err := txOff(ctx, o.Env, t); err != nil {
+			return err
+		}
+	}
+	dir, err := os.MkdirTemp("", t.Prefix+"o")
+	if err != nil {
+		return err
+	}
+	o.dir = dir
+	env := []string{"OVS_RUNDIR=" + dir, "OVS_DBDIR=" + dir, "OVS_LOGDIR=" + dir, "OVS_SYSCONFDIR=" + dir}
+	if _, err := topo.Run(ctx, "", ovsdbTool, "create", filepath.Join(dir, "conf.db"), vswitchSchema); err != nil {
+		return err
+	}
+	sock := filepath.Join(dir, "db.sock")
+	o.db, err = startDaemon("", dir, "ovsdb-server", env, ovsdbServer, filepath.Join(dir, "conf.db"),
+		"--remote=punix:"+sock, "--unixctl="+filepath.Join(dir, "ovsdb-server.ctl"),
+		"--pidfile="+filepath.Join(dir, "ovsdb-server.pid"), "--log-file="+filepath.Join(dir, "ovsdb-server.log"))
+	if err != nil {
+		return err
+	}
+	if err := waitSocket(ctx, o.db, sock, 10*time.Second); err != nil {
+		return err
+	}
+	init := []string{"--no-wait", "init"}
+	if o.Opt.TSO {
+		// Read once when ovs-vswitchd starts: set it before.
+		init = append(init, "--", "set", "Open_vSwitch", ".", "other_config:userspace-tso-enable=true")
+	}
+	if _, err := o.vsctl(ctx, init...); err != nil {
+		return err
+	}
+	if o.Opt.BigBuf {
+		if o.restore, err = raiseSocketBuffers(bigSocketBuffers); err != nil {
+			return err
+		}
+	}
+	ctl := filepath.Join(dir, "ovs-vswitchd.ctl")
+	o.vswitchd, err = startDaemon(t.Switch, dir, "ovs-vswitchd", env, ovsVswitchd, "unix:"+sock,
+		"--unixctl="+ctl, "--pidfile="+filepath.Join(dir, "ovs-vswitchd.pid"),
+		"--log-file="+filepath.Join(dir, "ovs-vswitchd.log"))
+	if err != nil {
+		return err
+	}
+	if err := waitSocket(ctx, o.vswitchd, ctl, 10*time.Second); err != nil {
+		return err
+	}
+	add := []string{"--timeout=20", "add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev"}
+	for _, port := range []string{t.ClientPort, t.ServerPort} {
+		add = append(add, "--", "add-port", "br0", port)
+		if o.Opt.AFXDP {
+			add = append(add, "--", "set", "interface", port, "type=afxdp")
+		}
+	}
+	if _, err := o.vsctl(ctx, add...); err != nil {
+		return fmt.Errorf("%w (log: %s)", err, tail(filepath.Join(dir, "ovs-vswitchd.log"), 3))
+	}
+	for _, port := range []string{t.ClientPort, t.ServerPort} {
+		if msg, _ := o.vsctl(ctx, "get", "interface", port, "error"); msg != "" && msg != "[]" {
+			return Skip("Open vSwitch refused port %s: %s", port, msg)
+		}
+	}
+	if err := WaitForwarding(ctx, o.Env, t, o.Env.ForwardWait); err != nil {
+		return fmt.Errorf("%w (log: %s)", err, tail(filepath.Join(dir, "ovs-vswitchd.log"), 3))
+	}
+	// The sysctls are global: keep them raised only while Open vSwitch
+	// opens its sockets, so the hosts' own sockets keep the defaults.
+	if o.restore != nil {
+		return o.restore()
+	}
+	return nil
+}
+
+func (o *OVS) Stop() error {
+	o.vswitchd.stop()
+	o.db.stop()
+	o.vswitchd, o.db = nil, nil
+	var err error
+	if o.restore != nil {
+		err = o.restore()
+	}
+	if o.topo != nil {
+		if uerr := o.topo.Unlink(context.Background()); uerr != nil && err == nil {
+			err = uerr
+		}
+	}
+	if o.dir != "" {
+		os.RemoveAll(o.dir)
+		o.dir = ""
+	}
+	return err
+}
+
+// txOff turns tx checksum offload off on both hosts' veths, what
+// `ethtool -K DEV tx off` does.
+func txOff(ctx context.Context, env Env, t *topo.Topo) error {
+	for _, h := range []struct{ ns, dev string }{{t.Client, t.ClientDev}, {t.Server, t.ServerDev}} {
+		if _, err := topo.Run(ctx, h.ns, env.Self, "_txoff", h.dev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
