@@ -8,8 +8,15 @@
 // notification), monitor, monitor_cond, monitor_cond_since (with a history
 // of recent commits per database), monitor_cond_change, monitor_cancel,
 // lock, steal, unlock (with "locked" and "stolen" notifications), echo,
-// set_db_change_aware and get_server_id. The server also serves the
-// read-only _Server database with one Database row per served database.
+// set_db_change_aware, get_server_id and convert (online schema
+// conversion: the converted database replaces the old one atomically,
+// change-aware sessions get "monitor_canceled" for its monitors, the other
+// sessions are disconnected). The server also serves the read-only _Server
+// database with one Database row per served database.
+//
+// The server does not own storage: SetConverter installs how "convert"
+// converts a database durably (cmd/internal/ovsdbd rewrites the file
+// through storage.Storage.Convert); without one it converts in memory.
 //
 // Goroutines: each listener has an accept goroutine. Each session has
 // three: a reader that decodes messages, a loop that handles them one at a
@@ -30,6 +37,10 @@
 // Lock order (a lock may be taken while holding those to its left, never
 // the other way round):
 //
+//	Server.convertMu -> served.gate (exclusive: converting or removing it)
+//	                 -> the converter's and the db's locks, Server.mu,
+//	                    served.mu, _Server's writeMu (each as below)
+//	served.gate (shared: a client transaction) -> db write lock
 //	db write lock -> served.mu (one database's monitor registry and replica)
 //	              -> session.mu (a session's monitor map) -> session.qmu (its queue)
 //	db write lock -> lockTable.mu (TxnEnv.HasLock) -> session.qmu
@@ -39,7 +50,8 @@
 // only briefly and never while taking a lock other than those listed.
 //
 // Beyond the fixed API, RemoveDatabase stops serving a database the way
-// ovsdb-server/remove-db does, and Stats returns activity counters
-// (sessions, monitors, transactions by outcome, commit durations) that
-// sessions update with atomic adds; package metrics reads them on scrape.
+// ovsdb-server/remove-db does, SetConverter is described above, and Stats
+// returns activity counters (sessions, monitors, transactions by outcome,
+// commit durations) that sessions update with atomic adds; package metrics
+// reads them on scrape.
 package server

@@ -42,6 +42,8 @@ var fuzzSeeds = []string{
 	`{"method":"echo","params":[1,{"a":[]}],"id":11}{"id":"echo","result":[],"error":null}{"method":"set_db_change_aware","params":[true],"id":12}`,
 	`{"method":"get_schema","params":["Nope"],"id":13}{"method":"get_server_id","params":null,"id":14}{"method":"bogus","id":15}`,
 	`{"id":99,"result":1,"error":null}`,
+	`{"method":"set_db_change_aware","params":[true],"id":20}{"method":"monitor_cond","params":["Test","m",{"Item":[{}]}],"id":21}{"method":"convert","params":["Test",{"name":"Test","version":"2.0.0","tables":{"Item":{"columns":{"name":{"type":"string"},"new":{"type":"integer"}},"isRoot":true}}}],"id":22}{"method":"transact","params":["Test",{"op":"insert","table":"Item","row":{"new":1}}],"id":23}`,
+	`{"method":"convert","params":["Test",{"name":"Test","tables":{}}],"id":24}{"method":"convert","params":["_Server",{}],"id":25}`,
 	`[1,2,3]`,
 	`{"method":"transact","params":["Test",{"op":"insert","table":"Item","row":{"tags":["set",["a","b"]],"opts":["map",[["k","v"]]]}}],"id":16}{"method":"transact","params":["Test",{"op":"mutate","table":"Item","where":[],"mutations":[["count","+=",1]]}],"id":17}`,
 }

@@ -34,6 +34,8 @@ func (s *session) handleRequest(m *jsonrpc.Message) {
 	switch m.Method {
 	case "transact":
 		s.transact(m, params)
+	case "convert":
+		s.convert(m, params)
 	case "monitor":
 		s.monitor(m, params, monitorV1)
 	case "monitor_cond":
@@ -92,4 +94,11 @@ func (srv *Server) lookupDB(method string, raw json.RawMessage, params []json.Ra
 		return nil, syntaxError(raw, "unknown database", "%s request specifies unknown database %s", method, name)
 	}
 	return sdb, nil
+}
+
+// servedAs returns the database served under name, or nil.
+func (srv *Server) servedAs(name string) *served {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	return srv.dbs[name]
 }

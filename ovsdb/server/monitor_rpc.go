@@ -71,6 +71,11 @@ func (s *session) monitor(m *jsonrpc.Message, params []json.RawMessage, version 
 		}
 	})
 	if !started {
+		if cur := s.srv.servedAs(sdb.name); cur != nil && cur != sdb {
+			// Converted meanwhile: monitor the new database instead.
+			s.monitor(m, params, version)
+			return
+		}
 		s.replyError(m.ID, syntaxError(m.Params, "unknown database", "%s request specifies unknown database %s", m.Method, sdb.name))
 	}
 }

@@ -34,6 +34,11 @@ type served struct {
 
 	// writeMu serialises the server's own updates of _Server.
 	writeMu sync.Mutex
+
+	// gate is held shared by each client transaction while it runs and
+	// exclusively while the database is converted or removed, so that no
+	// transaction commits on a database being replaced.
+	gate sync.RWMutex
 }
 
 func newServed(d *db.Database, historyLen int) *served {
@@ -281,7 +286,14 @@ func (s *served) snapshotRows(table string) []*db.Row {
 }
 
 // transact runs a transaction from a client. The db refuses clients'
-// writes to databases whose names begin with "_", such as _Server.
-func (s *served) transact(ops []json.RawMessage, env db.TxnEnv) db.TxnResult {
-	return s.db.Transact(ops, env)
+// writes to databases whose names begin with "_", such as _Server. ok is
+// false, and nothing is done, when the database has been converted or
+// removed.
+func (s *served) transact(ops []json.RawMessage, env db.TxnEnv) (res db.TxnResult, ok bool) {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+	if s.isRemoved() {
+		return db.TxnResult{}, false
+	}
+	return s.db.Transact(ops, env), true
 }

@@ -47,8 +47,13 @@ type Server struct {
 	remotes   map[string]*listener
 	sessions  map[*session]struct{}
 	tlsConfig *tls.Config
+	converter ConvertFunc // nil: convert in memory
 	closed    bool
 	wg        sync.WaitGroup // listeners' accept loops and sessions
+
+	// convertMu serialises conversions ("convert" requests) and removals
+	// of databases.
+	convertMu sync.Mutex
 
 	counters serverCounters // Stats; atomic, no lock
 }
@@ -114,6 +119,8 @@ func (s *Server) AddDatabase(d *db.Database) error {
 // "canceled" error for each blocked transaction on it; other sessions are
 // disconnected, as ovsdb-server does.
 func (s *Server) RemoveDatabase(name string) error {
+	s.convertMu.Lock() // not in the middle of converting it
+	defer s.convertMu.Unlock()
 	s.mu.Lock()
 	sdb := s.dbs[name]
 	if sdb == nil || sdb == s.serverDB {
@@ -122,21 +129,10 @@ func (s *Server) RemoveDatabase(name string) error {
 	}
 	delete(s.dbs, name)
 	s.mu.Unlock()
-	sdb.unsubscribe()
-
-	sdb.mu.Lock()
-	sdb.removed = true
-	for m := range sdb.monitors {
-		if m.sess.dropMonitor(m) && m.sess.dbChangeAware.Load() {
-			m.sess.notify("monitor_canceled", []any{m.id})
-		}
-	}
-	sdb.monitors = map[*monitor]struct{}{}
-	for sess := range sdb.waiters {
-		sess.wakeUp() // the loop answers its triggers on the removed database
-	}
-	sdb.mu.Unlock()
-
+	// The gate lets transactions in progress finish first.
+	sdb.gate.Lock()
+	sdb.retire()
+	sdb.gate.Unlock()
 	s.updateServerDB()
 	s.reconnect(false, fmt.Sprintf("removing %s database", name))
 	return nil
@@ -196,10 +192,20 @@ func (s *Server) removeSession(sess *session) {
 // reconnect disconnects every session, or with force false only those that
 // are not change-aware, like ovsdb_jsonrpc_server_reconnect().
 func (s *Server) reconnect(force bool, comment string) {
+	s.disconnect(force, nil, comment)
+}
+
+// reconnectExcept is reconnect(false, comment) for every session but
+// spare, which handles its own case.
+func (s *Server) reconnectExcept(spare *session, comment string) {
+	s.disconnect(false, spare, comment)
+}
+
+func (s *Server) disconnect(force bool, spare *session, comment string) {
 	s.mu.Lock()
 	var victims []*session
 	for sess := range s.sessions {
-		if force || !sess.dbChangeAware.Load() {
+		if sess != spare && (force || !sess.dbChangeAware.Load()) {
 			victims = append(victims, sess)
 		}
 	}

@@ -40,9 +40,19 @@ func newServerDB(logger *slog.Logger, historyLen int) (*served, error) {
 	return sdb, nil
 }
 
+// stringColumn returns the value of a string column that holds one, else "".
+func stringColumn(row *db.Row, col *db.Column) string {
+	if d := row.Columns[col.Index]; len(d.Keys) == 1 {
+		s, _ := d.Keys[0].(string)
+		return s
+	}
+	return ""
+}
+
 // updateServerDB brings _Server's Database table in line with the set of
-// served databases: a row per database, inserted when it is added and
-// deleted when it is removed, like ovsdb-server's update_server_status().
+// served databases: a row per database, inserted when it is added, its
+// schema updated when it is converted and deleted when it is removed, like
+// ovsdb-server's update_server_status().
 func (s *Server) updateServerDB() {
 	sdb := s.serverDB
 	if sdb == nil {
@@ -60,14 +70,21 @@ func (s *Server) updateServerDB() {
 
 	var ops []json.RawMessage
 	have := map[string]bool{}
-	nameCol := sdb.schema.Tables["Database"].ByName["name"]
+	table := sdb.schema.Tables["Database"]
+	nameCol, schemaCol := table.ByName["name"], table.ByName["schema"]
 	for _, row := range sdb.snapshotRows("Database") {
-		var name string
-		if d := row.Columns[nameCol.Index]; len(d.Keys) == 1 {
-			name, _ = d.Keys[0].(string)
-		}
-		if want[name] != nil && !have[name] {
+		name := stringColumn(row, nameCol)
+		if d := want[name]; d != nil && !have[name] {
 			have[name] = true
+			if stringColumn(row, schemaCol) != d.schemaJSON {
+				// Converted to a new schema.
+				op, _ := json.Marshal(map[string]any{
+					"op": "update", "table": "Database",
+					"where": []any{[]any{"_uuid", "==", []any{"uuid", string(row.UUID)}}},
+					"row":   map[string]any{"schema": d.schemaJSON},
+				})
+				ops = append(ops, op)
+			}
 			continue
 		}
 		op, _ := json.Marshal(map[string]any{

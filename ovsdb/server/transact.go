@@ -45,7 +45,14 @@ func (s *session) transact(m *jsonrpc.Message, params []json.RawMessage) {
 // try runs t once and replies if it completed.
 func (s *session) try(t *trigger) bool {
 	tried := time.Now()
-	res := t.sdb.transact(t.ops, s.txnEnv(t.started))
+	res, ok := t.sdb.transact(t.ops, s.txnEnv(t.started))
+	if !ok {
+		// Converted or removed while this waited: canceled, like the
+		// transactions Open vSwitch has pending when that happens.
+		s.srv.counters.canceled.Add(1)
+		s.replyError(t.id, "canceled")
+		return true
+	}
 	if res.Blocked {
 		t.retryAt = res.RetryAt
 		return false

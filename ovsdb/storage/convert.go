@@ -2,6 +2,7 @@ package storage
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -63,33 +64,35 @@ func schemaShape(s *db.Schema) any {
 // result then passes the commit-time checks of to (references, garbage
 // collection of rows no root row refers to any more, indexes).
 func Convert(src *db.Database, to *db.Schema, logger *slog.Logger) (*db.Database, error) {
-	from := src.Schema()
+	var dst *db.Database
+	var err error
+	src.View(func(v db.View) { dst, err = convertView(v, src.Schema(), to, logger) })
+	return dst, err
+}
+
+// convertView is Convert of the state v shows, which has schema from.
+func convertView(v db.View, from, to *db.Schema, logger *slog.Logger) (*db.Database, error) {
 	if from.Name != to.Name {
 		return nil, fmt.Errorf("database name %s does not match schema name %s", from.Name, to.Name)
 	}
 	changes := map[string]map[db.UUID]*db.Row{}
-	var err error
-	src.View(func(v db.View) {
-		for name, newTable := range to.Tables {
-			oldTable := from.Tables[name]
-			if oldTable == nil {
-				continue
-			}
-			rows := map[db.UUID]*db.Row{}
-			v.Rows(name, func(old *db.Row) bool {
-				var row *db.Row
-				row, err = convertRow(old, oldTable, newTable)
-				rows[old.UUID] = row
-				return err == nil
-			})
-			if err != nil {
-				return
-			}
-			changes[name] = rows
+	for name, newTable := range to.Tables {
+		oldTable := from.Tables[name]
+		if oldTable == nil {
+			continue
 		}
-	})
-	if err != nil {
-		return nil, err
+		rows := map[db.UUID]*db.Row{}
+		var err error
+		v.Rows(name, func(old *db.Row) bool {
+			var row *db.Row
+			row, err = convertRow(old, oldTable, newTable)
+			rows[old.UUID] = row
+			return err == nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		changes[name] = rows
 	}
 	dst := db.New(to, logger)
 	if err := dst.Replay(changes); err != nil {
@@ -120,6 +123,55 @@ func convertRow(old *db.Row, from, to *db.Table) (*db.Row, error) {
 		}
 	}
 	return row, nil
+}
+
+// Convert converts the open database to schema to while it is served, as
+// ovsdb-server's "convert" method does for a standalone database: the data
+// are converted as by the package-level Convert, and the file is rewritten
+// atomically as the new schema and one record holding the converted data
+// (comment is its "_comment"). It returns the converted database, which
+// Database returns from then on and whose commits are written to the file;
+// commits of the old database fail from then on. On error nothing changes.
+//
+// The old database is read under its read lock for the whole conversion,
+// so no commit can slip in between the snapshot and the rewritten file.
+func (s *Storage) Convert(to *db.Schema, comment string) (*db.Database, error) {
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
+	s.mu.Lock()
+	closing := s.closing
+	s.mu.Unlock()
+	if closing {
+		return nil, errors.New(s.path + ": database is closed")
+	}
+	old := s.db // written only with compactMu held
+	var converted *db.Database
+	var err error
+	old.View(func(v db.View) {
+		if converted, err = convertView(v, old.Schema(), to, s.logger); err != nil {
+			return
+		}
+		var body json.RawMessage
+		converted.View(func(cv db.View) {
+			body, err = snapshotRecord(to, allRows(to, cv), comment, time.Now(), false)
+		})
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if err = s.log.Replace([]json.RawMessage{to.Raw, body}); err != nil {
+			return
+		}
+		s.db, s.schema = converted, to
+		s.base = s.log.Size()
+		s.lastCompaction = time.Now()
+	})
+	if err != nil {
+		return nil, err
+	}
+	converted.SetBeforeCommit(s.commitHook(converted))
+	return converted, nil
 }
 
 // upgrade converts the loaded database d to opts.Schema and rewrites its

@@ -31,7 +31,11 @@
 //     ovsdb-server/compact command), by writing NAME.tmp, fsyncing it,
 //     renaming it over the file and fsyncing the directory;
 //   - Options.Schema converts a file with another version of the schema at
-//     open (Convert: like ovsdb-tool convert), after backing it up.
+//     open (Convert: like ovsdb-tool convert), after backing it up;
+//   - Storage.Convert converts the open database while it is served (the
+//     "convert" method of ovsdb-server): the file is rewritten atomically
+//     as the new schema and a snapshot, and the converted database replaces
+//     the old one, whose commits fail from then on.
 //
 // Open vSwitch's lock file ".NAME.~lock~" is held (an open-file-description
 // lock, which also conflicts with ovsdb-server's POSIX lock) while a
@@ -47,6 +51,8 @@
 // committed meanwhile and swaps files holding only the storage's own
 // mutex, so commits wait only for that short swap. Lock order: a
 // compaction's mutex, then the database's lock, then the storage's mutex.
+// Storage.Convert holds the compaction mutex and the old database's read
+// lock throughout, so no commit lands between its snapshot and the new file.
 // Close waits for a running compaction, then makes later commits fail.
 // A Log (the record layer) is not safe for concurrent use: its Storage
 // serialises it.

@@ -51,6 +51,8 @@ const (
 
 // Storage is one database kept in a standalone file. See doc.go.
 type Storage struct {
+	// db and schema are replaced by Convert, with compactMu and mu held:
+	// read them holding either.
 	db     *db.Database
 	schema *db.Schema
 	logger *slog.Logger
@@ -122,7 +124,7 @@ func Open(path string, logger *slog.Logger, opts Options) (*Storage, error) {
 	if s.opts.CompactInterval == 0 {
 		s.opts.CompactInterval = defaultCompactInterval
 	}
-	d.SetBeforeCommit(s.writeCommit)
+	d.SetBeforeCommit(s.commitHook(d))
 	return s, nil
 }
 
@@ -157,18 +159,30 @@ func load(log *Log, records []Record, logger *slog.Logger) (*db.Database, error)
 	return d, nil
 }
 
-// Database is the database the file holds.
-func (s *Storage) Database() *db.Database { return s.db }
+// Database is the database the file holds: after Convert, the converted
+// one.
+func (s *Storage) Database() *db.Database {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.db
+}
 
 // Path is the database file's name.
 func (s *Storage) Path() string { return s.path }
 
-// writeCommit is the database's BeforeCommit hook: it appends the commit's
-// record (fsynced when the transaction asked for durability or Options.Sync
-// is set) before the commit becomes visible, and schedules a compaction
-// when the log has grown enough.
-func (s *Storage) writeCommit(c *db.Commit) error {
-	body, ok, err := commitRecord(s.schema, c, s.opts.NoColumnDiff)
+// commitHook is d's BeforeCommit hook, writeCommit for d.
+func (s *Storage) commitHook(d *db.Database) func(*db.Commit) error {
+	schema := d.Schema()
+	return func(c *db.Commit) error { return s.writeCommit(d, schema, c) }
+}
+
+// writeCommit appends the record of c, a commit of d, (fsynced when the
+// transaction asked for durability or Options.Sync is set) before the
+// commit becomes visible, and schedules a compaction when the log has
+// grown enough. Once d has been replaced by Convert, its commits fail: the
+// file holds the converted database.
+func (s *Storage) writeCommit(d *db.Database, schema *db.Schema, c *db.Commit) error {
+	body, ok, err := commitRecord(schema, c, s.opts.NoColumnDiff)
 	if err != nil || !ok {
 		return err
 	}
@@ -176,6 +190,9 @@ func (s *Storage) writeCommit(c *db.Commit) error {
 	defer s.mu.Unlock()
 	if s.closed {
 		return errors.New(s.path + ": database is closed")
+	}
+	if s.db != d {
+		return errors.New(s.path + ": database was converted to a new schema")
 	}
 	rec := encodeCompact(body) // json.Marshal's output is compact
 	if err := s.log.appendRecord(rec, c.Durable || s.opts.Sync); err != nil {

@@ -2,8 +2,9 @@
 // database files (package storage: loaded from and written to Open
 // vSwitch's standalone format, locked against a second server), starts the
 // remotes, registers ovsdb-server's control commands (including
-// ovsdb-server/compact) and serves until the daemon is told to exit, then
-// closes the server before the files.
+// ovsdb-server/compact), lets the "convert" method rewrite a database's
+// file (Storage.Convert, through Server.SetConverter) and serves until the
+// daemon is told to exit, then closes the server before the files.
 //
 // Contract: Run is called once, from main's goroutine.
 package ovsdbd

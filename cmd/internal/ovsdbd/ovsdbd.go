@@ -41,8 +41,9 @@ type Config struct {
 	Program string
 	// Serving, when set, is called once the server listens; the function
 	// it returns is called on exit before the server closes (gvs-vswitchd
-	// starts and tears down its switch this way).
-	Serving func() (stop func())
+	// starts and tears down its switch this way, and exports the server's
+	// metrics).
+	Serving func(srv *server.Server) (stop func())
 }
 
 // Run serves until "exit" or a terminating signal. It returns an error, to
@@ -63,6 +64,7 @@ func Run(d *daemon.Daemon, cfg Config) error {
 		closeFiles()
 		return err
 	}
+	srv.SetConverter(fileConverter(files))
 	if cfg.TLS != (server.TLSFiles{}) {
 		if err := srv.SetTLS(cfg.TLS); err != nil {
 			closeFiles()
@@ -90,7 +92,7 @@ func Run(d *daemon.Daemon, cfg Config) error {
 	}
 	stop := func() {}
 	if cfg.Serving != nil {
-		stop = cfg.Serving()
+		stop = cfg.Serving(srv)
 	}
 	sig := d.Wait()
 	stop()
@@ -127,6 +129,21 @@ func addDatabases(srv *server.Server, logger *slog.Logger, cfg Config) ([]*stora
 		}
 	}
 	return files, nil
+}
+
+// fileConverter converts a served database in its file for the "convert"
+// method: the file is rewritten atomically with the new schema and the
+// converted data, with ovsdb-server's comment, before the server swaps the
+// databases.
+func fileConverter(files []*storage.Storage) server.ConvertFunc {
+	return func(name string, schema *db.Schema) (*db.Database, error) {
+		for _, f := range files {
+			if f.Database().Schema().Name == name {
+				return f.Convert(schema, "converted by ovsdb-server")
+			}
+		}
+		return nil, fmt.Errorf("%s: no database file", name)
+	}
 }
 
 // open loads the database file at path and keeps it up to date, creating
