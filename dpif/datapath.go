@@ -47,6 +47,14 @@ type Config struct {
 	MaxSleep time.Duration
 	// SlowQueueLen bounds each PMD's queue of upcalls for slow work.
 	SlowQueueLen int
+	// RxqAssign (pmd-rxq-assign): how RebalanceRxQueues assigns receive
+	// queues to PMDs: "roundrobin", "cycles" (default) or "group".
+	RxqAssign string
+	// RxqInterval: how often receive queue load is sampled; the load is
+	// measured over the last RxqIntervals samples. Default 5 s, as Open
+	// vSwitch; sampled by the revalidator, so no finer than
+	// RevalidateInterval.
+	RxqInterval time.Duration
 
 	// manual (tests in this package): start no PMD goroutines; the test
 	// drives pmd.pollOnce itself.
@@ -84,6 +92,16 @@ func (c *Config) setDefaults() error {
 	if c.SlowQueueLen <= 0 {
 		c.SlowQueueLen = 256
 	}
+	switch c.RxqAssign {
+	case "":
+		c.RxqAssign = RxqAssignCycles
+	case RxqAssignRoundRobin, RxqAssignCycles, RxqAssignGroup:
+	default:
+		return fmt.Errorf("dpif: invalid pmd-rxq-assign value %q", c.RxqAssign)
+	}
+	if c.RxqInterval <= 0 {
+		c.RxqInterval = rxqIntervalDefault
+	}
 	return nil
 }
 
@@ -103,8 +121,9 @@ type Datapath struct {
 
 	portMu sync.Mutex // port changes; taken before nonPMD.mu and flowMu
 	ports  atomic.Pointer[portTable]
-	assign map[rxqID]int // rx queue -> PMD index, sticky
+	assign map[rxqID]int // rx queue -> PMD index (-1: moving); changed by PortAdd and RebalanceRxQueues
 	planEp uint64
+	load   rxqLoad
 
 	// PMDs are replaced whole by SetPMDConfig (with no ports): pmdsP is
 	// the current list, nslots the flow statistics slots per flow

@@ -18,9 +18,21 @@
 // and at the end of the receive batch. alloc_test.go proves the path from
 // Recv to Send allocates nothing once flows are installed.
 //
+// A frame that came with a virtio_net_hdr and leaves on a port whose
+// device takes none (Capabilities.VnetHdr false: AF_XDP) has the
+// header's requests carried out first (offload.go): a GSO frame is cut
+// into segments by packet.Segmenter (TCP over IPv4/IPv6, USO, UFO), the
+// segments from the PMD's pool, the last made in place; a partial
+// checksum (NEEDS_CSUM) is completed. Ports with vnet headers get the
+// frame untouched. This allocates nothing either (offload_test.go).
+//
 // Receive queues are assigned round-robin to the PMD with the fewest
-// queues when a port is added and never move, so one queue is never
-// polled by two PMDs. A port's transmit queue q is PMD q's own when the
+// queues when a port is added. They move only on RebalanceRxQueues
+// (pmd-rxq-rebalance), which reassigns them all by measured load with
+// the SetRxqAssign algorithm (roundrobin, cycles, group): a moving queue
+// is first taken from every plan and given to its new PMD only once the
+// old one has stopped polling it, so one queue is never polled by two
+// PMDs. A port's transmit queue q is PMD q's own when the
 // device has more transmit queues than PMDs (the last is for non-PMD
 // execution); otherwise PMDs share them, each under its own mutex.
 //
@@ -74,12 +86,28 @@
 //   - After PortAdd the datapath owns the device: PortDel and Close close
 //     it, after every PMD has stopped using it.
 //
+// # Counters
+//
+// Nothing on the packet path takes a lock to count. PMD counters are
+// private and published with atomic stores (PMDStats). Per port, each PMD
+// and the non-PMD context has its own cache-line slot of drop and offload
+// counters, added to atomically where the (rare) event happens, summed by
+// PortStats and Ports (PortInfo.DatapathStats): pool exhaustion on
+// receive, lost upcalls and output to a missing port are charged to the
+// input port; missing copies, unresolvable offloads and segmentation to
+// the output port. Per receive queue, the polling PMD adds each batch's
+// packets and busy time (one clock read per non-empty batch); the
+// revalidator samples busy time every Config.RxqInterval, and a queue's
+// load is its share of the last RxqIntervals samples (RxQueueStats, for
+// pmd-rxq-show, and RebalanceRxQueues).
+//
 // # Goroutines and lock order
 //
 // Every exported method is safe from any goroutine. Locks, outermost
-// first: portMu (port changes, Close) -> the non-PMD mutex (Execute, slow
-// upcall execution) -> flowMu (the flow writer) -> a shared transmit
-// queue's mutex (held only around Send). PMDs hold no lock while
-// classifying and call the upcall handler holding none, so a handler may
-// call Put, DelTagged and TagUsed.
+// first: portMu (port changes, Close, rx queue moves) -> the non-PMD
+// mutex (Execute, slow upcall execution) -> flowMu (the flow writer) -> a
+// shared transmit queue's mutex (held only around Send). The rx queue
+// load mutex (load.mu) is taken after portMu, and nothing is taken under
+// it. PMDs hold no lock while classifying and call the upcall handler
+// holding none, so a handler may call Put, DelTagged and TagUsed.
 package dpif

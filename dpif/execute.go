@@ -16,7 +16,8 @@ type execCtx struct {
 	out   []packet.Batch // indexed like ports.list
 	dirty []int32        // indices of out with packets
 
-	txDrops  uint64 // output to a missing port, clone failure, GSO to a port without vnet
+	txDrops  uint64 // output to a missing port, clone failure, unresolvable offload
+	seg      packet.Segmenter
 	txPkts   uint64
 	txBatchs uint64
 }
@@ -49,6 +50,11 @@ func (c *execCtx) execute(b *packet.Buffer, actions Actions) {
 				c.output(cl, a.Port)
 			} else {
 				c.txDrops++
+				if pc := c.ports.counters(a.Port, c.slot); pc != nil {
+					pc.txNoBuffer.Add(1)
+				} else if pc := c.ports.counters(b.InPort, c.slot); pc != nil {
+					pc.txNoPort.Add(1) // no copy, and nowhere to send it anyway
+				}
 			}
 		case ActPushVLAN:
 			b.PushVLAN(a.TCI)
@@ -76,6 +82,9 @@ func (c *execCtx) execute(b *packet.Buffer, actions Actions) {
 func (c *execCtx) output(b *packet.Buffer, portNo uint32) {
 	i, ok := c.ports.idx[portNo]
 	if !ok {
+		if pc := c.ports.counters(b.InPort, c.slot); pc != nil {
+			pc.txNoPort.Add(1)
+		}
 		c.pool.Put(b)
 		c.txDrops++
 		return
@@ -83,15 +92,20 @@ func (c *execCtx) output(b *packet.Buffer, portNo uint32) {
 	p := c.ports.list[i]
 	if b.HasVnet && !p.caps.VnetHdr {
 		// The frame leaves on a port that takes no virtio_net_hdr:
-		// resolve a partial checksum here; a GSO frame would need
-		// segmentation, which this datapath does not do.
-		if b.Vnet.IsGSO() || !b.CompleteVnetChecksum() {
-			c.pool.Put(b)
-			c.txDrops++
+		// what the header asks for is done here (offload.go).
+		if b.Vnet.IsGSO() {
+			c.segment(b, i, p)
 			return
 		}
-		b.HasVnet = false
+		if !c.completeChecksum(b, p) {
+			return
+		}
 	}
+	c.enqueue(b, i, p)
+}
+
+// enqueue appends b to port p's (index i) batch, sending it when full.
+func (c *execCtx) enqueue(b *packet.Buffer, i int32, p *port) {
 	batch := &c.out[i]
 	if batch.Len() == 0 {
 		c.dirty = append(c.dirty, i)

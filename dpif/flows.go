@@ -179,7 +179,8 @@ func (dp *Datapath) ExpireIdle(now time.Time) int {
 	return dp.delFlowsMatching(func(f *flow) bool { return f.usedNs() < limit })
 }
 
-// revalidate is the revalidator goroutine: it expires idle flows.
+// revalidate is the revalidator goroutine: it expires idle flows and
+// samples receive queue load.
 func (dp *Datapath) revalidate() {
 	defer dp.wg.Done()
 	t := time.NewTicker(dp.cfg.RevalidateInterval)
@@ -192,6 +193,7 @@ func (dp *Datapath) revalidate() {
 			if n := dp.ExpireIdle(now); n > 0 {
 				dp.log.Debug("expired idle flows", "count", n)
 			}
+			dp.sampleRxqLoad(dp.now())
 		}
 	}
 }

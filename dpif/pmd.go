@@ -139,31 +139,45 @@ func (p *pmd) takePlan(cur *pmdPlan) *pmdPlan {
 }
 
 // pollOnce receives one batch from every assigned queue and processes
-// it; it returns the number of packets received.
+// it; it returns the number of packets received. The time from p.now (the
+// start of the iteration) or the end of the previous busy queue to the
+// end of a busy queue's batch is that queue's busy time: one clock read
+// per non-empty batch.
 func (p *pmd) pollOnce(plan *pmdPlan) int {
 	total := 0
+	t0 := p.now
 	for i := range plan.rxqs {
 		rq := &plan.rxqs[i]
+		exhausted := p.pool.Exhausted()
 		n, _ := rq.port.dev.Recv(rq.q, &p.rx, p.pool)
+		if e := p.pool.Exhausted(); e != exhausted {
+			rq.port.stats[p.id].rxNoBuffer.Add(e - exhausted)
+		}
 		if n == 0 {
 			continue
 		}
 		total += n
-		p.processBatch(rq.port.no)
+		p.processBatch(rq.port)
+		t := p.dp.now()
+		rc := &rq.port.rxqs[rq.q]
+		rc.packets.Add(uint64(n))
+		rc.busyNs.Add(uint64(max(t-t0, 0)))
+		t0, p.now = t, t
 	}
 	return total
 }
 
 // processBatch classifies and executes every packet of p.rx, received on
-// port inPort, then sends the accumulated output batches.
-func (p *pmd) processBatch(inPort uint32) {
+// port in, then sends the accumulated output batches.
+func (p *pmd) processBatch(in *port) {
 	p.cnt.rxPackets += uint64(p.rx.Len())
 	p.cnt.rxBatches++
 	for _, b := range p.rx.Buffers() {
-		b.InPort = inPort
+		b.InPort = in.no
 		if b.StrippedVLAN.Present() && !b.RestoreVLAN() {
 			p.pool.Put(b)
 			p.cnt.rxDrops++
+			in.stats[p.id].rxDrops.Add(1)
 			continue
 		}
 		p.cnt.parse[b.Parse()]++

@@ -30,6 +30,9 @@ type PortInfo struct {
 	// SharedTx: the device has fewer transmit queues than PMDs plus one,
 	// so PMDs share them under a lock.
 	SharedTx bool
+	// DatapathStats are the datapath's own counters for the port (drops
+	// by cause, software offload work); see PortStats.
+	DatapathStats PortStats
 }
 
 // port is one datapath port; immutable after PortAdd except the locks.
@@ -39,6 +42,11 @@ type port struct {
 	caps     netdev.Capabilities
 	sharedTx bool
 	txLocks  []sync.Mutex // one per tx queue, used when sharedTx
+
+	stats []portCounters // one slot per PMD, then the non-PMD context
+	rxqs  []rxqCounters  // one per receive queue, added to by its PMD
+	hist  []rxqHistory   // one per receive queue, under Datapath.load.mu
+	added int64          // datapath clock at PortAdd
 }
 
 // portTable is an immutable snapshot of the ports, published atomically.
@@ -78,12 +86,15 @@ func (dp *Datapath) PortAdd(dev netdev.Device, portNo uint32) (uint32, error) {
 		return 0, fmt.Errorf("%w: %d", ErrPortExists, portNo)
 	}
 	ntx := dev.NumTxQueues()
-	p := &port{no: portNo, dev: dev, caps: dev.Capabilities()}
+	p := &port{no: portNo, dev: dev, caps: dev.Capabilities(), added: dp.now()}
 	p.sharedTx = ntx < dp.NumPMDs()+1
 	if ntx < 1 {
 		ntx = 1
 	}
 	p.txLocks = make([]sync.Mutex, ntx)
+	p.stats = make([]portCounters, dp.NumPMDs()+1)
+	p.rxqs = make([]rxqCounters, dev.NumRxQueues())
+	p.hist = make([]rxqHistory, dev.NumRxQueues())
 
 	list := append(slices.Clone(old.list), p)
 	slices.SortFunc(list, func(a, b *port) int { return cmpU32(a.no, b.no) })
@@ -138,7 +149,8 @@ func (dp *Datapath) Ports() []PortInfo {
 	defer dp.portMu.Unlock()
 	var out []PortInfo
 	for _, p := range dp.ports.Load().list {
-		pi := PortInfo{No: p.no, Name: p.dev.Name(), Type: p.dev.Type(), Device: p.dev, SharedTx: p.sharedTx}
+		pi := PortInfo{No: p.no, Name: p.dev.Name(), Type: p.dev.Type(), Device: p.dev, SharedTx: p.sharedTx,
+			DatapathStats: p.sumStats()}
 		for q := range p.dev.NumRxQueues() {
 			pi.RxQueuePMDs = append(pi.RxQueuePMDs, dp.assign[rxqID{p.no, q}])
 		}
@@ -156,12 +168,15 @@ func newPortTable(list []*port) *portTable {
 }
 
 // leastLoadedPMD picks the PMD with the fewest rx queues, lowest index
-// first: round-robin as queues arrive. Queues never move afterwards, so
-// one queue is never polled by two PMDs at once. Caller holds portMu.
+// first: round-robin as queues arrive. Queues move only when
+// RebalanceRxQueues says so, never to be polled by two PMDs at once.
+// Caller holds portMu.
 func (dp *Datapath) leastLoadedPMD() int {
 	load := make([]int, dp.NumPMDs())
 	for _, pmd := range dp.assign {
-		load[pmd]++
+		if pmd >= 0 {
+			load[pmd]++
+		}
 	}
 	best := 0
 	for i := range load {
@@ -185,7 +200,11 @@ func (dp *Datapath) publishPlans() uint64 {
 	}
 	for _, p := range ports.list {
 		for q := range p.dev.NumRxQueues() {
-			pl := plans[dp.assign[rxqID{p.no, q}]]
+			pmd, ok := dp.assign[rxqID{p.no, q}]
+			if !ok || pmd < 0 {
+				continue // moving between PMDs (rebalance)
+			}
+			pl := plans[pmd]
 			pl.rxqs = append(pl.rxqs, rxq{port: p, q: q, fd: p.dev.PollFD(q)})
 		}
 	}

@@ -25,7 +25,9 @@ type PMDStats struct {
 	// full.
 	Upcalls, LostUpcalls uint64
 	// TxPackets and TxBatches handed to devices; TxDrops: outputs
-	// dropped (missing port, no buffer for a copy, unsupported GSO).
+	// dropped (missing port, no buffer for a copy or a segment, a GSO
+	// request or partial checksum that could not be resolved). PortStats
+	// splits them by port and cause.
 	TxPackets, TxBatches, TxDrops uint64
 	// RxDrops: received packets dropped before classification.
 	RxDrops uint64

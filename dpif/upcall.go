@@ -77,8 +77,7 @@ func (u *Upcall) reset(pmd int, b *packet.Buffer) {
 func (p *pmd) upcall(b *packet.Buffer) {
 	hb := p.dp.handler.Load()
 	if hb == nil {
-		p.cnt.lostUpcalls++
-		p.pool.Put(b)
+		p.lostUpcall(b)
 		return
 	}
 	u := &p.up
@@ -107,8 +106,18 @@ func (p *pmd) queueSlow(b *packet.Buffer) {
 		s.frame = append(s.frame[:0], b.Data()...)
 		s.meta = b.Meta
 		p.slow <- s
+		p.pool.Put(b)
 	default:
-		p.cnt.lostUpcalls++
+		p.lostUpcall(b)
+	}
+}
+
+// lostUpcall drops a miss nobody could take, counting it for the PMD and
+// the input port, and frees b.
+func (p *pmd) lostUpcall(b *packet.Buffer) {
+	p.cnt.lostUpcalls++
+	if pc := p.ctx.ports.counters(b.InPort, p.id); pc != nil {
+		pc.lostUpcalls.Add(1)
 	}
 	p.pool.Put(b)
 }

@@ -1,8 +1,9 @@
 // Package packet holds frames and flow keys for the datapath's packet path:
 // Buffer (a frame with headroom and metadata), Batch (32 buffers moving
 // together), Pool (a per-PMD free list), Key and Parse (header fields for
-// the flow caches and classifier) and Internet checksum helpers. It
-// imports nothing else of gvs.
+// the flow caches and classifier), Internet checksum helpers and
+// Segmenter (software GSO for frames leaving on a port that takes no
+// virtio_net_hdr). It imports nothing else of gvs.
 //
 // # Goroutines
 //
@@ -31,11 +32,12 @@
 // # Allocation
 //
 // Parse, ParseOffsets, Key.Hash, Key.ApplyMask, Pool.Get and Put, Batch
-// operations, VLAN push and pop, virtio_net_hdr encode and decode, and the
-// checksum functions never allocate; alloc_test.go proves it with
-// testing.AllocsPerRun. Only NewPool and NewBuffer allocate. Parse never
-// panics on any input (FuzzParse); a malformed frame yields a Status that
-// the caller counts, and a key holding what could be parsed.
+// operations, VLAN push and pop, virtio_net_hdr encode and decode,
+// Segmenter and the checksum functions never allocate; alloc_test.go and
+// segment_test.go prove it with testing.AllocsPerRun. Only NewPool and
+// NewBuffer allocate. Neither Parse nor Segmenter panics on any input
+// (FuzzParse, FuzzSegment); a malformed frame yields a Status (or an
+// error) that the caller counts, and a key holding what could be parsed.
 //
 // # Byte order
 //
