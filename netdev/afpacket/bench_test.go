@@ -12,7 +12,7 @@ import (
 // defaults) through a bare forwarder of two afpacket devices in each
 // receive mode, and over a direct veth pair as the reference, interleaved
 // in the same run since other load on the machine moves every figure; then
-// ping round trips over all three. Gbit/s is the default mode (RxRing).
+// ping round trips over all of them. Gbit/s is the first of modes.
 func BenchmarkForwarderTCP(b *testing.B) {
 	nettest.NeedIperf(b)
 	type path struct {

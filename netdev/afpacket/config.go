@@ -1,16 +1,18 @@
 package afpacket
 
 import (
+	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 )
 
-// Ring defaults. A block must hold a whole 64 KiB GSO frame behind its
-// tpacket3_hdr, so blocks are 256 KiB (room for three such frames or ~170
-// MTU-sized ones); 32 blocks give each queue an 8 MiB ring. The kernel
-// hands a block over when it is full or when it has been open for the
-// retire timeout: 1 ms, its smallest, bounds the latency a lone packet
-// sees (see the package documentation).
+// TPACKET_V3 ring defaults. A block must hold a whole 64 KiB GSO frame
+// behind its tpacket3_hdr, so blocks are 256 KiB (room for three such
+// frames or ~170 MTU-sized ones); 32 blocks give each queue an 8 MiB ring.
+// The kernel hands a block over when it is full or when it has been open
+// for the retire timeout: 1 ms, its smallest, bounds the latency a lone
+// packet sees (see the package documentation).
 const (
 	DefaultBlockSize     = 256 << 10
 	DefaultBlocks        = 32
@@ -23,18 +25,80 @@ const (
 	minBlockSize = 128 << 10
 )
 
-// Receive modes.
+// TPACKET_V2 ring defaults. Every frame slot must hold a 64 KiB GSO frame
+// plus the tpacket2_hdr, sockaddr_ll, virtio_net_hdr and alignment (the
+// kernel puts the frame about 76 bytes in): 68 KiB. The kernel allocates
+// each block as a power-of-two run of pages, so a block of 1 MiB holds 15
+// slots and wastes 4 KiB, where a 68 KiB block would waste 60 KiB.
+const (
+	V2FrameSize       = 68 << 10
+	V2BlockSize       = 1 << 20
+	DefaultV2RingSize = 16 << 20 // 16 blocks, 240 slots
+	maxRingSize       = 1 << 30
+)
+
+// Receive modes (Config.RxMode; also Status()["rx_ring"]).
 const (
 	// RxRing reads a TPACKET_V3 mmap ring: no system call per batch
 	// while traffic flows, but a lone packet waits for its block to be
 	// retired (up to RetireTimeout).
 	RxRing = "tpacket_v3"
+	// RxRingV2 reads a TPACKET_V2 mmap ring: one 68 KiB slot per frame,
+	// each handed over as soon as the kernel has written it (no block
+	// timer), so latency is as low as with recvmmsg, and no system call
+	// per batch while traffic flows.
+	RxRingV2 = "tpacket_v2"
 	// RxRecvmmsg reads with recvmmsg(2) straight into the caller's
 	// buffers: one system call per batch, no added latency, one copy
 	// fewer; it needs a socket receive buffer of a few MiB
 	// (SocketBuffer) to absorb bursts.
 	RxRecvmmsg = "recvmmsg"
+
+	// DefaultRxMode is the mode "" selects; see the package
+	// documentation for the measurements behind the choice.
+	DefaultRxMode = RxRingV2
 )
+
+// RxModeOption is the Interface options key that selects the receive mode
+// (see ParseRxMode).
+const RxModeOption = "rx-mode"
+
+// ParseRxMode maps an options:rx-mode value ("ring-v3", "ring-v2",
+// "mmsg"; the Status names "tpacket_v3", "tpacket_v2", "recvmmsg" are
+// accepted too; "" means the default) to a Config.RxMode.
+func ParseRxMode(v string) (string, error) {
+	switch v {
+	case "":
+		return DefaultRxMode, nil
+	case "ring-v3", RxRing:
+		return RxRing, nil
+	case "ring-v2", RxRingV2:
+		return RxRingV2, nil
+	case "mmsg", RxRecvmmsg:
+		return RxRecvmmsg, nil
+	}
+	return "", fmt.Errorf("invalid options:%s %q (want ring-v3, ring-v2 or mmsg)", RxModeOption, v)
+}
+
+// ConfigFromOptions builds a Config for interface name from its options
+// column: n_rxq (queues, default 1) and rx-mode (see ParseRxMode). The
+// caller adds SocketBuffer (other_config:userspace-sock-buf-size).
+func ConfigFromOptions(name string, options map[string]string, logger *slog.Logger) (Config, error) {
+	cfg := Config{Name: name, RxQueues: 1, Logger: logger}
+	if v, ok := options["n_rxq"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return Config{}, fmt.Errorf("invalid options:n_rxq %q", v)
+		}
+		cfg.RxQueues = n
+	}
+	mode, err := ParseRxMode(options[RxModeOption])
+	if err != nil {
+		return Config{}, err
+	}
+	cfg.RxMode = mode
+	return cfg, nil
+}
 
 // Config opens one AF_PACKET device.
 type Config struct {
@@ -44,15 +108,21 @@ type Config struct {
 	RxQueues int
 	// SocketBuffer is userspace-sock-buf-size: 0 leaves the kernel
 	// defaults, anything else is clamped by netdev.ClampSocketBuffer.
+	// It sets SO_RCVBUF/SO_SNDBUF and, in the ring modes, the receive
+	// ring holds at least that many bytes (see ringBytes).
 	SocketBuffer int
-	// RxMode is RxRing (the default, "") or RxRecvmmsg.
+	// RxMode is RxRing, RxRingV2 or RxRecvmmsg; "" is DefaultRxMode.
 	RxMode string
 	// BlockSize, Blocks and RetireTimeout shape the TPACKET_V3 receive
 	// ring; zero fields take the defaults above.
 	BlockSize     int
 	Blocks        int
 	RetireTimeout time.Duration
-	Logger        *slog.Logger // nil: slog.Default()
+	// V2RingSize is the TPACKET_V2 ring's size in bytes before
+	// SocketBuffer is applied (rounded up to whole V2BlockSize
+	// blocks); 0 means DefaultV2RingSize.
+	V2RingSize int
+	Logger     *slog.Logger // nil: slog.Default()
 }
 
 func (c Config) withDefaults() Config {
@@ -69,11 +139,41 @@ func (c Config) withDefaults() Config {
 	if c.RetireTimeout <= 0 {
 		c.RetireTimeout = DefaultRetireTimeout
 	}
+	if c.V2RingSize <= 0 {
+		c.V2RingSize = DefaultV2RingSize
+	}
 	if c.RxMode == "" {
-		c.RxMode = RxRing
+		c.RxMode = DefaultRxMode
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
 	return c
+}
+
+// ringShape is the geometry of one receive ring.
+type ringShape struct {
+	blockSize, blocks int
+}
+
+func (s ringShape) bytes() int { return s.blockSize * s.blocks }
+
+// ringShape returns the ring geometry for mode with userspace-sock-buf-size
+// sockBuf (0: unset). The configured ring is a floor: a set
+// userspace-sock-buf-size larger than it grows the ring to at least that
+// many bytes (whole blocks), a smaller one leaves it alone, so setting the
+// option never makes the ring smaller than the default.
+func (c Config) ringShape(sockBuf int) ringShape {
+	switch c.RxMode {
+	case RxRing:
+		s := ringShape{blockSize: c.BlockSize, blocks: c.Blocks}
+		if want := min(sockBuf, maxRingSize); want > s.bytes() {
+			s.blocks = (want + s.blockSize - 1) / s.blockSize
+		}
+		return s
+	case RxRingV2:
+		want := max(min(sockBuf, maxRingSize), c.V2RingSize)
+		return ringShape{blockSize: V2BlockSize, blocks: max((want+V2BlockSize-1)/V2BlockSize, 1)}
+	}
+	return ringShape{}
 }

@@ -26,6 +26,7 @@ type Device struct {
 	queues  []*queue
 	mtu     atomic.Int64 // cached for Send's size check; refreshed by MTU, SetMTU, Stats
 	rxMode  string
+	cfg     Config // with defaults; for ring (re)sizing
 
 	mu     sync.Mutex // guards bufReq and closed
 	bufReq int
@@ -34,14 +35,23 @@ type Device struct {
 
 // queue is one socket: its receive ring, transmit state and counters.
 type queue struct {
-	fd     int
-	mem    []byte  // the mmap'd rings, if any
-	ring   rxRing  // RxRing mode
-	mm     *mmsgRx // RxRecvmmsg mode
-	tx     txQueue
-	ctr    counters
+	fd    int
+	mode  string
+	mem   []byte    // the mmap'd receive ring, if any
+	ring  rxRing    // RxRing mode
+	ring2 rxRingV2  // RxRingV2 mode
+	shape ringShape // the ring's geometry (polling goroutine)
+	mm    *mmsgRx   // RxRecvmmsg mode
+	tx    txQueue
+	ctr   counters
+	// kdrops are the kernel's drops (and frames a ring resize dropped).
 	kdrops kernelDrops
 	idle   int // empty ring reads in a row (Recv's goroutine only)
+
+	blockSize  int          // the ring's block size, fixed for the mode
+	ringBytes  atomic.Int64 // size of the ring in effect, for Status
+	wantBlocks atomic.Int64 // size SetSocketBuffers asked for (0: none)
+	resizes    atomic.Uint64
 }
 
 var _ netdev.Device = (*Device)(nil)
@@ -54,14 +64,19 @@ func Open(cfg Config) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.RxMode != RxRing && cfg.RxMode != RxRecvmmsg {
+	if cfg.RxMode != RxRing && cfg.RxMode != RxRingV2 && cfg.RxMode != RxRecvmmsg {
 		return nil, fmt.Errorf("%s: unknown receive mode %q", cfg.Name, cfg.RxMode)
 	}
-	d := &Device{name: cfg.Name, ifindex: l.Attrs().Index, log: cfg.Logger, rxMode: cfg.RxMode}
+	d := &Device{name: cfg.Name, ifindex: l.Attrs().Index, log: cfg.Logger, rxMode: cfg.RxMode, cfg: cfg}
+	sockBuf := 0
+	if cfg.SocketBuffer != 0 {
+		sockBuf = netdev.ClampSocketBuffer(cfg.SocketBuffer)
+	}
+	shape := cfg.ringShape(sockBuf)
 	d.mtu.Store(int64(l.Attrs().MTU))
 	fanoutID := uint16(os.Getpid()) ^ uint16(d.ifindex)<<8 ^ uint16(d.ifindex)
 	for i := range cfg.RxQueues {
-		fd, mem, err := openSocket(d.ifindex, cfg)
+		fd, mem, err := openSocket(d.ifindex, cfg, shape)
 		if err == nil && cfg.RxQueues > 1 {
 			if i == 0 {
 				fanoutID, err = newFanout(fd, fanoutID)
@@ -79,11 +94,11 @@ func Open(cfg Config) (*Device, error) {
 			d.Close()
 			return nil, fmt.Errorf("%s: queue %d: %w", cfg.Name, i, err)
 		}
-		qu := &queue{fd: fd, mem: mem, tx: newTxQueue()}
-		if cfg.RxMode == RxRing {
-			qu.ring = rxRing{mem: mem, blockSize: cfg.BlockSize, blocks: cfg.Blocks}
-		} else {
+		qu := &queue{fd: fd, mode: cfg.RxMode, tx: newTxQueue(), blockSize: shape.blockSize}
+		if cfg.RxMode == RxRecvmmsg {
 			qu.mm = newMmsgRx()
+		} else {
+			qu.setRing(mem, shape, cfg)
 		}
 		d.queues = append(d.queues, qu)
 	}
@@ -130,9 +145,13 @@ func (d *Device) SetMTU(mtu int) error {
 func (d *Device) Link() netdev.LinkState { return link.State(d.ifindex) }
 
 // SetSocketBuffers applies userspace-sock-buf-size to every open socket at
-// once (0 leaves them as they are) and reports what took effect. The
-// receive ring does not use the receive buffer; the send buffer bounds how
-// much sendmmsg can queue.
+// once (0 leaves them as they are) and reports what took effect: the send
+// buffer bounds how much sendmmsg can queue, the receive buffer what
+// recvmmsg can absorb. A ring does not use the receive buffer, so in the
+// ring modes the size also becomes the ring's lower bound (0: back to the
+// configured ring): each queue swaps its ring on its next Recv that finds
+// it drained (see resize.go); Status shows the size in effect and any
+// pending one.
 func (d *Device) SetSocketBuffers(bytes int) (netdev.SocketBuffers, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -143,6 +162,12 @@ func (d *Device) SetSocketBuffers(bytes int) (netdev.SocketBuffers, error) {
 		bytes = netdev.ClampSocketBuffer(bytes)
 	}
 	d.bufReq = bytes
+	if d.rxMode != RxRecvmmsg {
+		want := d.cfg.ringShape(bytes)
+		for _, q := range d.queues {
+			q.wantBlocks.Store(int64(want.blocks))
+		}
+	}
 	var eff rawsock.Buffers
 	for _, q := range d.queues {
 		var err error
@@ -165,6 +190,7 @@ func (d *Device) Status() map[string]string {
 	st["rx_ring"] = d.rxMode
 	st["tx"] = "sendmmsg"
 	st["rx_queues"] = strconv.Itoa(len(d.queues))
+	d.ringStatus(st)
 	d.mu.Lock()
 	if d.bufReq != 0 {
 		st["socket_buf_requested"] = strconv.Itoa(d.bufReq)
@@ -194,7 +220,7 @@ func (d *Device) Close() error {
 				errs = append(errs, err)
 			}
 		}
-		q.mem, q.ring.mem = nil, nil
+		q.mem, q.ring.mem, q.ring2.mem = nil, nil, nil
 		if err := unix.Close(q.fd); err != nil {
 			errs = append(errs, err)
 		}

@@ -30,7 +30,7 @@ func TestSocketBuffers(t *testing.T) {
 	if got.Requested != netdev.MinSocketBuffer || got.Receive < netdev.MinSocketBuffer || got.Receive >= big {
 		t.Errorf("SetSocketBuffers(1000) at run time: %+v, want clamped to %d", got, netdev.MinSocketBuffer)
 	}
-	if st := d.Status(); st["socket_sndbuf"] == "" || st["rx_ring"] != "tpacket_v3" || st["tx"] != "sendmmsg" {
+	if st := d.Status(); st["socket_sndbuf"] == "" || st["rx_ring"] != DefaultRxMode || st["tx"] != "sendmmsg" {
 		t.Errorf("Status() = %v", st)
 	}
 }

@@ -6,30 +6,72 @@
 //
 // # Receive
 //
-// Two modes (Config.RxMode):
+// Three modes (Config.RxMode; Interface options:rx-mode through
+// ConfigFromOptions; Status()["rx_ring"] names the one in effect):
 //
-//   - RxRing ("tpacket_v3", the default): a TPACKET_V3 mmap ring of 256 KiB
-//     blocks (a block must hold a 64 KiB GSO frame). Recv walks the blocks
-//     the kernel has handed over and copies each frame into a buffer from
-//     the caller's pool (the one copy in user space), decoding the
-//     virtio_net_hdr that sits 10 bytes before the frame. The kernel hands
-//     a block over only when it is full or when its retire timeout (1 ms,
-//     the smallest it takes) fires, and a partially filled block cannot be
-//     read safely (frames in it carry no ready flag), so a lone packet
-//     waits up to 1 ms per hop.
-//   - RxRecvmmsg ("recvmmsg"): recvmmsg(2) straight into the caller's
-//     buffers, the virtio_net_hdr first, the stripped VLAN tag in
-//     PACKET_AUXDATA: no added latency and one copy fewer, at one system
-//     call per Recv. It needs a receive buffer of a few MiB
+//   - RxRingV2 ("tpacket_v2", options:rx-mode=ring-v2, the default): a
+//     TPACKET_V2 mmap ring of 68 KiB frame slots (a 64 KiB GSO frame plus
+//     tpacket2_hdr, sockaddr_ll, virtio_net_hdr and alignment), 15 to a
+//     1 MiB block, 16 MiB (240 slots) per socket by default. Every slot
+//     has its own status word, so the kernel hands each frame over as soon
+//     as it has written it: no block timer, latency as low as recvmmsg,
+//     and no system call per batch while traffic flows. Recv copies each
+//     frame into a buffer from the caller's pool (the one copy in user
+//     space) and gives the slot back at once. The price is slots, not
+//     bytes: a burst of small frames fills 240 slots long before 16 MiB.
+//   - RxRing ("tpacket_v3", rx-mode=ring-v3): a TPACKET_V3 ring of
+//     256 KiB blocks into which the kernel packs frames of any size (about
+//     170 MTU-sized ones a block, 32 blocks), so it absorbs the longest
+//     bursts of small frames. But it hands a block over only when it is
+//     full or when its retire timeout (1 ms, the smallest it takes) fires,
+//     and a partially filled block cannot be read safely (frames in it
+//     carry no ready flag), so a lone packet waits up to 1 ms per hop.
+//   - RxRecvmmsg ("recvmmsg", rx-mode=mmsg): recvmmsg(2) straight into
+//     the caller's buffers, the virtio_net_hdr first, the stripped VLAN
+//     tag in PACKET_AUXDATA: no added latency and one copy fewer, at one
+//     system call per Recv. It needs a receive buffer of a few MiB
 //     (Config.SocketBuffer): with the kernel's 208 KiB, 64 KiB GSO frames
 //     overflow it and TCP retransmits heavily.
 //
-// Measured on 2 shared cores under other load (bench_test.go, medians,
-// interleaved): TCP through a bare forwarder 6.5-9 Gbit/s in either mode
-// where a direct veth pair gave 14-17; ping round trip 0.8-1.8 ms with
-// RxRing, 0.2-0.4 ms with RxRecvmmsg, 0.08 ms over the direct pair.
+// Measured (TestMeasureRxModes, GVS_RXMEASURE=5: a bare forwarder between
+// two veths, ping, a 1-byte UDP request/response client and iperf3 in
+// namespaces, setups interleaved run by run, 2 cores shared with other
+// load). Medians of 5 runs in each of three sessions (a/b/c, ten minutes
+// apart); the direct veth pair is the reference:
 //
-// In both, a VLAN tag the kernel stripped (veth and most NICs take the
+//	                    ring-v3         ring-v2            mmsg              mmsg 8 MiB        direct
+//	ping RTT (µs)       1771/835/806    243/219/221        351/511/286       361/443/322       109/100/119
+//	UDP 1-byte RR (/s)  723/1101/1394   14624/12843/13204  15437/9363/15594  16809/9117/13142  33178/36089/35082
+//	TCP (Gbit/s)        6.05/5.57/7.24  8.44/5.66/8.84     6.52/5.04/6.40    9.08/6.58/8.33    15.2/12.2/13.0
+//	TCP retransmits     0/0/1           46/6/181           164k/184k/165k    45/0/0            311/91/396
+//	UDP 8 KB @1G loss % 2.5/33/18       8.7/24/7.9         10/59/20          15/23/11          4.3/10.5/5.2
+//
+// ring-v2 is the default: with the kernel defaults untouched it is the
+// only mode with both low latency and TCP without a retransmit storm.
+// Growing its ring to 32 or 128 MiB (userspace-sock-buf-size) changed
+// none of these figures beyond the noise. The UDP loss figures say more
+// about the machine's load than about the modes (the direct pair lost
+// 4-10%, and the forwarder's kernel drops show it was starved for tens of
+// milliseconds at a time, longer than any ring here covers).
+//
+// # Ring size and userspace-sock-buf-size
+//
+// A ring does not use the socket receive buffer, so in the ring modes
+// userspace-sock-buf-size (Config.SocketBuffer, SetSocketBuffers) also
+// sizes the ring: it holds at least that many bytes (whole blocks, at
+// most 1 GiB); a smaller value leaves the configured ring, 0 goes back to
+// it. The kernel cannot resize a ring in place (a new PACKET_RX_RING is
+// refused while the old one exists or is mapped), so at run time the
+// ring is unmapped, freed and replaced; the socket stays bound and in its
+// fanout group. That must not race Recv, which reads the mapping without
+// locks, so SetSocketBuffers only records the wanted size and the swap
+// happens inside the queue's next Recv that drained the ring. Frames that
+// arrive during the swap (microseconds) queue in the socket's receive
+// buffer; they are discarded and counted in RxKernelDrops. Until the
+// queue is next polled, Status shows "rx_ring_size" (in effect) and
+// "rx_ring_size_pending"; "rx_ring_resizes" counts swaps.
+//
+// In every mode, a VLAN tag the kernel stripped (veth and most NICs take the
 // outer tag into metadata) is put back into the frame before Recv returns,
 // with its TPID (802.1Q or 802.1ad). Frames the ring truncated count as
 // RxErrors. With more than one queue the sockets join a PACKET_FANOUT hash
@@ -51,19 +93,20 @@
 // # Statistics and buffers
 //
 // The kernel's drop counter (PACKET_STATISTICS, reset by every read) is
-// read when a ring block arrives marked TP_STATUS_LOSING, on every Stats
-// call and on Close, and accumulated into RxKernelDrops. SetSocketBuffers
+// read when a ring block or frame arrives marked TP_STATUS_LOSING, on
+// every Stats call and on Close, and accumulated into RxKernelDrops. SetSocketBuffers
 // applies userspace-sock-buf-size to the open sockets at once with
 // SO_RCVBUFFORCE/SO_SNDBUFFORCE (SO_RCVBUF/SO_SNDBUF without privilege),
 // clamped by netdev.ClampSocketBuffer; it reports the sizes read back
-// (Linux doubles them). 0 leaves the sockets as they are.
+// (Linux doubles them). 0 leaves the sockets as they are. In the ring
+// modes it sizes the ring too (above).
 //
 // # Link flaps
 //
 // When the link goes down the kernel leaves ENETDOWN pending on each
 // socket, and poll(2) reports POLLERR until a system call consumes it.
 // Send retries once on ENETDOWN (the first may be that stale error); in
-// RxRing mode Recv reads SO_ERROR every 64 empty calls so a PMD sleeping
+// the ring modes Recv reads SO_ERROR every 64 empty calls so a PMD sleeping
 // in poll does not spin after a flap.
 //
 // # Goroutines

@@ -1,6 +1,8 @@
 package afpacket
 
 import (
+	"fmt"
+
 	"golang.org/x/sys/unix"
 
 	"gvs/packet"
@@ -8,12 +10,49 @@ import (
 
 // Recv appends up to the batch's free room of frames from queue q (its
 // ring, or recvmmsg in RxRecvmmsg mode) in buffers from pool. It never
-// blocks. When pool runs dry the rest stay queued for the next call.
+// blocks. When pool runs dry the rest stay queued for the next call. A
+// ring resize that SetSocketBuffers asked for happens here, on the polling
+// goroutine, once the ring has been drained (see resize.go).
 func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error) {
 	qu := d.queues[q]
-	if qu.mm != nil {
+	var n int
+	switch {
+	case qu.mm != nil:
 		return d.recvMmsg(qu, batch, pool)
+	case qu.mem == nil:
+		return 0, fmt.Errorf("%s: %w", d.name, errRingLost)
+	case qu.mode == RxRingV2:
+		n = d.recvRingV2(qu, batch, pool)
+	default:
+		n = d.recvRingV3(qu, batch, pool)
 	}
+	if n == 0 {
+		qu.clearErrorSometimes()
+	} else {
+		qu.idle = 0
+	}
+	if qu.resizeWanted() && qu.ringDrained() {
+		if err := d.resizeRing(qu); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// count adds one Recv's figures to the queue's counters.
+func (qu *queue) count(added, bytes, bad int) {
+	if added > 0 {
+		qu.ctr.rxPackets.Add(uint64(added))
+		qu.ctr.rxBytes.Add(uint64(bytes))
+	}
+	if bad > 0 {
+		qu.ctr.rxErrors.Add(uint64(bad))
+	}
+}
+
+// recvRingV3 is Recv for RxRing: it walks the blocks the kernel handed
+// over, copying each frame.
+func (d *Device) recvRingV3(qu *queue, batch *packet.Batch, pool *packet.Pool) int {
 	r := &qu.ring
 	added, bytes, bad := 0, 0, 0
 	for !batch.Full() {
@@ -48,19 +87,8 @@ func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error
 		bytes += buf.Len()
 		r.next()
 	}
-	if added == 0 {
-		qu.clearErrorSometimes()
-	} else {
-		qu.idle = 0
-	}
-	if added > 0 {
-		qu.ctr.rxPackets.Add(uint64(added))
-		qu.ctr.rxBytes.Add(uint64(bytes))
-	}
-	if bad > 0 {
-		qu.ctr.rxErrors.Add(uint64(bad))
-	}
-	return added, nil
+	qu.count(added, bytes, bad)
+	return added
 }
 
 // errorCheckInterval is how many empty ring reads pass between reads of

@@ -82,7 +82,10 @@ type frame struct {
 	vnet   []byte // the virtio_net_hdr in front of it
 	wire   int    // its length on the wire (tp_len)
 	status uint32
-	hdr    []byte // the tpacket3_hdr, for VLAN and hash fields
+	rxHash uint32 // 0: none
+	// vlanTCI and vlanTPID are the tag the kernel stripped, valid
+	// with TP_STATUS_VLAN_VALID (and TP_STATUS_VLAN_TPID_VALID).
+	vlanTCI, vlanTPID uint16
 }
 
 // peek returns the packet at the read position; ok is false when the
@@ -100,11 +103,13 @@ func (r *rxRing) peek() (f frame, ok bool) {
 		return f, false
 	}
 	return frame{
-		data:   b[mac : mac+snap],
-		vnet:   b[mac-packet.VnetHdrLen : mac],
-		wire:   int(binary.NativeEndian.Uint32(h[hdrLen:])),
-		status: binary.NativeEndian.Uint32(h[hdrStatus:]),
-		hdr:    h,
+		data:     b[mac : mac+snap],
+		vnet:     b[mac-packet.VnetHdrLen : mac],
+		wire:     int(binary.NativeEndian.Uint32(h[hdrLen:])),
+		status:   binary.NativeEndian.Uint32(h[hdrStatus:]),
+		rxHash:   binary.NativeEndian.Uint32(h[hdrRxHash:]),
+		vlanTCI:  uint16(binary.NativeEndian.Uint32(h[hdrVlanTCI:])),
+		vlanTPID: binary.NativeEndian.Uint16(h[hdrVlanTPID:]),
 	}, true
 }
 
@@ -129,15 +134,15 @@ func fill(buf *packet.Buffer, f frame) bool {
 	copy(buf.Room(), f.data)
 	buf.SetLen(len(f.data))
 	buf.HasVnet = buf.Vnet.Decode(f.vnet)
-	if h := binary.NativeEndian.Uint32(f.hdr[hdrRxHash:]); h != 0 {
-		buf.RSSHash, buf.HasRSSHash = h, true
+	if f.rxHash != 0 {
+		buf.RSSHash, buf.HasRSSHash = f.rxHash, true
 	}
 	if f.status&unix.TP_STATUS_VLAN_VALID != 0 {
 		tpid := packet.EtherTypeVLAN
 		if f.status&unix.TP_STATUS_VLAN_TPID_VALID != 0 {
-			tpid = binary.NativeEndian.Uint16(f.hdr[hdrVlanTPID:])
+			tpid = f.vlanTPID
 		}
-		buf.StrippedVLAN = packet.VLANTag{TPID: tpid, TCI: uint16(binary.NativeEndian.Uint32(f.hdr[hdrVlanTCI:]))}
+		buf.StrippedVLAN = packet.VLANTag{TPID: tpid, TCI: f.vlanTCI}
 		return buf.RestoreVLAN()
 	}
 	return true

@@ -17,11 +17,11 @@ func htons(v uint16) uint16 {
 	return binary.NativeEndian.Uint16(b[:])
 }
 
-// openSocket creates one AF_PACKET socket with its mmap'd TPACKET_V3
-// receive ring, bound to ifindex, in the order the kernel requires:
-// PACKET_VNET_HDR fails with EBUSY once a ring exists, and binding last
-// keeps packets out until the ring is ready.
-func openSocket(ifindex int, cfg Config) (fd int, ring []byte, err error) {
+// openSocket creates one AF_PACKET socket with its mmap'd receive ring
+// (of the given shape, in the ring modes), bound to ifindex, in the order
+// the kernel requires: PACKET_VNET_HDR fails with EBUSY once a ring
+// exists, and binding last keeps packets out until the ring is ready.
+func openSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []byte, err error) {
 	fd, err = unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
 	if err != nil {
 		return -1, nil, os.NewSyscallError("socket", err)
@@ -41,7 +41,7 @@ func openSocket(ifindex int, cfg Config) (fd int, ring []byte, err error) {
 		opt  int
 		val  int
 	}{
-		{"PACKET_VERSION", unix.PACKET_VERSION, unix.TPACKET_V3},
+		{"PACKET_VERSION", unix.PACKET_VERSION, tpacketVersion(cfg.RxMode)},
 		{"PACKET_VNET_HDR", unix.PACKET_VNET_HDR, 1},
 		// Straight to the driver: the datapath is the queueing
 		// discipline, and a qdisc would only add a lock and a copy.
@@ -62,7 +62,7 @@ func openSocket(ifindex int, cfg Config) (fd int, ring []byte, err error) {
 			return fd, nil, fmt.Errorf("setsockopt PACKET_AUXDATA: %w", err)
 		}
 	}
-	if ring, err = mapRings(fd, cfg); err != nil {
+	if ring, err = mapRing(fd, cfg, shape); err != nil {
 		return fd, nil, err
 	}
 	// Hear frames for every address, as a switch port must; the kernel
@@ -78,33 +78,66 @@ func openSocket(ifindex int, cfg Config) (fd int, ring []byte, err error) {
 	return fd, ring, nil
 }
 
-// mapRings sets up and maps the TPACKET_V3 receive ring when the
-// configuration asks for one. (A PACKET_TX_RING would be mapped in the
-// same mmap, after it; sendmmsg measured faster, see the package doc.)
-func mapRings(fd int, cfg Config) ([]byte, error) {
-	size := 0
-	if cfg.RxMode == RxRing {
+// tpacketVersion is the PACKET_VERSION for a receive mode (recvmmsg
+// uses no ring; V3 is as good as any there).
+func tpacketVersion(mode string) int {
+	if mode == RxRingV2 {
+		return unix.TPACKET_V2
+	}
+	return unix.TPACKET_V3
+}
+
+// mapRing sets up and maps the receive ring of the given shape when the
+// mode has one. (A PACKET_TX_RING would be mapped in the same mmap, after
+// it; sendmmsg measured faster, see the package doc.)
+func mapRing(fd int, cfg Config, shape ringShape) ([]byte, error) {
+	var err error
+	switch cfg.RxMode {
+	case RxRing:
 		req := unix.TpacketReq3{
-			Block_size:       uint32(cfg.BlockSize),
-			Block_nr:         uint32(cfg.Blocks),
+			Block_size:       uint32(shape.blockSize),
+			Block_nr:         uint32(shape.blocks),
 			Frame_size:       frameSize,
-			Frame_nr:         uint32(cfg.BlockSize / frameSize * cfg.Blocks),
+			Frame_nr:         uint32(shape.blockSize / frameSize * shape.blocks),
 			Retire_blk_tov:   uint32(max(cfg.RetireTimeout.Milliseconds(), 1)),
 			Feature_req_word: tpFeatureFillRxHash,
 		}
-		if err := unix.SetsockoptTpacketReq3(fd, unix.SOL_PACKET, unix.PACKET_RX_RING, &req); err != nil {
-			return nil, fmt.Errorf("setsockopt PACKET_RX_RING: %w", err)
+		err = unix.SetsockoptTpacketReq3(fd, unix.SOL_PACKET, unix.PACKET_RX_RING, &req)
+	case RxRingV2:
+		req := unix.TpacketReq{
+			Block_size: uint32(shape.blockSize),
+			Block_nr:   uint32(shape.blocks),
+			Frame_size: V2FrameSize,
+			Frame_nr:   uint32(shape.blockSize / V2FrameSize * shape.blocks),
 		}
-		size += cfg.BlockSize * cfg.Blocks
-	}
-	if size == 0 {
+		err = unix.SetsockoptTpacketReq(fd, unix.SOL_PACKET, unix.PACKET_RX_RING, &req)
+	default:
 		return nil, nil
 	}
-	ring, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+	if err != nil {
+		return nil, fmt.Errorf("setsockopt PACKET_RX_RING (%d x %d bytes): %w", shape.blocks, shape.blockSize, err)
+	}
+	ring, err := unix.Mmap(fd, 0, shape.bytes(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
 	if err != nil {
 		return nil, os.NewSyscallError("mmap", err)
 	}
 	return ring, nil
+}
+
+// freeRing releases the socket's receive ring (it must be unmapped): a
+// request for zero blocks. The socket stays bound; until a new ring is
+// set, frames queue in its receive buffer instead.
+func freeRing(fd int, mode string) error {
+	var err error
+	if mode == RxRing {
+		err = unix.SetsockoptTpacketReq3(fd, unix.SOL_PACKET, unix.PACKET_RX_RING, &unix.TpacketReq3{})
+	} else {
+		err = unix.SetsockoptTpacketReq(fd, unix.SOL_PACKET, unix.PACKET_RX_RING, &unix.TpacketReq{})
+	}
+	if err != nil {
+		return fmt.Errorf("setsockopt PACKET_RX_RING (free): %w", err)
+	}
+	return nil
 }
 
 // joinFanout puts fd into fanout group id, spreading flows by hash.

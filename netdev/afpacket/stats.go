@@ -36,6 +36,13 @@ func (k *kernelDrops) collect(fd int) {
 	}
 }
 
+// add counts frames we dropped ourselves (see discardQueued).
+func (k *kernelDrops) add(n uint64) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.drops += n
+}
+
 func (k *kernelDrops) total() uint64 {
 	k.mu.Lock()
 	defer k.mu.Unlock()

@@ -35,6 +35,7 @@ func TestKernelDropsAccumulate(t *testing.T) {
 		a, b := env.IfName("a"), env.IfName("b")
 		env.Veth(a, "", b, "")
 		cfg.Blocks, cfg.BlockSize, cfg.SocketBuffer = 2, minBlockSize, 1 // smallest ring, smallest buffer
+		cfg.V2RingSize = V2BlockSize
 		in, out := openT(t, a, Config{}), openT(t, b, cfg)
 		pool, err := packet.NewPool(packet.PoolConfig{Buffers: 64})
 		if err != nil {

@@ -28,6 +28,7 @@ var (
 // socket buffer each wants (recvmmsg needs room for bursts).
 var modes = []Config{
 	{RxMode: RxRing},
+	{RxMode: RxRingV2},
 	{RxMode: RxRecvmmsg, SocketBuffer: 8 << 20},
 }
 

@@ -29,6 +29,14 @@ var envSeq atomic.Int32
 // New returns an Env for t, skipping t unless running as root with ip(8).
 func New(t testing.TB) *Env {
 	t.Helper()
+	return NewPrefixed(t, "gvsnd", "gd")
+}
+
+// NewPrefixed is New with other name prefixes: namespaces are named
+// "<prefix><pid>-<n>-..." and root-namespace interfaces "<short><pid,n in
+// base 36>..." (short must be 2 bytes or so: names have 15).
+func NewPrefixed(t testing.TB, prefix, short string) *Env {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for network namespaces")
 	}
@@ -39,8 +47,8 @@ func New(t testing.TB) *Env {
 	pid := os.Getpid()
 	return &Env{
 		t:      t,
-		prefix: fmt.Sprintf("gvsnd%d-%d-", pid, n),
-		short:  "gd" + strconv.FormatInt(int64(pid), 36) + strconv.FormatInt(int64(n), 36),
+		prefix: fmt.Sprintf("%s%d-%d-", prefix, pid, n),
+		short:  short + strconv.FormatInt(int64(pid), 36) + strconv.FormatInt(int64(n), 36),
 	}
 }
 

@@ -21,12 +21,45 @@ type IperfResult struct {
 // skips the test if iperf3 is missing.
 func (e *Env) IperfTCP(serverNS, clientNS, addr string, d time.Duration, extra ...string) (IperfResult, error) {
 	e.t.Helper()
+	r, err := e.iperf(serverNS, clientNS, addr, d, extra...)
+	if err != nil {
+		return IperfResult{}, err
+	}
+	return IperfResult{Gbps: r.End.SumReceived.BitsPerSecond / 1e9, Retransmits: r.End.SumSent.Retransmits}, nil
+}
+
+// UDPResult is what a UDP iperf3 run sent and what arrived, in bytes.
+type UDPResult struct {
+	SentBytes, ReceivedBytes uint64
+}
+
+// Loss is 1 - received/sent (iperf3's own loss count under-reports).
+func (u UDPResult) Loss() float64 {
+	if u.SentBytes == 0 {
+		return 1
+	}
+	return 1 - float64(u.ReceivedBytes)/float64(u.SentBytes)
+}
+
+// IperfUDP offers UDP datagrams of size bytes at rate (iperf3 -b syntax,
+// such as "1G") from clientNS to a one-shot server in serverNS.
+func (e *Env) IperfUDP(serverNS, clientNS, addr string, d time.Duration, rate string, size int) (UDPResult, error) {
+	e.t.Helper()
+	r, err := e.iperf(serverNS, clientNS, addr, d, "-u", "-b", rate, "-l", strconv.Itoa(size))
+	if err != nil {
+		return UDPResult{}, err
+	}
+	return UDPResult{SentBytes: r.End.SumSent.Bytes, ReceivedBytes: r.End.SumReceived.Bytes}, nil
+}
+
+func (e *Env) iperf(serverNS, clientNS, addr string, d time.Duration, extra ...string) (iperfJSON, error) {
+	e.t.Helper()
 	if _, err := exec.LookPath("iperf3"); err != nil {
 		e.t.Skip("needs iperf3")
 	}
 	srv := exec.Command("ip", "netns", "exec", serverNS, "iperf3", "-s", "-1", "-B", addr)
 	if err := srv.Start(); err != nil {
-		return IperfResult{}, err
+		return iperfJSON{}, err
 	}
 	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
 	secs := strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
@@ -39,25 +72,27 @@ func (e *Env) IperfTCP(serverNS, clientNS, addr string, d time.Duration, extra .
 		out, err = exec.Command("ip", args...).Output()
 		r = iperfJSON{}
 		if jerr := json.Unmarshal(out, &r); jerr != nil {
-			return IperfResult{}, fmt.Errorf("iperf3: %v (%v): %s", err, jerr, out)
+			return iperfJSON{}, fmt.Errorf("iperf3: %v (%v): %s", err, jerr, out)
 		}
 		if err == nil && r.Error == "" || !strings.Contains(r.Error, "unable to connect") {
 			break
 		}
 	}
 	if r.Error != "" || err != nil {
-		return IperfResult{}, fmt.Errorf("iperf3: %v %s", err, r.Error)
+		return iperfJSON{}, fmt.Errorf("iperf3: %v %s", err, r.Error)
 	}
-	return IperfResult{Gbps: r.End.SumReceived.BitsPerSecond / 1e9, Retransmits: r.End.SumSent.Retransmits}, nil
+	return r, nil
 }
 
 type iperfJSON struct {
 	End struct {
 		SumReceived struct {
 			BitsPerSecond float64 `json:"bits_per_second"`
+			Bytes         uint64  `json:"bytes"`
 		} `json:"sum_received"`
 		SumSent struct {
-			Retransmits int `json:"retransmits"`
+			Retransmits int    `json:"retransmits"`
+			Bytes       uint64 `json:"bytes"`
 		} `json:"sum_sent"`
 	} `json:"end"`
 	Error string `json:"error"`

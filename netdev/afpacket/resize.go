@@ -1,0 +1,149 @@
+package afpacket
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// A ring mode's receive ring is sized by userspace-sock-buf-size too
+// (Config.ringShape). The kernel cannot resize a ring in place: a new
+// PACKET_RX_RING is refused (EBUSY) while the old one exists or is still
+// mapped. So a resize unmaps the ring, frees it (a request for zero
+// blocks) and sets and maps a new one; the kernel keeps the socket bound
+// (and in its fanout group) across the swap. That must not race Recv,
+// which reads the mapping without locks, so SetSocketBuffers only records
+// the wanted size and Recv does the swap itself, on the polling
+// goroutine, right after a call that drained the ring. Frames that arrive
+// during the swap land in the socket's receive queue; they are discarded
+// and counted as kernel drops. Until the queue is next polled, Status
+// shows the size in effect and the pending one.
+
+// errRingLost is what Recv returns on a queue whose ring could be neither
+// resized nor restored (the kernel refused memory for both).
+var errRingLost = errors.New("receive ring lost in a failed resize")
+
+// ringDrained reports whether user space holds no frame of the ring now:
+// no V3 block is open and the next block or V2 slot is still the
+// kernel's. Only then is a swap free of loss (polling goroutine).
+func (qu *queue) ringDrained() bool {
+	switch qu.mode {
+	case RxRing:
+		return qu.ring.left == 0 && atomic.LoadUint32(qu.ring.status())&unix.TP_STATUS_USER == 0
+	case RxRingV2:
+		_, ready := qu.ring2.ready()
+		return !ready
+	}
+	return false
+}
+
+// setRing installs a freshly mapped ring of the given shape.
+func (qu *queue) setRing(mem []byte, s ringShape, cfg Config) {
+	qu.mem = mem
+	qu.shape = s
+	switch qu.mode {
+	case RxRing:
+		qu.ring = rxRing{mem: mem, blockSize: s.blockSize, blocks: s.blocks}
+	case RxRingV2:
+		qu.ring2 = newRxRingV2(mem, s)
+	}
+	qu.ringBytes.Store(int64(s.bytes()))
+}
+
+// resizeWanted reports whether SetSocketBuffers asked for another ring
+// size (polling goroutine).
+func (qu *queue) resizeWanted() bool {
+	w := qu.wantBlocks.Load()
+	return w != 0 && int(w) != qu.shape.blocks
+}
+
+// resizeRing swaps qu's ring for one of the wanted size. On failure it
+// puts back a ring of the old size; only if that fails too is the queue
+// left without a ring, and an error returned.
+func (d *Device) resizeRing(qu *queue) error {
+	old := qu.shape
+	want := ringShape{blockSize: old.blockSize, blocks: int(qu.wantBlocks.Load())}
+	if err := unix.Munmap(qu.mem); err != nil {
+		qu.wantBlocks.Store(int64(old.blocks))
+		d.log.Warn("receive ring resize failed", "device", d.name, "err", err)
+		return nil
+	}
+	qu.setRing(nil, ringShape{blockSize: old.blockSize}, d.cfg)
+	if err := freeRing(qu.fd, qu.mode); err != nil {
+		// The old ring is still there: map it again.
+		mem, merr := unix.Mmap(qu.fd, 0, old.bytes(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+		if merr != nil {
+			return fmt.Errorf("%s: %w: %v; %w", d.name, errRingLost, err, os.NewSyscallError("mmap", merr))
+		}
+		qu.setRing(mem, old, d.cfg)
+		qu.wantBlocks.Store(int64(old.blocks))
+		d.log.Warn("receive ring resize failed; kept the old ring", "device", d.name, "err", err)
+		return nil
+	}
+	mem, err := mapRing(qu.fd, d.cfg, want)
+	if err != nil {
+		d.log.Warn("receive ring resize failed; keeping the old size", "device", d.name,
+			"bytes", want.bytes(), "err", err)
+		qu.wantBlocks.Store(int64(old.blocks))
+		if mem, err = mapRing(qu.fd, d.cfg, old); err != nil {
+			return d.ringLost(qu, old, err)
+		}
+		want = old
+	}
+	qu.setRing(mem, want, d.cfg)
+	qu.resizes.Add(1)
+	qu.kdrops.add(discardQueued(qu.fd))
+	d.log.Info("receive ring resized", "device", d.name, "from", old.bytes(), "to", want.bytes())
+	return nil
+}
+
+// ringLost tries to restore a ring of the old shape after a failed swap.
+func (d *Device) ringLost(qu *queue, old ringShape, cause error) error {
+	if mem, err := mapRing(qu.fd, d.cfg, old); err == nil {
+		qu.setRing(mem, old, d.cfg)
+		qu.wantBlocks.Store(int64(old.blocks))
+		d.log.Warn("receive ring resize failed; kept the old size", "device", d.name, "err", cause)
+		return nil
+	}
+	qu.wantBlocks.Store(0) // nothing more to try
+	return fmt.Errorf("%s: %w: %w", d.name, errRingLost, cause)
+}
+
+// discardQueued empties the socket's receive queue (frames that arrived
+// while it had no ring) and returns how many it dropped. Left there they
+// would keep poll(2) reporting the socket readable.
+func discardQueued(fd int) uint64 {
+	var scratch [64]byte
+	var n uint64
+	for range 1 << 16 {
+		if _, _, err := unix.Recvfrom(fd, scratch[:], unix.MSG_DONTWAIT|unix.MSG_TRUNC); err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// ringStatus adds the receive ring's sizes to a Status map.
+func (d *Device) ringStatus(st map[string]string) {
+	qu := d.queues[0]
+	if qu.mode != RxRing && qu.mode != RxRingV2 {
+		return
+	}
+	cur := qu.ringBytes.Load()
+	st["rx_ring_size"] = strconv.FormatInt(cur, 10)
+	if w := qu.wantBlocks.Load(); w != 0 && w*int64(qu.shapeBlockSize()) != cur {
+		st["rx_ring_size_pending"] = strconv.FormatInt(w*int64(qu.shapeBlockSize()), 10)
+	}
+	st["rx_ring_resizes"] = strconv.FormatUint(qu.resizes.Load(), 10)
+}
+
+// shapeBlockSize is the block size of the queue's ring (fixed per mode).
+func (qu *queue) shapeBlockSize() int { return qu.blockSize }

@@ -1,0 +1,124 @@
+package afpacket
+
+import (
+	"encoding/binary"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"gvs/packet"
+)
+
+// Layout of struct tpacket2_hdr (linux/if_packet.h), at the start of
+// every frame slot of a TPACKET_V2 ring.
+const (
+	v2Status   = 0
+	v2Len      = 4
+	v2Snaplen  = 8
+	v2Mac      = 12
+	v2VlanTCI  = 24
+	v2VlanTPID = 26
+	v2HdrLen   = 32
+)
+
+// rxRingV2 walks the frame slots of one socket's TPACKET_V2 ring. Each
+// slot carries its own status word: the kernel sets TP_STATUS_USER once it
+// has written the frame, so a frame is readable at once, with no block to
+// wait for. Only the goroutine polling the queue touches it.
+type rxRingV2 struct {
+	mem            []byte
+	frameSize      int
+	framesPerBlock int
+	blockSize      int
+	frames         int
+	next           int // the slot to read next
+}
+
+func newRxRingV2(mem []byte, s ringShape) rxRingV2 {
+	fpb := s.blockSize / V2FrameSize
+	return rxRingV2{mem: mem, frameSize: V2FrameSize, framesPerBlock: fpb, blockSize: s.blockSize, frames: fpb * s.blocks}
+}
+
+// slot returns the memory of frame slot i (blocks hold framesPerBlock
+// slots and may end in unused bytes).
+func (r *rxRingV2) slot(i int) []byte {
+	off := i/r.framesPerBlock*r.blockSize + i%r.framesPerBlock*r.frameSize
+	return r.mem[off : off+r.frameSize : off+r.frameSize]
+}
+
+func (r *rxRingV2) status(s []byte) *uint32 {
+	return (*uint32)(unsafe.Pointer(&s[v2Status]))
+}
+
+// ready reports whether the next slot holds a frame for user space, and
+// its status word.
+func (r *rxRingV2) ready() (uint32, bool) {
+	st := atomic.LoadUint32(r.status(r.slot(r.next)))
+	return st, st&unix.TP_STATUS_USER != 0
+}
+
+// peek decodes the frame in the next slot (which must be ready); ok is
+// false when its header points outside the slot.
+func (r *rxRingV2) peek(st uint32) (f frame, ok bool) {
+	s := r.slot(r.next)
+	mac := int(binary.NativeEndian.Uint16(s[v2Mac:]))
+	snap := int(binary.NativeEndian.Uint32(s[v2Snaplen:]))
+	if mac-packet.VnetHdrLen < v2HdrLen || mac+snap > len(s) {
+		return f, false
+	}
+	return frame{
+		data:     s[mac : mac+snap],
+		vnet:     s[mac-packet.VnetHdrLen : mac],
+		wire:     int(binary.NativeEndian.Uint32(s[v2Len:])),
+		status:   st,
+		vlanTCI:  binary.NativeEndian.Uint16(s[v2VlanTCI:]),
+		vlanTPID: binary.NativeEndian.Uint16(s[v2VlanTPID:]),
+	}, true
+}
+
+// release hands the next slot back to the kernel and moves on.
+func (r *rxRingV2) release() {
+	atomic.StoreUint32(r.status(r.slot(r.next)), unix.TP_STATUS_KERNEL)
+	if r.next++; r.next == r.frames {
+		r.next = 0
+	}
+}
+
+// recvRingV2 is Recv for RxRingV2: it copies every ready frame (up to the
+// batch's room and the pool's buffers) and releases its slot at once.
+func (d *Device) recvRingV2(qu *queue, batch *packet.Batch, pool *packet.Pool) int {
+	r := &qu.ring2
+	added, bytes, bad := 0, 0, 0
+	for !batch.Full() {
+		st, ok := r.ready()
+		if !ok {
+			break
+		}
+		if st&unix.TP_STATUS_LOSING != 0 {
+			qu.kdrops.collect(qu.fd)
+		}
+		f, ok := r.peek(st)
+		if !ok {
+			bad++
+			r.release()
+			continue
+		}
+		buf := pool.Get()
+		if buf == nil {
+			break
+		}
+		if !fill(buf, f) {
+			bad++
+			pool.Put(buf)
+			r.release()
+			continue
+		}
+		r.release()
+		batch.Append(buf)
+		added++
+		bytes += buf.Len()
+	}
+	qu.count(added, bytes, bad)
+	return added
+}
