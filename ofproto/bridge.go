@@ -67,7 +67,7 @@ func newBridge(sw *Switch, name string, id uint64, cfg BridgeConfig) *Bridge {
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
 	}
-	go br.runAging()
+	go br.runAging(cfg.AgingInterval)
 	return br
 }
 
@@ -75,7 +75,7 @@ func newBridge(sw *Switch, name string, id uint64, cfg BridgeConfig) *Bridge {
 func (br *Bridge) Name() string { return br.name }
 
 // SetConfig changes mac-table-size, mac-aging-time and forward-bpdu. A
-// smaller table evicts the oldest entries now. Flows are revalidated.
+// smaller table evicts fairly (see macTable) now. Flows are revalidated.
 func (br *Bridge) SetConfig(cfg BridgeConfig) {
 	br.mu.Lock()
 	defer br.mu.Unlock()
@@ -85,11 +85,7 @@ func (br *Bridge) SetConfig(cfg BridgeConfig) {
 	cfg.setDefaults()
 	br.cfg = cfg
 	br.macs.max, br.macs.aging = cfg.MACTableSize, cfg.MACAgingTime
-	for len(br.macs.entries) > br.macs.max {
-		e := br.macs.oldest()
-		br.macs.remove(e)
-		br.macs.stats.Evicted++
-	}
+	br.macs.shrink()
 	br.flushFlowsLocked()
 }
 
@@ -190,13 +186,7 @@ func (br *Bridge) reorderLocked() {
 }
 
 func (br *Bridge) flushPortMACsLocked(no uint32) {
-	for e := br.macs.oldest(); e != nil; {
-		next := e.next
-		if e.port == no {
-			br.macs.remove(e)
-		}
-		e = next
-	}
+	br.macs.removePort(no)
 }
 
 // flushFlowsLocked deletes every datapath flow this bridge installed.
@@ -217,7 +207,7 @@ func (br *Bridge) RunAging(now time.Time) (expired int) {
 	var keep []*macEntry
 	var keepAt []time.Time
 	var doomed []*macEntry
-	for e := br.macs.oldest(); e != nil && e.updated.Before(limit); e = e.next {
+	for e := br.macs.oldest(); e != nil && e.updated.Before(limit); e = e.newer() {
 		if used, ok := br.dp.TagUsed(br.srcTag(e.vlan, e.mac)); ok && !used.Before(limit) {
 			keep, keepAt = append(keep, e), append(keepAt, used)
 		} else {
@@ -235,9 +225,11 @@ func (br *Bridge) RunAging(now time.Time) (expired int) {
 	return len(doomed)
 }
 
-func (br *Bridge) runAging() {
+// runAging ticks at the interval given at creation (passed in: reading
+// br.cfg here would race with SetConfig).
+func (br *Bridge) runAging(interval time.Duration) {
 	defer close(br.done)
-	t := time.NewTicker(br.cfg.AgingInterval)
+	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {

@@ -9,7 +9,9 @@
 // input port to the Bridge owning that port; bridges partition the
 // datapath's ports. A Bridge has its own ports (with Open vSwitch's tag,
 // trunks and vlan_mode semantics), its own MAC table (per-VLAN learning,
-// aging, a size limit evicting the oldest entry) and its own flows.
+// aging, and a size limit evicting fairly as Open vSwitch does: the
+// least recently used entry of the port holding the most entries) and
+// its own flows.
 //
 // # Revalidation
 //

@@ -124,12 +124,14 @@ func TestAgingAndKeepAliveByFlows(t *testing.T) {
 	}
 }
 
-func TestEvictionOfOldest(t *testing.T) {
+// TestEvictionForgetsFlows: an evicted entry takes the flows to it along.
+func TestEvictionForgetsFlows(t *testing.T) {
 	fx := newFixture(t, dpif.Config{}, BridgeConfig{MACTableSize: 2}, PortConfig{}, PortConfig{}, PortConfig{})
 	A, B, D := mac(0xa), mac(0xb), mac(0xd)
 	fx.send(1, frame(B, A, 0, false))
 	fx.expect("A known", fx.send(2, frame(A, B, 0, false)), map[uint32]uint16{1: 0})
-	// Learning D evicts A, the oldest, before A is looked up.
+	// Learning D evicts A before A is looked up: ports 1 and 2 hold one
+	// entry each, and the tie goes to the lower port number.
 	fx.expect("A evicted by D", fx.send(3, frame(A, D, 0, false)), map[uint32]uint16{1: 0, 2: 0})
 	s := fx.br.MACStats()
 	if s.Entries != 2 || s.Evicted != 1 || s.Learned != 3 {

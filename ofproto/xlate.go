@@ -79,16 +79,16 @@ func (br *Bridge) admit(in *bport, k *packet.Key) (uint16, bool) {
 // learnLocked updates the MAC table and deletes the flows the change
 // makes wrong.
 func (br *Bridge) learnLocked(vlan uint16, mac [6]byte, port uint32) {
-	res, _, evicted := br.macs.learn(vlan, mac, port, br.cfg.Now())
-	switch res {
+	out := br.macs.learn(vlan, mac, port, br.cfg.Now())
+	switch out.res {
 	case learnNew:
 		// Flows that flooded to this address must now go to its port.
 		br.dp.DelTagged(br.dstTag(vlan, mac))
 	case learnMoved:
 		br.forgetLocked(vlan, mac)
 	}
-	if evicted != nil {
-		br.forgetLocked(evicted.vlan, evicted.mac)
+	if out.didEvict {
+		br.forgetLocked(out.evicted.vlan, out.evicted.mac)
 	}
 }
 

@@ -1,21 +1,26 @@
 // Command gvs-vswitchd is gvs's stand-in for Open vSwitch's ovs-vswitchd.
 //
-// For now it only hosts the OVSDB server that the switch will be built
-// around: the Open_vSwitch database of $OVS_DBDIR/conf.db (created from
-// Open vSwitch 3.1's schema when missing), served on
-// punix:$OVS_RUNDIR/db.sock, so `ovs-vsctl` works against it unchanged.
-// Nothing acts on the configuration yet: the bridge layer, datapath and
-// netdevs come with later issues, so `ovs-vsctl` without --no-wait waits
-// for cur_cfg forever. Like ovs-vswitchd it does not create the
-// Open_vSwitch row; `ovs-vsctl init` does.
+// It runs the switch: the bridge reconciler (package bridge) drives gvs's
+// userspace datapath (bridge/dpadapter) from the Open_vSwitch database, so
+// plain `ovs-vsctl add-br`/`add-port` (without --no-wait) configure real
+// forwarding.
 //
-//	gvs-vswitchd [unix:SOCKET] [--remote=REMOTE]... [--pidfile[=FILE]]
+// Without a DATABASE operand it also hosts that database: $OVS_DBDIR/conf.db
+// (created from Open vSwitch 3.1's schema when missing, converted to it
+// when the file has another version of the schema, and kept on disk in the
+// format ovsdb-server and ovsdb-tool use), served on
+// punix:$OVS_RUNDIR/db.sock. Given DATABASE (unix:PATH or tcp:IP:PORT, as
+// ovs-ctl passes unix:/var/run/openvswitch/db.sock to ovs-vswitchd) it is
+// a client of that server instead (Debian's ovsdb-server or
+// gvs-ovsdb-server), with the same behaviour, reconnecting whenever the
+// server goes away. Like ovs-vswitchd it does not create the Open_vSwitch
+// row; `ovs-vsctl init` does.
+//
+//	gvs-vswitchd [DATABASE] [--remote=REMOTE]... [--pidfile[=FILE]]
 //	    [--detach] [--no-chdir] [--log-file[=FILE]] [--unixctl=SOCKET] [-vSPEC]...
 //
-// The optional operand names the socket to serve, in the form
-// ovs-vswitchd takes its database (ovs-ctl passes
-// unix:/var/run/openvswitch/db.sock). The pidfile and control socket are
-// ovs-vswitchd's, so `ovs-appctl -t ovs-vswitchd` reaches it.
+// The pidfile and control socket are ovs-vswitchd's, so
+// `ovs-appctl -t ovs-vswitchd` reaches it.
 package main
 
 import (
@@ -23,10 +28,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"gvs/cmd/internal/daemon"
 	"gvs/cmd/internal/ovsdbd"
+	"gvs/ovsdb/server"
 	"gvs/schema"
 )
 
@@ -34,7 +39,7 @@ var program = daemon.Program{Name: "ovs-vswitchd", Binary: "gvs-vswitchd", ExitC
 
 func main() {
 	dirs := daemon.DirsFromEnv(os.Getenv)
-	opts, cfg, err := parseCommandLine(os.Args[1:], dirs)
+	opts, cfg, sc, err := parseCommandLine(os.Args[1:], dirs)
 	if err != nil {
 		daemon.Fatal(program, "%v", err)
 	}
@@ -50,16 +55,28 @@ func main() {
 	if err != nil {
 		daemon.Fatal(program, "%v", err)
 	}
-	d.Logger.Info("no datapath yet: this gvs-vswitchd serves the configuration database only")
+	if len(cfg.DBFiles) == 0 {
+		runClient(d, sc)
+		return
+	}
+	cfg.Serving = func(srv *server.Server) func() { return startSwitch(d, sc, srv) }
 	if err := ovsdbd.Run(d, cfg); err != nil {
 		d.Fatal(err)
 	}
 }
 
-func parseCommandLine(args []string, dirs daemon.Dirs) (*daemon.Options, ovsdbd.Config, error) {
+// parseCommandLine returns the switch's settings (the database to follow)
+// and, unless that is an external server's, the configuration of the
+// embedded one.
+func parseCommandLine(args []string, dirs daemon.Dirs) (*daemon.Options, ovsdbd.Config, switchConfig, error) {
 	o := &daemon.Options{}
 	var extra []string
+	var sc switchConfig
 	opts := append(o.DaemonOptions(program, dirs),
+		daemon.Option{Long: "metrics-address", Arg: daemon.RequiredArg, Set: func(v string, _ bool) error {
+			sc.metricsAddress = v
+			return nil
+		}},
 		daemon.Option{Long: "remote", Arg: daemon.RequiredArg, Set: func(v string, _ bool) error {
 			extra = append(extra, v)
 			return nil
@@ -72,35 +89,43 @@ func parseCommandLine(args []string, dirs daemon.Dirs) (*daemon.Options, ovsdbd.
 	)
 	operands, err := daemon.ParseArgs(args, opts)
 	if err != nil {
-		return nil, ovsdbd.Config{}, err
+		return nil, ovsdbd.Config{}, sc, err
 	}
 	socket := filepath.Join(dirs.Run, "db.sock")
 	switch {
 	case len(operands) > 1:
-		return nil, ovsdbd.Config{}, errors.New("at most one non-option argument accepted; use --help for usage")
+		return nil, ovsdbd.Config{}, sc, errors.New("at most one non-option argument accepted; use --help for usage")
 	case len(operands) == 1:
-		path, ok := strings.CutPrefix(operands[0], "unix:")
-		if !ok {
-			return nil, ovsdbd.Config{}, fmt.Errorf("%s: gvs-vswitchd serves its database itself and takes only unix:SOCKET", operands[0])
+		sc.database, err = databaseOperand(operands[0])
+		if err == nil && len(extra) > 0 {
+			err = errors.New("--remote needs the embedded database (no DATABASE operand)")
 		}
-		if socket, err = filepath.Abs(path); err != nil {
-			return nil, ovsdbd.Config{}, err
-		}
+		return o, ovsdbd.Config{}, sc, err
 	}
 	cfg := ovsdbd.Config{
 		DBFiles:      []string{filepath.Join(dirs.DB, "conf.db")},
 		CreateSchema: schema.VSwitch(),
-		Remotes:      append([]string{"punix:" + socket}, extra...),
+		// Like ovs-ctl's upgrade_db, an older (or newer) conf.db is
+		// converted to the schema this switch speaks.
+		UpgradeSchema: schema.VSwitch(),
+		Program:       program.Binary,
+		Remotes:       append([]string{"punix:" + socket}, extra...),
 	}
-	return o, cfg, nil
+	sc.database = "unix:" + socket
+	sc.dbFile = cfg.DBFiles[0]
+	return o, cfg, sc, nil
 }
 
 func usage(dirs daemon.Dirs) string {
 	return fmt.Sprintf(`%s: Open vSwitch compatible switch daemon (gvs)
-usage: %s [OPTIONS] [unix:SOCKET]
-Serves the Open_vSwitch database %s/conf.db
-on unix:SOCKET (default: %s/db.sock). No datapath yet.
+usage: %s [OPTIONS] [DATABASE]
+where DATABASE is unix:PATH or tcp:IP:PORT of an external ovsdb-server.
+Without DATABASE it serves the Open_vSwitch database %s/conf.db
+itself on unix:%s/db.sock.
 
   --remote=REMOTE         also listen on REMOTE: punix:PATH, ptcp:PORT[:IP]
+                          (embedded database only)
+  --metrics-address=ADDR  serve Prometheus metrics on http://ADDR/metrics
+                          (PORT or :PORT: loopback only)
 `, program.Binary, program.Binary, dirs.DB, dirs.Run) + daemon.DaemonUsage(program, dirs)
 }

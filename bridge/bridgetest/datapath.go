@@ -1,0 +1,289 @@
+// Package bridgetest provides a fake bridge.Datapath for tests of the
+// reconciler: it keeps bridges and ports in memory, opens "system" and
+// "afxdp" ports only on devices the test created with AddDevice (as the
+// kernel would), creates "internal" and "tap" devices itself, and records
+// every call.
+//
+// Contract: all methods are safe from any goroutine (the reconciler calls
+// the bridge.Datapath methods from its worker while the test inspects).
+package bridgetest
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
+	"strconv"
+	"sync"
+
+	"gvs/bridge"
+	"gvs/netdev"
+)
+
+// Port is a port of the fake datapath as last configured.
+type Port struct {
+	Spec  bridge.PortSpec
+	Stats netdev.Stats
+}
+
+// Datapath is the fake.
+type Datapath struct {
+	mu      sync.Mutex
+	devices map[string]net.HardwareAddr // kernel devices that exist
+	made    map[string]bool             // devices we created (internal, tap)
+	bridges map[string]bridge.BridgeConfig
+	ports   map[string]*Port
+	cfg     bridge.DatapathConfig
+	sockBuf int
+	calls   []string
+	nextMAC byte
+	closed  bool
+}
+
+var _ bridge.Datapath = (*Datapath)(nil)
+
+// New returns an empty fake datapath.
+func New() *Datapath {
+	return &Datapath{
+		devices: map[string]net.HardwareAddr{},
+		made:    map[string]bool{},
+		bridges: map[string]bridge.BridgeConfig{},
+		ports:   map[string]*Port{},
+	}
+}
+
+func (f *Datapath) record(format string, args ...any) {
+	f.calls = append(f.calls, fmt.Sprintf(format, args...))
+}
+
+func (f *Datapath) newMAC() net.HardwareAddr {
+	f.nextMAC++
+	return net.HardwareAddr{0x02, 0, 0, 0, 0, f.nextMAC}
+}
+
+// AddDevice makes a kernel device (a veth, say) appear.
+func (f *Datapath) AddDevice(name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.devices[name] = f.newMAC()
+}
+
+// RemoveDevice makes a kernel device disappear.
+func (f *Datapath) RemoveDevice(name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.devices, name)
+}
+
+// SetStats sets a port's counters.
+func (f *Datapath) SetStats(name string, s netdev.Stats) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p := f.ports[name]; p != nil {
+		p.Stats = s
+	}
+}
+
+// Port returns a copy of the named port.
+func (f *Datapath) Port(name string) (Port, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, ok := f.ports[name]
+	if !ok {
+		return Port{}, false
+	}
+	return *p, true
+}
+
+// Ports lists the port names, sorted.
+func (f *Datapath) Ports() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Sorted(maps.Keys(f.ports))
+}
+
+// Bridges returns the bridges and their configuration.
+func (f *Datapath) Bridges() map[string]bridge.BridgeConfig {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.bridges)
+}
+
+// Config returns the last datapath configuration and socket buffer size.
+func (f *Datapath) Config() (bridge.DatapathConfig, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cfg, f.sockBuf
+}
+
+// Calls returns the calls so far, one line each ("AddPort br0 p1", ...).
+func (f *Datapath) Calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.calls)
+}
+
+// Closed reports whether Close was called.
+func (f *Datapath) Closed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed
+}
+
+func (f *Datapath) SetConfig(cfg bridge.DatapathConfig) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("SetConfig %q %v", cfg.PMDCPUMask, cfg.PMDMaxSleep)
+	if len(f.ports) > 0 {
+		return errors.New("SetConfig with ports present")
+	}
+	f.cfg = cfg
+	return nil
+}
+
+func (f *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("AddBridge %s", name)
+	if _, ok := f.bridges[name]; ok {
+		return fmt.Errorf("bridge %s exists", name)
+	}
+	f.bridges[name] = cfg
+	return nil
+}
+
+func (f *Datapath) SetBridge(name string, cfg bridge.BridgeConfig) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("SetBridge %s", name)
+	if _, ok := f.bridges[name]; !ok {
+		return fmt.Errorf("no bridge %s", name)
+	}
+	f.bridges[name] = cfg
+	return nil
+}
+
+func (f *Datapath) DelBridge(name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("DelBridge %s", name)
+	if _, ok := f.bridges[name]; !ok {
+		return fmt.Errorf("no bridge %s", name)
+	}
+	for _, p := range f.ports {
+		if p.Spec.Bridge == name {
+			return fmt.Errorf("bridge %s still has port %s", name, p.Spec.Name)
+		}
+	}
+	delete(f.bridges, name)
+	return nil
+}
+
+func (f *Datapath) AddPort(spec bridge.PortSpec) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("AddPort %s %s %s", spec.Bridge, spec.Name, spec.Type)
+	if _, ok := f.bridges[spec.Bridge]; !ok {
+		return fmt.Errorf("no bridge %s", spec.Bridge)
+	}
+	if _, ok := f.ports[spec.Name]; ok {
+		return fmt.Errorf("port %s exists", spec.Name)
+	}
+	switch spec.Type {
+	case "system", "afxdp":
+		if _, ok := f.devices[spec.Name]; !ok {
+			return fmt.Errorf("%s: %w", spec.Name, netdev.ErrNoDevice)
+		}
+	case "internal", "tap":
+		if _, ok := f.devices[spec.Name]; !ok {
+			f.devices[spec.Name] = f.newMAC()
+			f.made[spec.Name] = true
+		}
+		if spec.MAC != nil {
+			f.devices[spec.Name] = spec.MAC
+		}
+	default:
+		return fmt.Errorf("%s: type %s: %w", spec.Name, spec.Type, bridge.ErrUnsupportedType)
+	}
+	f.ports[spec.Name] = &Port{Spec: spec}
+	return nil
+}
+
+func (f *Datapath) SetPort(spec bridge.PortSpec) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("SetPort %s", spec.Name)
+	p, ok := f.ports[spec.Name]
+	if !ok {
+		return fmt.Errorf("no port %s", spec.Name)
+	}
+	p.Spec = spec
+	return nil
+}
+
+func (f *Datapath) DelPort(name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("DelPort %s", name)
+	if _, ok := f.ports[name]; !ok {
+		return fmt.Errorf("no port %s", name)
+	}
+	delete(f.ports, name)
+	if f.made[name] {
+		delete(f.made, name)
+		delete(f.devices, name)
+	}
+	return nil
+}
+
+func (f *Datapath) PortState(name string) (bridge.PortState, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, ok := f.ports[name]
+	if !ok {
+		return bridge.PortState{}, fmt.Errorf("no port %s", name)
+	}
+	mac, ok := f.devices[name]
+	if !ok {
+		return bridge.PortState{}, fmt.Errorf("%s: %w", name, netdev.ErrNoDevice)
+	}
+	mtu := 1500
+	if p.Spec.MTURequest > 0 {
+		mtu = p.Spec.MTURequest
+	}
+	status := map[string]string{"driver_name": "fake"}
+	if f.sockBuf > 0 {
+		status["socket_buf_requested"] = strconv.Itoa(f.sockBuf)
+		status["socket_rcvbuf"] = strconv.Itoa(2 * f.sockBuf)
+	}
+	return bridge.PortState{
+		Link:   netdev.LinkState{AdminUp: true, CarrierUp: true, SpeedMbps: 10000, IfIndex: 100 + int(mac[5])},
+		MAC:    mac,
+		MTU:    mtu,
+		Stats:  p.Stats,
+		Status: status,
+	}, nil
+}
+
+func (f *Datapath) SetSocketBuffers(bytes int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("SetSocketBuffers %d", bytes)
+	f.sockBuf = bytes
+	return nil
+}
+
+func (f *Datapath) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("Close")
+	f.ports = map[string]*Port{}
+	f.bridges = map[string]bridge.BridgeConfig{}
+	for name := range f.made {
+		delete(f.devices, name)
+	}
+	f.made = map[string]bool{}
+	f.closed = true
+	return nil
+}

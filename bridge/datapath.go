@@ -1,0 +1,99 @@
+package bridge
+
+import (
+	"net"
+	"time"
+
+	"gvs/netdev"
+)
+
+// Datapath is what the reconciler needs from the switching side: bridges
+// that forward between their ports (NORMAL), ports backed by network
+// devices, and the datapath-wide settings of Open_vSwitch.other_config.
+// Ports are named by their Interface name, which Open vSwitch keeps unique
+// across bridges.
+//
+// Contract: the reconciler calls every method from its one worker
+// goroutine, never concurrently. A method that fails leaves the datapath as
+// it was (AddPort opened nothing, DelPort removed the port anyway).
+type Datapath interface {
+	// SetConfig applies the datapath-wide settings. Changing the PMD
+	// settings may restart the PMD threads; the reconciler calls it only
+	// when no port exists (it removes and re-adds them around the call).
+	SetConfig(cfg DatapathConfig) error
+	// AddBridge creates a NORMAL bridge; SetBridge reconfigures one.
+	AddBridge(name string, cfg BridgeConfig) error
+	SetBridge(name string, cfg BridgeConfig) error
+	// DelBridge removes a bridge that has no ports left.
+	DelBridge(name string) error
+	// AddPort opens spec's device and adds it to spec.Bridge. Errors
+	// wrap netdev.ErrNoDevice when the kernel device does not exist and
+	// ErrUnsupportedType for a type the datapath does not know.
+	AddPort(spec PortSpec) error
+	// SetPort changes what can change without reopening the device:
+	// the VLAN configuration and the MTU.
+	SetPort(spec PortSpec) error
+	// DelPort removes the port and closes its device.
+	DelPort(name string) error
+	// PortState reads a port's device. It returns an error wrapping
+	// netdev.ErrNoDevice when the device has gone away (or was replaced
+	// by another of the same name): the reconciler then deletes the port
+	// and re-adds it when the device is back.
+	PortState(name string) (PortState, error)
+	// SetSocketBuffers applies userspace-sock-buf-size (bytes, already
+	// clamped; 0 for the kernel defaults) to every port and to the ports
+	// added later. The effective sizes show in PortState.Status.
+	SetSocketBuffers(bytes int) error
+	// Close removes every port and bridge; nothing is left in the kernel.
+	Close() error
+}
+
+// DatapathConfig is Open_vSwitch.other_config as the datapath uses it.
+type DatapathConfig struct {
+	PMDCPUMask  string        // validated hex mask, "" for unpinned
+	PMDMaxSleep time.Duration // 0 for the datapath's default
+	// RxqAssign is pmd-rxq-assign: "roundrobin", "cycles", "group", or
+	// "" for the datapath's default.
+	RxqAssign string
+}
+
+// BridgeConfig is a bridge's Bridge.other_config as NORMAL uses it; zero
+// fields take the datapath's defaults.
+type BridgeConfig struct {
+	MACTableSize int
+	MACAgingTime time.Duration
+	ForwardBPDU  bool // other_config:forward-bpdu
+}
+
+// VLANConfig is a port's Port.tag, trunks and vlan_mode.
+type VLANConfig struct {
+	Tag    int // 0: none
+	Trunks []int
+	Mode   string // "", "access", "trunk", "native-tagged", "native-untagged"
+}
+
+// PortSpec is one interface as the database configures it.
+type PortSpec struct {
+	Bridge string
+	Port   string // Port.name (usually the same as Name)
+	Name   string // Interface.name, the kernel device name
+	// Type is "system", "internal", "tap" or "afxdp" (and anything else
+	// the user typed, which AddPort rejects).
+	Type    string
+	Options map[string]string
+	// MAC is the address to give an internal port: the bridge's
+	// other_config:hwaddr for its own port, Interface.mac for others.
+	MAC net.HardwareAddr
+	// MTURequest is Interface.mtu_request, 0 when unset.
+	MTURequest int
+	VLAN       VLANConfig
+}
+
+// PortState is what the reconciler writes back for a port.
+type PortState struct {
+	Link   netdev.LinkState
+	MAC    net.HardwareAddr
+	MTU    int
+	Stats  netdev.Stats
+	Status map[string]string
+}

@@ -1,0 +1,323 @@
+package dpadapter
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
+
+	"gvs/bridge"
+	"gvs/dpif"
+	"gvs/netdev"
+	"gvs/netdev/afpacket"
+	"gvs/netdev/afxdp"
+	"gvs/netdev/tap"
+	"gvs/ofproto"
+)
+
+// Config configures the adapter.
+type Config struct {
+	Logger *slog.Logger // nil: discard
+	// PMDs is the number of unpinned PMD goroutines (0: dpif's default).
+	PMDs int
+}
+
+// Datapath implements bridge.Datapath.
+type Datapath struct {
+	cfg Config
+	log *slog.Logger
+
+	mu      sync.Mutex
+	dp      *dpif.Datapath
+	sw      *ofproto.Switch
+	bridges map[string]*ofproto.Bridge
+	created map[string]time.Time // when each bridge was added
+	ports   map[string]*port
+	sockBuf int
+}
+
+type port struct {
+	spec    bridge.PortSpec
+	no      uint32
+	dev     netdev.Device
+	ifindex int
+}
+
+var _ bridge.Datapath = (*Datapath)(nil)
+
+// New returns an adapter; the datapath itself starts with SetConfig (or
+// the first bridge).
+func New(cfg Config) *Datapath {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Datapath{cfg: cfg, log: cfg.Logger, bridges: map[string]*ofproto.Bridge{}, created: map[string]time.Time{}, ports: map[string]*port{}}
+}
+
+// SetConfig (re)starts the datapath with the PMD settings. A CPU mask the
+// datapath refuses is reported and the datapath runs unpinned instead.
+func (d *Datapath) SetConfig(cfg bridge.DatapathConfig) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.ports) > 0 || len(d.bridges) > 0 {
+		return errors.New("datapath reconfiguration with ports present")
+	}
+	d.stopLocked()
+	dc := dpif.Config{Logger: d.log.With("module", "dpif"), PMDs: d.cfg.PMDs, PMDCPUMask: cfg.PMDCPUMask, MaxSleep: cfg.PMDMaxSleep, RxqAssign: cfg.RxqAssign}
+	dp, err := dpif.New(dc)
+	var maskErr error
+	if err != nil && cfg.PMDCPUMask != "" {
+		maskErr = fmt.Errorf("pmd-cpu-mask %s: %w; PMD threads are not pinned", cfg.PMDCPUMask, err)
+		dc.PMDCPUMask = ""
+		dp, err = dpif.New(dc)
+	}
+	if err != nil {
+		return err
+	}
+	d.dp, d.sw = dp, ofproto.New(dp, d.log.With("module", "ofproto"))
+	return maskErr
+}
+
+func (d *Datapath) ensureLocked() error {
+	if d.dp != nil {
+		return nil
+	}
+	dp, err := dpif.New(dpif.Config{Logger: d.log.With("module", "dpif"), PMDs: d.cfg.PMDs})
+	if err != nil {
+		return err
+	}
+	d.dp, d.sw = dp, ofproto.New(dp, d.log.With("module", "ofproto"))
+	return nil
+}
+
+func bridgeConfig(c bridge.BridgeConfig) ofproto.BridgeConfig {
+	return ofproto.BridgeConfig{MACTableSize: c.MACTableSize, MACAgingTime: c.MACAgingTime, ForwardBPDU: c.ForwardBPDU}
+}
+
+func (d *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.ensureLocked(); err != nil {
+		return err
+	}
+	br, err := d.sw.AddBridge(name, bridgeConfig(cfg))
+	if err != nil {
+		return err
+	}
+	d.bridges[name] = br
+	d.created[name] = time.Now()
+	return nil
+}
+
+func (d *Datapath) SetBridge(name string, cfg bridge.BridgeConfig) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	br := d.bridges[name]
+	if br == nil {
+		return fmt.Errorf("%w: %s", ofproto.ErrNoBridge, name)
+	}
+	br.SetConfig(bridgeConfig(cfg))
+	return nil
+}
+
+func (d *Datapath) DelBridge(name string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.bridges[name] == nil {
+		return fmt.Errorf("%w: %s", ofproto.ErrNoBridge, name)
+	}
+	delete(d.bridges, name)
+	delete(d.created, name)
+	return d.sw.DelBridge(name)
+}
+
+// open opens the device of spec's type.
+func (d *Datapath) open(spec bridge.PortSpec) (netdev.Device, error) {
+	logger := d.log.With("module", "netdev", "device", spec.Name)
+	switch spec.Type {
+	case "system":
+		cfg, err := afpacket.ConfigFromOptions(spec.Name, spec.Options, logger)
+		if err != nil {
+			return nil, err
+		}
+		cfg.SocketBuffer = d.sockBuf
+		return afpacket.Open(cfg)
+	case "internal", "tap":
+		return tap.Open(tap.Config{Name: spec.Name, Type: spec.Type, MAC: spec.MAC, Logger: logger})
+	case "afxdp":
+		cfg, err := afxdp.ConfigFromOptions(spec.Name, spec.Options, logger)
+		if err != nil {
+			return nil, err
+		}
+		return afxdp.Open(cfg)
+	}
+	return nil, fmt.Errorf("%s: type %q: %w", spec.Name, spec.Type, bridge.ErrUnsupportedType)
+}
+
+func portConfig(v bridge.VLANConfig) ofproto.PortConfig {
+	c := ofproto.PortConfig{Tag: uint16(v.Tag), VLANMode: ofproto.VLANMode(v.Mode)}
+	for _, t := range v.Trunks {
+		c.Trunks = append(c.Trunks, uint16(t))
+	}
+	return c
+}
+
+func (d *Datapath) AddPort(spec bridge.PortSpec) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	br := d.bridges[spec.Bridge]
+	if br == nil {
+		return fmt.Errorf("%w: %s", ofproto.ErrNoBridge, spec.Bridge)
+	}
+	if d.ports[spec.Name] != nil {
+		return fmt.Errorf("%s: %w", spec.Name, dpif.ErrDevInUse)
+	}
+	dev, err := d.open(spec)
+	if err != nil {
+		return err
+	}
+	if d.sockBuf != 0 && spec.Type != "system" {
+		if _, err := dev.SetSocketBuffers(d.sockBuf); err != nil {
+			d.log.Warn(spec.Name + ": " + err.Error())
+		}
+	}
+	if spec.MTURequest > 0 && dev.MTU() != spec.MTURequest {
+		if err := dev.SetMTU(spec.MTURequest); err != nil {
+			d.log.Warn(fmt.Sprintf("%s: setting MTU %d: %v", spec.Name, spec.MTURequest, err))
+		}
+	}
+	ifindex := dev.Link().IfIndex
+	no, err := d.dp.PortAdd(dev, dpif.AutoPortNo)
+	if err != nil {
+		dev.Close()
+		return err
+	}
+	if err := br.AddPort(no, portConfig(spec.VLAN)); err != nil {
+		d.dp.PortDel(no) // closes dev
+		return err
+	}
+	d.ports[spec.Name] = &port{spec: spec, no: no, dev: dev, ifindex: ifindex}
+	return nil
+}
+
+func (d *Datapath) SetPort(spec bridge.PortSpec) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p := d.ports[spec.Name]
+	if p == nil {
+		return fmt.Errorf("%s: %w", spec.Name, dpif.ErrNoPort)
+	}
+	if !slices.Equal(p.spec.VLAN.Trunks, spec.VLAN.Trunks) || p.spec.VLAN.Tag != spec.VLAN.Tag || p.spec.VLAN.Mode != spec.VLAN.Mode {
+		if err := d.bridges[spec.Bridge].SetPort(p.no, portConfig(spec.VLAN)); err != nil {
+			return err
+		}
+	}
+	if spec.MTURequest > 0 && spec.MTURequest != p.dev.MTU() {
+		if err := p.dev.SetMTU(spec.MTURequest); err != nil {
+			return fmt.Errorf("setting MTU %d: %w", spec.MTURequest, err)
+		}
+	}
+	p.spec = spec
+	return nil
+}
+
+func (d *Datapath) DelPort(name string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.delPortLocked(name)
+}
+
+func (d *Datapath) delPortLocked(name string) error {
+	p := d.ports[name]
+	if p == nil {
+		return fmt.Errorf("%s: %w", name, dpif.ErrNoPort)
+	}
+	delete(d.ports, name)
+	var errs []error
+	if br := d.bridges[p.spec.Bridge]; br != nil {
+		if err := br.DelPort(p.no); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := d.dp.PortDel(p.no); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// PortState reads the device. A device whose name no longer resolves, or
+// resolves to another interface index (deleted and created again), is
+// gone: the reconciler re-adds the port, which opens the new one.
+func (d *Datapath) PortState(name string) (bridge.PortState, error) {
+	d.mu.Lock()
+	p := d.ports[name]
+	d.mu.Unlock()
+	if p == nil {
+		return bridge.PortState{}, fmt.Errorf("%s: %w", name, dpif.ErrNoPort)
+	}
+	l, err := netlink.LinkByName(name)
+	var nf netlink.LinkNotFoundError
+	if errors.As(err, &nf) || errors.Is(err, unix.ENODEV) {
+		return bridge.PortState{}, fmt.Errorf("%s: %w", name, netdev.ErrNoDevice)
+	}
+	if err == nil && p.ifindex != 0 && l.Attrs().Index != p.ifindex {
+		return bridge.PortState{}, fmt.Errorf("%s: replaced by another device: %w", name, netdev.ErrNoDevice)
+	}
+	return bridge.PortState{
+		Link:   p.dev.Link(),
+		MAC:    p.dev.MAC(),
+		MTU:    p.dev.MTU(),
+		Stats:  p.dev.Stats(),
+		Status: p.dev.Status(),
+	}, nil
+}
+
+// SetSocketBuffers applies the size to every open device now and to the
+// devices opened later.
+func (d *Datapath) SetSocketBuffers(bytes int) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sockBuf = bytes
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
+		if _, err := d.ports[name].dev.SetSocketBuffers(bytes); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close removes every port (closing the devices: tap devices we created
+// disappear, XDP programs are detached) and stops the datapath.
+func (d *Datapath) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
+		if err := d.delPortLocked(name); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	d.bridges = map[string]*ofproto.Bridge{}
+	d.created = map[string]time.Time{}
+	if err := d.stopLocked(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (d *Datapath) stopLocked() error {
+	if d.dp == nil {
+		return nil
+	}
+	d.sw.Close()
+	err := d.dp.Close()
+	d.dp, d.sw = nil, nil
+	return err
+}

@@ -1,0 +1,64 @@
+package dpadapter
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"gvs/dpif"
+	"gvs/metrics/source"
+)
+
+// View is the switch as package metrics and package appctl read it
+// (source.Switch): the adapter's datapath and bridges, with the OpenFlow
+// port numbers the reconciler assigned (bridge.Reconciler.OFPorts).
+type View struct {
+	DP      *Datapath
+	OFPorts func(bridge string) map[string]int
+}
+
+var _ source.Switch = View{}
+
+// Datapath returns the running datapath, nil before the first bridge.
+func (v View) Datapath() *dpif.Datapath {
+	v.DP.mu.Lock()
+	defer v.DP.mu.Unlock()
+	return v.DP.dp
+}
+
+// Bridges returns the bridges in the datapath, sorted by name, with their
+// ports sorted by Port name.
+func (v View) Bridges() []source.Bridge {
+	d := v.DP
+	d.mu.Lock()
+	out := make([]source.Bridge, 0, len(d.bridges))
+	for _, name := range slices.Sorted(maps.Keys(d.bridges)) {
+		out = append(out, source.Bridge{Name: name, NORMAL: d.bridges[name], Created: d.created[name]})
+	}
+	for _, p := range d.ports {
+		for i := range out {
+			if out[i].Name == p.spec.Bridge {
+				out[i].Ports = append(out[i].Ports, source.Port{
+					Port: p.spec.Port, Interface: p.spec.Name, Type: p.spec.Type,
+					DPPort: p.no, InDatapath: true, SocketBufferRequest: d.sockBuf,
+				})
+			}
+		}
+	}
+	d.mu.Unlock()
+	for i := range out {
+		var ofports map[string]int
+		if v.OFPorts != nil {
+			ofports = v.OFPorts(out[i].Name)
+		}
+		for j := range out[i].Ports {
+			p := &out[i].Ports[j]
+			p.OFPort = ofports[p.Interface]
+			if p.Port == "" {
+				p.Port = p.Interface
+			}
+		}
+		slices.SortFunc(out[i].Ports, func(a, b source.Port) int { return strings.Compare(a.Port, b.Port) })
+	}
+	return out
+}

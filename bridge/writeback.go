@@ -1,0 +1,344 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
+	"time"
+
+	"github.com/ovn-kubernetes/libovsdb/client"
+	"github.com/ovn-kubernetes/libovsdb/model"
+	"github.com/ovn-kubernetes/libovsdb/ovsdb"
+
+	"gvs/schema/vswitchd"
+)
+
+// What gvs reports in Open_vSwitch and Datapath rows.
+var (
+	datapathTypes = []string{"netdev", "system"}
+	ifaceTypes    = []string{"afxdp", "internal", "system", "tap"}
+)
+
+// datapathVersion is what Open vSwitch's userspace datapath reports.
+const datapathVersion = "<built-in>"
+
+// capabilities are the Datapath capabilities, in Open vSwitch's keys,
+// answered for what gvs's datapath does today.
+var capabilities = map[string]string{
+	"add_mpls": "false", "check_pkt_len": "false", "clone": "false",
+	"ct_clear": "false", "ct_eventmask": "false", "ct_label": "false",
+	"ct_mark": "false", "ct_orig_tuple": "false", "ct_orig_tuple6": "false",
+	"ct_state": "false", "ct_state_nat": "false", "ct_timeout": "false",
+	"ct_zero_snat": "false", "ct_zone": "false", "explicit_drop_action": "true",
+	"lb_output_action": "false", "masked_set_action": "false",
+	"max_hash_alg": "0", "max_mpls_depth": "0", "max_vlan_headers": "1",
+	"psample": "false", "recirc": "false", "sample_nesting": "0",
+	"tnl_push_pop": "false", "trunc": "false", "ufid": "false",
+}
+
+// pass is one reconciliation: read, apply, write back. An error means the
+// database could not be read or written, and the pass is to be retried
+// soon; per-interface failures are not errors (they go to
+// Interface.error).
+func (r *Reconciler) pass(ctx context.Context, c client.Client, statsDue bool) error {
+	d, err := readDesired(ctx, c, r.cfg.MinStatsInterval)
+	if err != nil {
+		r.log.Debug("reading the database: " + err.Error())
+		return err
+	}
+	r.apply(d)
+	if d.ovs == nil {
+		return nil // nothing to report into before `ovs-vsctl init`
+	}
+	ops, err := r.writeback(c, d, statsDue)
+	if err != nil {
+		r.log.Warn("preparing database update: " + err.Error())
+		return err
+	}
+	if len(ops) == 0 {
+		return nil
+	}
+	results, err := c.Transact(ctx, ops...)
+	if err == nil {
+		_, err = ovsdb.CheckOperationResults(results, ops)
+	}
+	if err != nil {
+		r.log.Warn("updating the database: " + err.Error())
+		return err
+	}
+	return nil
+}
+
+// rowUpdate collects the changed columns of one row.
+type rowUpdate struct {
+	row    model.Model
+	fields []any
+}
+
+func (u *rowUpdate) set(changed bool, field any) {
+	if changed {
+		u.fields = append(u.fields, field)
+	}
+}
+
+func (u *rowUpdate) ops(c client.Client, where model.Model) ([]ovsdb.Operation, error) {
+	if len(u.fields) == 0 {
+		return nil, nil
+	}
+	return c.Where(where).Update(u.row, u.fields...)
+}
+
+// writeback builds one transaction with every column whose value changed.
+func (r *Reconciler) writeback(c client.Client, d *desired, statsDue bool) ([]ovsdb.Operation, error) {
+	var ops []ovsdb.Operation
+	add := func(o []ovsdb.Operation, err error) error {
+		ops = append(ops, o...)
+		return err
+	}
+	ofports := map[string]int{}
+	byBridge := map[string]map[string]int{}
+	for _, b := range d.bridges {
+		working := func(di *desiredIface) bool {
+			ap, ok := r.state.ports[di.spec.Name]
+			return ok && ap.uuid == di.row.UUID
+		}
+		assigned := assignOfports(b, working, r.state.ofports)
+		maps.Copy(ofports, assigned)
+		names := map[string]int{}
+		for _, di := range b.ifaces {
+			if n, ok := assigned[di.row.UUID]; ok {
+				names[di.spec.Name] = n
+			}
+		}
+		byBridge[b.row.Name] = names
+		var macs []net.HardwareAddr
+		var localMAC net.HardwareAddr
+		for _, di := range b.ifaces {
+			ps, err := r.ifaceUpdate(c, di, ofports, statsDue, &ops)
+			if err != nil {
+				return nil, err
+			}
+			if ps != nil && len(ps.MAC) == 6 {
+				if di.spec.Name == b.row.Name {
+					localMAC = ps.MAC
+				} else if di.spec.Type != "internal" {
+					macs = append(macs, ps.MAC)
+				}
+			}
+		}
+		if err := add(r.bridgeUpdate(c, b, macs, localMAC)); err != nil {
+			return nil, err
+		}
+	}
+	r.state.ofports = ofports
+	r.mu.Lock()
+	r.ofports = byBridge
+	r.mu.Unlock()
+	o, err := r.openvswitchUpdate(c, d)
+	if err != nil {
+		return nil, err
+	}
+	return append(ops, o...), nil
+}
+
+// ifaceUpdate appends the update of one Interface row and returns the
+// port's state (nil when it is not in the datapath).
+func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[string]int, statsDue bool, ops *[]ovsdb.Operation) (*PortState, error) {
+	old := di.row
+	row := *old
+	u := rowUpdate{row: &row}
+	var ps *PortState
+	if n, ok := ofports[old.UUID]; ok {
+		st, err := r.dp.PortState(di.spec.Name)
+		if err == nil {
+			ps = &st
+		}
+		row.Ofport = &n
+		// A working port may still carry an error (settings SetPort
+		// refused); it keeps its number.
+		row.Error = nil
+		if msg := r.state.errors[old.UUID]; msg != "" {
+			row.Error = &msg
+		}
+		if ps != nil {
+			lt := r.state.links[di.spec.Name]
+			if lt == nil {
+				lt = &linkTrack{carrier: ps.Link.CarrierUp}
+				r.state.links[di.spec.Name] = lt
+			} else if lt.carrier != ps.Link.CarrierUp {
+				lt.carrier = ps.Link.CarrierUp
+				lt.resets++
+			}
+			row.AdminState = upDown(ps.Link.AdminUp)
+			row.LinkState = upDown(ps.Link.CarrierUp)
+			row.LinkSpeed = nil
+			if ps.Link.SpeedMbps > 0 {
+				row.LinkSpeed = ptr(ps.Link.SpeedMbps * 1000000)
+			}
+			row.LinkResets = ptr(lt.resets)
+			row.MACInUse = nil
+			if len(ps.MAC) > 0 {
+				row.MACInUse = ptr(ps.MAC.String())
+			}
+			row.MTU = nil
+			if ps.MTU > 0 {
+				row.MTU = ptr(ps.MTU)
+			}
+			row.Ifindex = nil
+			if ps.Link.IfIndex > 0 {
+				row.Ifindex = ptr(ps.Link.IfIndex)
+			}
+			row.Status = ps.Status
+			if statsDue || len(old.Statistics) == 0 {
+				row.Statistics = statistics(ps)
+			}
+		}
+	} else {
+		row.Ofport = ptr(ofportNone)
+		row.Error = ptr(r.state.errors[old.UUID])
+		if *row.Error == "" {
+			row.Error = ptr("could not add interface " + di.spec.Name)
+		}
+		row.AdminState, row.LinkState, row.LinkSpeed, row.MACInUse, row.MTU, row.Ifindex = nil, nil, nil, nil, nil, nil
+		row.Status = nil
+	}
+	u.set(!eqPtr(old.Ofport, row.Ofport), &row.Ofport)
+	u.set(!eqPtr(old.Error, row.Error), &row.Error)
+	u.set(!eqPtr(old.AdminState, row.AdminState), &row.AdminState)
+	u.set(!eqPtr(old.LinkState, row.LinkState), &row.LinkState)
+	u.set(!eqPtr(old.LinkSpeed, row.LinkSpeed), &row.LinkSpeed)
+	u.set(!eqPtr(old.LinkResets, row.LinkResets), &row.LinkResets)
+	u.set(!eqPtr(old.MACInUse, row.MACInUse), &row.MACInUse)
+	u.set(!eqPtr(old.MTU, row.MTU), &row.MTU)
+	u.set(!eqPtr(old.Ifindex, row.Ifindex), &row.Ifindex)
+	u.set(!maps.Equal(old.Status, row.Status), &row.Status)
+	u.set(!maps.Equal(old.Statistics, row.Statistics), &row.Statistics)
+	o, err := u.ops(c, &vswitchd.Interface{UUID: old.UUID})
+	*ops = append(*ops, o...)
+	return ps, err
+}
+
+func statistics(ps *PortState) map[string]int {
+	s := ps.Stats
+	return map[string]int{
+		"rx_packets": int(s.RxPackets), "rx_bytes": int(s.RxBytes),
+		"tx_packets": int(s.TxPackets), "tx_bytes": int(s.TxBytes),
+		"rx_dropped": int(s.RxKernelDrops), "tx_dropped": int(s.TxDrops),
+		"rx_errors": int(s.RxErrors), "tx_errors": int(s.TxErrors),
+	}
+}
+
+// bridgeUpdate writes datapath_id (from other_config:hwaddr, else the
+// lowest MAC of the bridge's other ports, as Open vSwitch picks, else its
+// own port's MAC) and datapath_version.
+func (r *Reconciler) bridgeUpdate(c client.Client, b *desiredBridge, macs []net.HardwareAddr, local net.HardwareAddr) ([]ovsdb.Operation, error) {
+	old := b.row
+	row := *old
+	u := rowUpdate{row: &row}
+	mac := b.settings.hwaddr
+	if mac == nil && len(macs) > 0 {
+		mac = slices.MinFunc(macs, func(a, b net.HardwareAddr) int { return bytes.Compare(a, b) })
+	}
+	if mac == nil {
+		mac = local
+	}
+	if mac != nil {
+		row.DatapathID = ptr(fmt.Sprintf("0000%012x", []byte(mac)))
+	}
+	row.DatapathVersion = datapathVersion
+	u.set(!eqPtr(old.DatapathID, row.DatapathID), &row.DatapathID)
+	u.set(old.DatapathVersion != row.DatapathVersion, &row.DatapathVersion)
+	return u.ops(c, &vswitchd.Bridge{UUID: old.UUID})
+}
+
+// openvswitchUpdate reports the switch's versions and types, creates the
+// Datapath row of "netdev" when missing, refreshes the capabilities of the
+// Datapath rows gvs serves, and sets cur_cfg to next_cfg: everything above
+// is now in effect.
+func (r *Reconciler) openvswitchUpdate(c client.Client, d *desired) ([]ovsdb.Operation, error) {
+	old := d.ovs
+	row := *old
+	u := rowUpdate{row: &row}
+	row.CurCfg = old.NextCfg
+	row.OVSVersion = ptr(r.cfg.OVSVersion)
+	row.DbVersion = ptr(c.Schema().Version)
+	row.SystemType = ptr(r.cfg.SystemType)
+	row.SystemVersion = ptr(r.cfg.SystemVersion)
+	row.DatapathTypes = datapathTypes
+	row.IfaceTypes = ifaceTypes
+	u.set(old.CurCfg != row.CurCfg, &row.CurCfg)
+	u.set(!eqPtr(old.OVSVersion, row.OVSVersion), &row.OVSVersion)
+	u.set(!eqPtr(old.DbVersion, row.DbVersion), &row.DbVersion)
+	u.set(!eqPtr(old.SystemType, row.SystemType), &row.SystemType)
+	u.set(!eqPtr(old.SystemVersion, row.SystemVersion), &row.SystemVersion)
+	u.set(!sameSet(old.DatapathTypes, row.DatapathTypes), &row.DatapathTypes)
+	u.set(!sameSet(old.IfaceTypes, row.IfaceTypes), &row.IfaceTypes)
+
+	var ops []ovsdb.Operation
+	for typ, id := range old.Datapaths {
+		dp := d.datapathRows[id]
+		if dp == nil || !slices.Contains(datapathTypes, typ) {
+			continue
+		}
+		dr := *dp
+		du := rowUpdate{row: &dr}
+		dr.Capabilities = capabilities
+		dr.DatapathVersion = datapathVersion
+		du.set(!maps.Equal(dp.Capabilities, dr.Capabilities), &dr.Capabilities)
+		du.set(dp.DatapathVersion != dr.DatapathVersion, &dr.DatapathVersion)
+		o, err := du.ops(c, &vswitchd.Datapath{UUID: dp.UUID})
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, o...)
+	}
+	// The row we inserted may not be in the cache yet when the next pass
+	// runs: insert again only if it has not shown up for a while.
+	_, ok := old.Datapaths["netdev"]
+	if ok {
+		r.state.datapathInserted = time.Time{}
+	}
+	if !ok && time.Since(r.state.datapathInserted) > 5*time.Second {
+		r.state.datapathInserted = time.Now()
+		const named = "gvs_datapath_netdev"
+		o, err := c.Create(&vswitchd.Datapath{UUID: named, DatapathVersion: datapathVersion, Capabilities: capabilities})
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, o...)
+		row.Datapaths = maps.Clone(old.Datapaths)
+		if row.Datapaths == nil {
+			row.Datapaths = map[string]string{}
+		}
+		row.Datapaths["netdev"] = named
+		u.set(true, &row.Datapaths)
+	}
+	o, err := u.ops(c, &vswitchd.OpenvSwitch{UUID: old.UUID})
+	if err != nil {
+		return nil, err
+	}
+	return append(ops, o...), nil
+}
+
+func upDown(up bool) *string {
+	if up {
+		return ptr("up")
+	}
+	return ptr("down")
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func eqPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+func sameSet(a, b []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}
