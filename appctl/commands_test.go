@@ -1,9 +1,16 @@
 package appctl
 
 import (
+	"maps"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"gvs/dpif"
+	"gvs/metrics/source/sourcetest"
 )
 
 func TestDatapathCommandsWithRealAppctl(t *testing.T) {
@@ -118,29 +125,126 @@ func TestPMDCommandsWithRealAppctl(t *testing.T) {
 		t.Errorf("pmd-rxq-show:\n%s", rxq)
 	}
 	for _, q := range []string{"p1                queue-id:  0", "p1                queue-id:  1", "p2                queue-id:  0", "p2                queue-id:  1", "br0               queue-id:  0"} {
-		if strings.Count(rxq, "  port: "+q+" (enabled)   pmd usage: NOT AVAIL\n") != 1 {
-			t.Errorf("queue %q not listed once:\n%s", q, rxq)
+		re := regexp.MustCompile(`(?m)^  port: ` + regexp.QuoteMeta(q) + ` \(enabled\)   pmd usage: +\d+ %$`)
+		if len(re.FindAllString(rxq, -1)) != 1 {
+			t.Errorf("queue %q not listed once with a usage figure:\n%s", q, rxq)
 		}
 	}
 	if got := e.ok(t, "dpif-netdev/pmd-rxq-show", "-secs", "7"); !strings.HasPrefix(got, "Displaying last 7 seconds") {
 		t.Errorf("-secs 7:\n%s", got)
 	}
+}
+
+// TestPMDRxqRebalanceWithRealAppctl: traffic only on queue 0 of p1 and
+// p2, which PortAdd put on the same PMD (queues go round-robin: p1/0 ->
+// 0, p1/1 -> 1, p2/0 -> 0, p2/1 -> 1, br0/0 -> 0). The cycles algorithm
+// puts the two loaded queues on different PMDs, which takes exactly two
+// moves; pmd-rxq-show then shows the new assignment.
+func TestPMDRxqRebalanceWithRealAppctl(t *testing.T) {
+	e := newEnv(t)
+	before := assignment(t, e.ok(t, "dpif-netdev/pmd-rxq-show"))
+	if before["p1/0"] != before["p2/0"] || before["p1/1"] == before["p1/0"] {
+		t.Fatalf("initial assignment %v", before)
+	}
+	e.trafficOn(t, 200, func(int) int { return 0 })
 	reb := e.ok(t, "dpif-netdev/pmd-rxq-rebalance")
-	if !strings.Contains(reb, "nothing moved") || !strings.Contains(reb, "port: p2                queue-id:  1  pmd: 1") {
-		t.Errorf("pmd-rxq-rebalance:\n%s", reb)
+	if !strings.HasPrefix(reb, "pmd rxq rebalance requested.\n") {
+		t.Fatalf("pmd-rxq-rebalance:\n%s", reb)
 	}
-	if after := e.ok(t, "dpif-netdev/pmd-rxq-show"); stripBusy(after) != stripBusy(rxq) {
-		t.Errorf("assignment changed after rebalance:\n%s\nbefore:\n%s", after, rxq)
+	moveLine := regexp.MustCompile(`^  port: (\S+) +queue-id: +(\d+)  pmd (\d+) -> pmd (\d+)  \(usage +\d+ %, cycles\)$`)
+	moves := strings.Split(strings.TrimSuffix(strings.TrimPrefix(reb, "pmd rxq rebalance requested.\n"), "\n"), "\n")
+	if len(moves) != 2 {
+		t.Fatalf("want 2 moves:\n%s", reb)
 	}
+	want := maps.Clone(before)
+	for _, l := range moves {
+		m := moveLine.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("move line %q", l)
+		}
+		q := m[1] + "/" + m[2]
+		if from, _ := strconv.Atoi(m[3]); before[q] != from {
+			t.Errorf("%s moved from pmd %d, was on %d", q, from, before[q])
+		}
+		want[q], _ = strconv.Atoi(m[4])
+	}
+	after := assignment(t, e.ok(t, "dpif-netdev/pmd-rxq-show"))
+	if !maps.Equal(after, want) {
+		t.Errorf("assignment after rebalance %v, want %v", after, want)
+	}
+	if after["p1/0"] == after["p2/0"] {
+		t.Errorf("loaded queues still share a PMD: %v", after)
+	}
+	// The queues still forward from their new PMDs.
+	e.trafficOn(t, 20, func(i int) int { return i % 2 })
+}
+
+// TestPMDRxqUsageWindowWithRealAppctl: with 250 ms sampling intervals
+// (a 3 s window), a second of traffic on p1 queue 0 shows in the whole
+// window's usage, and not in "-secs 1" (4 intervals) once two seconds
+// have passed without traffic.
+func TestPMDRxqUsageWindowWithRealAppctl(t *testing.T) {
+	e := newEnvConfig(t, dpif.Config{PMDs: 2, RxqInterval: 250 * time.Millisecond, RevalidateInterval: 20 * time.Millisecond})
+	e.trafficOn(t, 4, func(int) int { return 0 }) // learn both MACs
+	frame := sourcetest.Frame(sourcetest.MAC(2), sourcetest.MAC(1))
+	for end := time.Now().Add(time.Second); time.Now().Before(end); {
+		for range 256 {
+			e.devs[0].Inject(0, frame)
+		}
+		e.devs[1].TakeSent()
+		runtime.Gosched()
+	}
+	time.Sleep(2 * time.Second)
+	usage := func(show string) int {
+		m := regexp.MustCompile(`(?m)^  port: p1                queue-id:  0 \(enabled\)   pmd usage: +(\d+) %$`).FindStringSubmatch(show)
+		if m == nil {
+			t.Fatalf("no usage for p1 queue 0:\n%s", show)
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	whole := e.ok(t, "dpif-netdev/pmd-rxq-show")
+	recent := e.ok(t, "dpif-netdev/pmd-rxq-show", "-secs", "1")
+	if !strings.HasPrefix(recent, "Displaying last 1 seconds pmd usage %\n") {
+		t.Errorf("-secs 1 header:\n%s", recent)
+	}
+	if u := usage(whole); u < 1 {
+		t.Errorf("p1 queue 0 usage over the window %d %%, want > 0 after a second of traffic:\n%s", u, whole)
+	}
+	if u := usage(recent); u != 0 {
+		t.Errorf("p1 queue 0 usage over the last second %d %%, want 0 (no traffic):\n%s", u, recent)
+	}
+	// A queue that received nothing shows 0 %, not NOT AVAIL: measured.
+	if !regexp.MustCompile(`(?m)^  port: p2                queue-id:  1 \(enabled\)   pmd usage:  0 %$`).MatchString(whole) {
+		t.Errorf("idle queue p2/1:\n%s", whole)
+	}
+}
+
+var (
+	rxqPMDLine   = regexp.MustCompile(`^pmd thread pmd_id (\d+) \(not pinned\):$`)
+	rxqQueueLine = regexp.MustCompile(`^  port: (\S+) +queue-id: +(\d+) \(enabled\)   pmd usage: +\d+ %$`)
+)
+
+// assignment parses pmd-rxq-show into "port/queue" -> PMD index.
+func assignment(t *testing.T, show string) map[string]int {
+	t.Helper()
+	out, pmd := map[string]int{}, -1
+	for _, l := range strings.Split(show, "\n") {
+		if m := rxqPMDLine.FindStringSubmatch(l); m != nil {
+			pmd, _ = strconv.Atoi(m[1])
+		} else if m := rxqQueueLine.FindStringSubmatch(l); m != nil {
+			out[m[1]+"/"+m[2]] = pmd
+		}
+	}
+	if len(out) != 5 {
+		t.Fatalf("pmd-rxq-show lists %d queues, want 5:\n%s", len(out), show)
+	}
+	return out
 }
 
 var usedField = regexp.MustCompile(`used:[0-9.]+s`)
 
 func stripUsed(s string) string { return usedField.ReplaceAllString(s, "used:") }
-
-var busyLine = regexp.MustCompile(`(?m)^  busy \(all queues\): .*$`)
-
-func stripBusy(s string) string { return busyLine.ReplaceAllString(s, "") }
 
 func TestBridgeCommandsWithRealAppctl(t *testing.T) {
 	e := newEnv(t)

@@ -27,11 +27,19 @@
 //     line is absent (not counted). pmd-stats-clear records a baseline in
 //     this package: the datapath's counters, which metrics export, never
 //     go back.
-//   - pmd-rxq-show: gvs measures busy time per PMD, not per queue, so a
-//     queue's usage is NOT AVAIL; an extra "busy (all queues)" line per PMD
-//     gives the PMD's busy share over the window from sampled history.
-//   - pmd-rxq-rebalance moves nothing (queues are assigned round-robin
-//     when a port is added and stay) and says so, listing the assignment.
+//   - pmd-rxq-show: a queue's usage is its busy time over the window
+//     (-secs, rounded up to whole datapath sampling intervals) as the
+//     datapath measures it (dpif.RxQueueStatsOver). The datapath counts
+//     from the moment a port is added, so there is a figure from the
+//     start where Open vSwitch says NOT AVAIL until its first interval
+//     closes. overhead is NOT AVAIL (the PMD's and the queues' windows
+//     differ); an extra "busy (all queues)" line per PMD gives the PMD's
+//     busy share over the window from this package's sampled history.
+//   - pmd-rxq-rebalance reassigns the queues by measured load
+//     (dpif.RebalanceRxQueues, pmd-rxq-assign algorithm) at once and
+//     replies "pmd rxq rebalance requested." like Open vSwitch, followed
+//     by one line per queue moved (port, queue, from and to PMD index,
+//     usage, algorithm).
 //   - dpctl/dump-flows: megaflows are shared by every PMD, so there are
 //     no per-PMD sections; filter= is refused; --names is accepted but
 //     ports print as numbers.

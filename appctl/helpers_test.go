@@ -41,8 +41,14 @@ func needAppctl(t *testing.T) {
 // devices with two receive queues each, and its own port br0 (LOCAL).
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvConfig(t, dpif.Config{PMDs: 2})
+}
+
+// newEnvConfig is newEnv with the datapath configured by cfg.
+func newEnvConfig(t *testing.T, cfg dpif.Config) *env {
+	t.Helper()
 	needAppctl(t)
-	e := &env{sw: sourcetest.New(t, 2)}
+	e := &env{sw: sourcetest.NewWithConfig(t, cfg)}
 	e.sw.AddBridge("br0")
 	for i, name := range []string{"p1", "p2"} {
 		d := netdevtest.MustNew(netdevtest.Config{Name: name, RxQueues: 2, TxQueues: 4})
@@ -75,11 +81,17 @@ func (e *env) serveSwitch(t *testing.T, sw source.Switch) {
 // are forwarded.
 func (e *env) traffic(t *testing.T, n int) {
 	t.Helper()
+	e.trafficOn(t, n, func(i int) int { return i % 2 })
+}
+
+// trafficOn is traffic with frame i injected on receive queue queue(i).
+func (e *env) trafficOn(t *testing.T, n int, queue func(i int) int) {
+	t.Helper()
 	a, b := sourcetest.MAC(1), sourcetest.MAC(2)
 	want1, want0 := e.devs[1].Stats().TxPackets+uint64(n), e.devs[0].Stats().TxPackets+uint64(n)
 	for i := range n {
-		e.devs[0].Inject(i%2, sourcetest.Frame(b, a))
-		e.devs[1].Inject(i%2, sourcetest.Frame(a, b))
+		e.devs[0].Inject(queue(i), sourcetest.Frame(b, a))
+		e.devs[1].Inject(queue(i), sourcetest.Frame(a, b))
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for e.devs[1].Stats().TxPackets < want1 || e.devs[0].Stats().TxPackets < want0 {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"weak"
 
 	"gvs/dpif"
@@ -195,12 +196,9 @@ func (c *Commands) pmdStatsClear(args []string) (string, error) {
 	return "", nil
 }
 
-// rxq is one receive queue in pmd-rxq-show.
-type rxq struct {
-	port  string
-	queue int
-}
-
+// pmdRxqShow is pmd_info_show_rxq: per PMD, its queues and each one's
+// share of the PMD's time over the window (-secs), measured by the
+// datapath per queue (dpif.RxQueueStatsOver).
 func (c *Commands) pmdRxqShow(args []string) (string, error) {
 	dp, a, err := c.parsePMDArgs(args, true)
 	if err != nil {
@@ -216,11 +214,9 @@ func (c *Commands) pmdRxqShow(args []string) (string, error) {
 		}
 		secs = (secs + step - 1) / step * step
 	}
-	queues := map[int][]rxq{}
-	for _, p := range dp.Ports() {
-		for q, pmd := range p.RxQueuePMDs {
-			queues[pmd] = append(queues[pmd], rxq{p.Name, q})
-		}
+	queues := map[int][]dpif.RxQueueStat{}
+	for _, q := range dp.RxQueueStatsOver(time.Duration(secs) * time.Second) {
+		queues[q.PMD] = append(queues[q.PMD], q)
 	}
 	busy := c.pmdBusyPercent(dp, secs)
 	var b strings.Builder
@@ -233,16 +229,17 @@ func (c *Commands) pmdRxqShow(args []string) (string, error) {
 		b.WriteString("  isolated : false\n")
 		qs := queues[p.PMD]
 		sort.Slice(qs, func(i, j int) bool {
-			if qs[i].port != qs[j].port {
-				return qs[i].port < qs[j].port
+			if qs[i].Name != qs[j].Name {
+				return qs[i].Name < qs[j].Name
 			}
-			return qs[i].queue < qs[j].queue
+			return qs[i].Queue < qs[j].Queue
 		})
-		// gvs measures time per PMD, not per queue: a queue's share is
-		// NOT AVAIL, as Open vSwitch says before it has measured.
 		for _, q := range qs {
-			fmt.Fprintf(&b, "  port: %-16s  queue-id: %2d (enabled)   pmd usage: NOT AVAIL\n", q.port, q.queue)
+			fmt.Fprintf(&b, "  port: %-16s  queue-id: %2d (enabled)   pmd usage: %2d %%\n", q.Name, q.Queue, int(q.Usage))
 		}
+		// The queues' window (the datapath's sampling intervals) and the
+		// PMD's (this package's sampler) differ, so their difference is
+		// no honest overhead figure.
 		if len(qs) > 0 {
 			b.WriteString("  overhead: NOT AVAIL\n")
 		}
@@ -255,21 +252,23 @@ func (c *Commands) pmdRxqShow(args []string) (string, error) {
 	return b.String(), nil
 }
 
-// pmdRxqRebalance answers honestly: gvs's datapath assigns receive queues
-// round-robin when a port is added and cannot move them yet, so a
-// rebalance (which under Open vSwitch's roundrobin assignment recomputes
-// the same round-robin) changes nothing. The reply lists the assignment.
+// pmdRxqRebalance reassigns the receive queues by measured load
+// (dpif.RebalanceRxQueues, with the pmd-rxq-assign algorithm) and replies
+// as Open vSwitch does, followed (gvs only) by the queues that moved.
 func (c *Commands) pmdRxqRebalance(args []string) (string, error) {
 	dp := c.sw.Datapath()
 	if dp == nil || (len(args) == 1 && !isDatapathName(args[0])) {
 		return "", errorf("please specify an existing datapath")
 	}
+	moves, err := dp.RebalanceRxQueues()
+	if err != nil {
+		return "", errorf("pmd rxq rebalance failed: %v", err)
+	}
 	var b strings.Builder
-	b.WriteString("pmd rxq rebalance: nothing moved: rx queues are assigned round-robin when a port is added and stay there.\n")
-	for _, p := range dp.Ports() {
-		for q, pmd := range p.RxQueuePMDs {
-			fmt.Fprintf(&b, "  port: %-16s  queue-id: %2d  pmd: %d\n", p.Name, q, pmd)
-		}
+	b.WriteString("pmd rxq rebalance requested.\n")
+	for _, m := range moves {
+		fmt.Fprintf(&b, "  port: %-16s  queue-id: %2d  pmd %d -> pmd %d  (usage %2d %%, %s)\n",
+			m.Name, m.Queue, m.From, m.To, int(m.Usage), m.Strategy)
 	}
 	return b.String(), nil
 }

@@ -49,8 +49,11 @@ type Reconciler struct {
 
 	kick chan struct{}
 
-	mu      sync.Mutex // guards client and ofports
+	mu      sync.Mutex // guards client, connCtx and ofports
 	client  client.Client
+	// connCtx ends when client's connection is given up, so a pass
+	// blocked on a dead connection returns instead of wedging the worker.
+	connCtx context.Context
 	ofports map[string]map[string]int // bridge -> interface -> ofport, as written
 
 	state *state // owned by the worker goroutine
@@ -114,7 +117,7 @@ func (r *Reconciler) Run(ctx context.Context) {
 	}()
 	r.connectLoop(ctx)
 	wg.Wait()
-	r.setClient(nil)
+	r.setClient(nil, nil)
 }
 
 // OFPorts returns the OpenFlow port numbers of a bridge's working
@@ -126,16 +129,16 @@ func (r *Reconciler) OFPorts(bridge string) map[string]int {
 	return maps.Clone(r.ofports[bridge])
 }
 
-func (r *Reconciler) currentClient() client.Client {
+func (r *Reconciler) currentClient() (client.Client, context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.client
+	return r.client, r.connCtx
 }
 
-func (r *Reconciler) setClient(c client.Client) {
+func (r *Reconciler) setClient(c client.Client, connCtx context.Context) {
 	r.mu.Lock()
 	old := r.client
-	r.client = c
+	r.client, r.connCtx = c, connCtx
 	r.mu.Unlock()
 	if old != nil && old != c {
 		old.Close()
@@ -168,10 +171,12 @@ func (r *Reconciler) connectLoop(ctx context.Context) {
 		}
 		failures, backoff = 0, r.cfg.MinBackoff
 		r.state.connectedBefore = true
-		r.setClient(c)
+		connCtx, cancel := context.WithCancel(ctx)
+		r.setClient(c, connCtx)
 		r.Kick()
 		r.waitDisconnect(ctx, c)
-		r.setClient(nil)
+		cancel()
+		r.setClient(nil, nil)
 		if ctx.Err() == nil {
 			r.log.Warn(r.cfg.Remote + ": connection to database lost, reconnecting")
 		}
@@ -243,7 +248,7 @@ func (r *Reconciler) worker(ctx context.Context) {
 		case <-timer.C:
 			statsDue = true
 		}
-		c := r.currentClient()
+		c, connCtx := r.currentClient()
 		if c == nil {
 			if statsDue {
 				timer.Reset(r.state.statsInterval)
@@ -252,7 +257,7 @@ func (r *Reconciler) worker(ctx context.Context) {
 		}
 		interval := r.state.statsInterval
 		start := time.Now()
-		err := r.pass(ctx, c, statsDue)
+		err := r.pass(connCtx, c, statsDue)
 		if r.cfg.Metrics != nil {
 			r.cfg.Metrics.RecordPass(time.Since(start), err)
 		}

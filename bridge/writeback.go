@@ -39,6 +39,11 @@ var capabilities = map[string]string{
 	"tnl_push_pop": "false", "trunc": "false", "ufid": "false",
 }
 
+// transactTimeout bounds one write-back: a server that accepts the
+// request and never answers must not stop the reconciler; the pass is
+// retried.
+const transactTimeout = 30 * time.Second
+
 // pass is one reconciliation: read, apply, write back. An error means the
 // database could not be read or written, and the pass is to be retried
 // soon; per-interface failures are not errors (they go to
@@ -61,7 +66,9 @@ func (r *Reconciler) pass(ctx context.Context, c client.Client, statsDue bool) e
 	if len(ops) == 0 {
 		return nil
 	}
-	results, err := c.Transact(ctx, ops...)
+	tctx, cancel := context.WithTimeout(ctx, transactTimeout)
+	defer cancel()
+	results, err := c.Transact(tctx, ops...)
 	if err == nil {
 		_, err = ovsdb.CheckOperationResults(results, ops)
 	}

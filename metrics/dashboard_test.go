@@ -82,7 +82,7 @@ func TestDashboardUsesOnlyExportedMetrics(t *testing.T) {
 		}
 	}
 	for _, must := range []string{"gvs_interface_rx_bytes_total", "gvs_interface_tx_bytes_total", "gvs_interface_drops_total",
-		"gvs_pmd_busy_seconds_total", "gvs_pmd_idle_seconds_total"} {
+		"gvs_interface_datapath_drops_total", "gvs_pmd_busy_seconds_total", "gvs_pmd_idle_seconds_total"} {
 		if !used[must] {
 			t.Errorf("dashboard does not use %s", must)
 		}

@@ -2,9 +2,13 @@
 //
 //   - SwitchCollector: per interface (labels bridge, port, interface,
 //     type) packets and bytes, drops split by where they happened
-//     (gvs_interface_drops_total{where="kernel_rx"|"tx"}: kernel socket or
-//     ring drops, which Open vSwitch users never saw, against transmit
-//     queue drops), errors, effective and requested socket buffers, link
+//     (gvs_interface_drops_total{where="kernel_rx"|"tx"|"datapath_rx"|
+//     "datapath_tx"}: kernel socket or ring drops, which Open vSwitch
+//     users never saw, transmit queue drops, and the datapath's own drops
+//     of packets received on or meant for the interface, from
+//     dpif.PortInfo.DatapathStats; gvs_interface_datapath_drops_total
+//     splits the latter by reason), software segmentation and checksum
+//     counters, errors, effective and requested socket buffers, link
 //     state, MTU; per PMD (labels pmd, cpu) busy/idle/sleep seconds,
 //     packets, batches, EMC hits, megaflow hits, misses, upcalls, lost
 //     upcalls, datapath drops (gvs_pmd_drops_total{where="rx"|"tx"}),

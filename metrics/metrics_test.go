@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
+	"gvs/dpif"
+	"gvs/metrics/source/sourcetest"
 	"gvs/ovsdb/jsonrpc"
 )
 
@@ -160,6 +164,59 @@ func TestKernelDropsAppearPerInterface(t *testing.T) {
 	fams := parse(t, e.scrape(t))
 	if v := value(t, fams, "gvs_interface_drops_total", map[string]string{"interface": "p1", "where": "kernel_rx"}); v < float64(drops) {
 		t.Errorf("kernel_rx drops %v, device counted %d", v, drops)
+	}
+}
+
+// TestDatapathDropsAppearPerInterface: packets from p1 output to a port
+// that does not exist are datapath drops charged to p1, in
+// gvs_interface_drops_total{where="datapath_rx"} and by reason.
+func TestDatapathDropsAppearPerInterface(t *testing.T) {
+	e := newEnv(t)
+	var p1 uint32
+	found := false
+	for _, p := range e.sw.DP.Ports() {
+		if p.Name == "p1" {
+			p1, found = p.No, true
+		}
+	}
+	if !found {
+		t.Fatal("p1 not in the datapath")
+	}
+	where := func(fams map[string]*dto.MetricFamily, iface, w string) float64 {
+		return value(t, fams, "gvs_interface_drops_total", map[string]string{"interface": iface, "where": w})
+	}
+	fams := parse(t, e.scrape(t))
+	if v := where(fams, "p1", "datapath_rx"); v != 0 {
+		t.Fatalf("p1 datapath_rx drops %v before any", v)
+	}
+	frame := sourcetest.Frame(sourcetest.MAC(2), sourcetest.MAC(1))
+	for range 3 {
+		if err := e.sw.DP.Execute(frame, p1, dpif.Actions{dpif.Output(999)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fams = parse(t, e.scrape(t))
+	if v := where(fams, "p1", "datapath_rx"); v != 3 {
+		t.Errorf("p1 datapath_rx drops %v, want 3", v)
+	}
+	if v := where(fams, "p1", "datapath_tx"); v != 0 {
+		t.Errorf("p1 datapath_tx drops %v, want 0", v)
+	}
+	if v := where(fams, "p2", "datapath_rx"); v != 0 {
+		t.Errorf("p2 datapath_rx drops %v, want 0", v)
+	}
+	reason := func(r string) float64 {
+		return value(t, fams, "gvs_interface_datapath_drops_total", map[string]string{"interface": "p1", "reason": r})
+	}
+	if v := reason("no_port"); v != 3 {
+		t.Errorf("p1 no_port drops %v, want 3", v)
+	}
+	if v := reason("lost_upcall"); v != 0 {
+		t.Errorf("p1 lost_upcall drops %v, want 0", v)
+	}
+	ps, err := e.sw.DP.PortStats(p1)
+	if err != nil || ps.Drops() != 3 {
+		t.Errorf("PortStats(p1) = %+v, %v", ps, err)
 	}
 }
 

@@ -21,7 +21,8 @@ type SwitchCollector struct {
 	descs descSet
 
 	ifRxPackets, ifRxBytes, ifTxPackets, ifTxBytes *prometheus.Desc
-	ifDrops, ifErrors                              *prometheus.Desc
+	ifDrops, ifErrors, ifDatapathDrops             *prometheus.Desc
+	ifSegmented, ifSegments, ifCsumCompleted       *prometheus.Desc
 	ifSockBuf, ifSockBufRequest                    *prometheus.Desc
 	ifLinkUp, ifAdminUp, ifSpeed, ifMTU, ifRxQs    *prometheus.Desc
 
@@ -48,7 +49,20 @@ func NewSwitchCollector(sw source.Switch) *SwitchCollector {
 	c.ifDrops = d.add("interface_drops_total",
 		"Packets lost at the interface, by where: kernel_rx = dropped by the kernel before gvs read them "+
 			"(AF_PACKET tp_drops: socket buffer or ring full; AF_XDP: rx ring full, fill ring empty); "+
-			"tx = frames the transmit path could not queue (ring or socket buffer full, too large).", il, "where")
+			"tx = frames the transmit path could not queue (ring or socket buffer full, too large); "+
+			"datapath_rx = packets received on the interface that the datapath dropped (no buffer, lost upcall, "+
+			"output to a missing port); datapath_tx = packets for the interface the datapath dropped before "+
+			"transmit (no buffer for a copy or segment, unresolvable offload). "+
+			"gvs_interface_datapath_drops_total splits the datapath ones by reason.", il, "where")
+	c.ifDatapathDrops = d.add("interface_datapath_drops_total",
+		"Datapath drops charged to the interface, by reason: rx_no_buffer = receive calls that found the PMD's "+
+			"buffer pool empty; rx_invalid = received packets dropped before classification; lost_upcall = misses "+
+			"with no handler or a full slow-path queue; no_port = outputs to a port that no longer exists "+
+			"(charged to the input interface); tx_no_buffer = copies or GSO segments for the interface that found "+
+			"the pool empty; tx_offload = frames whose GSO or checksum request could not be done in software.", il, "reason")
+	c.ifSegmented = d.add("interface_tx_segmented_packets_total", "GSO frames cut into segments in software for the interface.", il)
+	c.ifSegments = d.add("interface_tx_segments_total", "Segments made in software from GSO frames for the interface.", il)
+	c.ifCsumCompleted = d.add("interface_tx_checksums_completed_total", "Partial checksums completed in software for the interface.", il)
 	c.ifErrors = d.add("interface_errors_total", "Malformed or oversized frames (rx) and transmit failures (tx).", il, "direction")
 	c.ifSockBuf = d.add("interface_socket_buffer_bytes", "Effective socket buffer size as read back from the kernel (SO_RCVBUF, SO_SNDBUF).", il, "direction")
 	c.ifSockBufRequest = d.add("interface_socket_buffer_request_bytes", "userspace-sock-buf-size requested for the interface; 0 means kernel defaults.", il)
@@ -169,6 +183,21 @@ func (c *SwitchCollector) collectInterface(ch chan<- prometheus.Metric, p dpif.P
 	ch <- counter(c.ifTxBytes, s.TxBytes, l...)
 	ch <- counter(c.ifDrops, s.RxKernelDrops, with(l, "kernel_rx")...)
 	ch <- counter(c.ifDrops, s.TxDrops, with(l, "tx")...)
+	ds := p.DatapathStats
+	ch <- counter(c.ifDrops, ds.RxNoBuffer+ds.RxDrops+ds.LostUpcalls+ds.TxNoPort, with(l, "datapath_rx")...)
+	ch <- counter(c.ifDrops, ds.TxNoBuffer+ds.TxOffloadDrops, with(l, "datapath_tx")...)
+	for _, r := range []struct {
+		reason string
+		v      uint64
+	}{
+		{"rx_no_buffer", ds.RxNoBuffer}, {"rx_invalid", ds.RxDrops}, {"lost_upcall", ds.LostUpcalls},
+		{"no_port", ds.TxNoPort}, {"tx_no_buffer", ds.TxNoBuffer}, {"tx_offload", ds.TxOffloadDrops},
+	} {
+		ch <- counter(c.ifDatapathDrops, r.v, with(l, r.reason)...)
+	}
+	ch <- counter(c.ifSegmented, ds.TxSegmented, l...)
+	ch <- counter(c.ifSegments, ds.TxSegments, l...)
+	ch <- counter(c.ifCsumCompleted, ds.TxCsumCompleted, l...)
 	ch <- counter(c.ifErrors, s.RxErrors, with(l, "rx")...)
 	ch <- counter(c.ifErrors, s.TxErrors, with(l, "tx")...)
 

@@ -6,6 +6,7 @@
 //	gvs-ovsdb-server [DATABASE...] [--remote=REMOTE]... [--pidfile[=FILE]]
 //	    [--detach] [--no-chdir] [--log-file[=FILE]] [--unixctl=SOCKET]
 //	    [-vSPEC]... [--private-key=FILE --certificate=FILE --ca-cert=FILE]
+//	    [--metrics-address=[HOST:]PORT]
 //
 // DATABASE defaults to $OVS_DBDIR/conf.db (OVS_DBDIR defaults to
 // /etc/openvswitch). Like ovsdb-server it listens on no remote unless told
@@ -15,6 +16,11 @@
 // written before it is acknowledged (and fsynced when the transaction asks
 // for durability, or for every commit with the gvs option --sync), and the
 // file is compacted as ovsdb-server does and on `ovsdb-server/compact`.
+//
+// --metrics-address (gvs option) serves Prometheus metrics at
+// http://ADDR/metrics: connections, monitors, transactions by result,
+// commit durations, database file sizes (package metrics). A PORT alone
+// listens on loopback only.
 package main
 
 import (
@@ -46,6 +52,9 @@ func main() {
 	if err != nil {
 		daemon.Fatal(program, "%v", err)
 	}
+	if opts.MetricsAddress != "" {
+		cfg.Serving = serveMetrics(d, opts.MetricsAddress, cfg.DBFiles)
+	}
 	if err := ovsdbd.Run(d, cfg); err != nil {
 		d.Fatal(err)
 	}
@@ -62,6 +71,9 @@ Remotes:
   --remote=REMOTE         connect or listen to REMOTE:
                           punix:PATH, ptcp:PORT[:IP], pssl:PORT[:IP]
   --sync                  fsync every commit before replying (gvs option)
+  --metrics-address=[HOST:]PORT
+                          serve Prometheus metrics on http://HOST:PORT/metrics
+                          (loopback when only PORT is given; gvs option)
 PKI configuration (required to use SSL):
   -p, --private-key=FILE  file with private key
   -c, --certificate=FILE  file with certificate for private key

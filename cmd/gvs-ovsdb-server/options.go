@@ -7,10 +7,14 @@ import (
 
 	"gvs/cmd/internal/daemon"
 	"gvs/cmd/internal/ovsdbd"
+	"gvs/metrics"
 )
 
 type options struct {
 	daemon.Options
+	// MetricsAddress is --metrics-address (gvs option): "" serves no
+	// metrics.
+	MetricsAddress string
 }
 
 // parseCommandLine reads ovsdb-server's options. Options gvs does not
@@ -47,6 +51,13 @@ func parseCommandLine(args []string, dirs daemon.Dirs) (*options, ovsdbd.Config,
 		daemon.Option{Long: "ssl-protocols", Arg: daemon.RequiredArg, Set: o.Ignored("--ssl-protocols")},
 		daemon.Option{Long: "ssl-ciphers", Arg: daemon.RequiredArg, Set: o.Ignored("--ssl-ciphers")},
 		daemon.Option{Long: "disable-file-column-diff", Set: func(string, bool) error { cfg.NoColumnDiff = true; return nil }},
+		daemon.Option{Long: "metrics-address", Arg: daemon.RequiredArg, Set: func(v string, _ bool) error {
+			if _, err := metrics.ListenAddress(v); err != nil {
+				return err
+			}
+			o.MetricsAddress = v
+			return nil
+		}},
 		daemon.Option{Long: "sync", Set: func(string, bool) error { cfg.Sync = true; return nil }},
 		daemon.Option{Long: "no-dbs", Set: func(string, bool) error { noDBs = true; return nil }},
 		daemon.Option{Long: "run", Arg: daemon.RequiredArg, Set: unsupported("--run")},

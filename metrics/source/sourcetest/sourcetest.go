@@ -32,7 +32,20 @@ type Switch struct {
 // closes it.
 func New(t testing.TB, pmds int) *Switch {
 	t.Helper()
-	dp, err := dpif.New(dpif.Config{PMDs: pmds, PoolBuffers: 1024, FrameSize: 2048})
+	return NewWithConfig(t, dpif.Config{PMDs: pmds})
+}
+
+// NewWithConfig is New with the datapath configured by cfg (PoolBuffers
+// and FrameSize default to 1024 and 2048).
+func NewWithConfig(t testing.TB, cfg dpif.Config) *Switch {
+	t.Helper()
+	if cfg.PoolBuffers == 0 {
+		cfg.PoolBuffers = 1024
+	}
+	if cfg.FrameSize == 0 {
+		cfg.FrameSize = 2048
+	}
+	dp, err := dpif.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
