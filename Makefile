@@ -17,11 +17,13 @@ build:
 run: build
 	@mkdir -p $(RUN)
 	@echo "gvs-vswitchd: state in $(RUN); in another shell use, for example:"
-	@echo "  ovs-vsctl --db=unix:$(RUN)/db.sock --no-wait init"
-	@echo "  OVS_RUNDIR=$(RUN) ovs-vsctl --no-wait add-br br0"
-	@echo "  OVS_RUNDIR=$(RUN) ovs-vsctl show"
-	@echo "  OVS_RUNDIR=$(RUN) ovs-appctl -t ovs-vswitchd exit"
-	@echo "(no datapath yet: use --no-wait, nothing updates cur_cfg)"
+	@echo "  export OVS_RUNDIR=$(RUN)"
+	@echo "  ovs-vsctl init"
+	@echo "  ovs-vsctl add-br br0"
+	@echo "  ovs-vsctl add-port br0 IFACE"
+	@echo "  ovs-vsctl show"
+	@echo "  ovs-appctl -t ovs-vswitchd dpif/show"
+	@echo "  ovs-appctl -t ovs-vswitchd exit"
 	OVS_RUNDIR=$(RUN) OVS_DBDIR=$(RUN) OVS_LOGDIR=$(RUN) \
 		$(BIN)/gvs-vswitchd --pidfile --log-file
 
