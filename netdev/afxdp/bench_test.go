@@ -22,26 +22,26 @@ func BenchmarkForwarderTCP(b *testing.B) {
 
 func benchForwarderTCP(b *testing.B, cfg Config) {
 	tp := newFwdTopo(b)
-	ref := tp.e.newPair()
+	ref := newPair(tp.e)
 	x, y := openPair(b, tp, cfg)
 	fw := startForwarder(b, x, y)
 	var cpu time.Duration
 	var pkts uint64
-	const secs = 3
+	const secs = 3 * time.Second
 	var fwd, direct []float64
 	retrans, zero := 0, 0
 	for b.Loop() {
-		r, err := tp.e.iperfTCP(ref.nsB, ref.nsA, ref.addrB, secs)
+		r, err := tp.e.IperfTCP(ref.nsB, ref.nsA, ref.addrB, secs, stallProbe...)
 		if err != nil {
 			b.Fatal(err)
 		}
-		cpu0, pkts0 := cpuTime(), fw.moved.Load()
-		f, err := tp.e.iperfTCP(tp.nsB, tp.nsA, tp.addrB, secs)
+		cpu0, pkts0 := cpuTime(), fw.Moved.Load()
+		f, err := tp.e.IperfTCP(tp.nsB, tp.nsA, tp.addrB, secs, stallProbe...)
 		if err != nil {
 			b.Fatal(err)
 		}
 		cpu += cpuTime() - cpu0
-		pkts += fw.moved.Load() - pkts0
+		pkts += fw.Moved.Load() - pkts0
 		direct = append(direct, r.Gbps)
 		fwd = append(fwd, f.Gbps)
 		retrans += f.Retransmits
@@ -55,11 +55,11 @@ func benchForwarderTCP(b *testing.B, cfg Config) {
 	// kernel work done inside its sendto calls) per forwarded frame: a
 	// cost figure that depends less on what else runs on the machine.
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(pkts), "cpu-ns/frame")
-	fr, err := tp.e.ping(tp.nsA, tp.addrB, 20, 56)
+	fr, err := ping(tp.nsA, tp.addrB, 20, 56)
 	if err != nil {
 		b.Fatal(err)
 	}
-	dr, err := tp.e.ping(ref.nsA, ref.addrB, 20, 56)
+	dr, err := ping(ref.nsA, ref.addrB, 20, 56)
 	if err != nil {
 		b.Fatal(err)
 	}

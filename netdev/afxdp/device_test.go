@@ -11,37 +11,20 @@ import (
 	"golang.org/x/sys/unix"
 
 	"gvs/netdev"
+	"gvs/netdev/internal/nettest"
 	"gvs/packet"
 )
 
 // loopPair creates a root-namespace veth pair with queues receive and
 // transmit queues each and opens both ends with afxdp: what one end
 // sends, the other receives.
-func loopPair(t testing.TB, cfg Config, queues int) (*env, *Device, *Device) {
+func loopPair(t testing.TB, cfg Config, queues int) (*nettest.Env, *Device, *Device) {
 	t.Helper()
 	e := newEnv(t)
-	p0, p1 := e.ifname("p0"), e.ifname("p1")
-	q := []string{"numtxqueues", itoa(queues), "numrxqueues", itoa(queues)}
-	e.run(append(append(append([]string{"ip", "link", "add", p0}, q...), "type", "veth", "peer", "name", p1), q...)...)
-	t.Cleanup(func() { try("ip", "link", "del", p0); waitGone(p0); waitGone(p1) })
-	for _, n := range []string{p0, p1} {
-		e.run("sysctl", "-qw", "net.ipv6.conf."+n+".disable_ipv6=1")
-		e.run("ip", "link", "set", n, "up")
-	}
-	open := func(name string) *Device {
-		c := cfg
-		c.Name = name
-		d, err := Open(c)
-		if err != nil {
-			t.Fatalf("Open(%s): %v", name, err)
-		}
-		t.Cleanup(func() { d.Close() })
-		return d
-	}
-	return e, open(p0), open(p1)
+	p0, p1 := e.IfName("p0"), e.IfName("p1")
+	e.VethQueues(p0, "", p1, "", queues)
+	return e, openT(t, p0, cfg), openT(t, p1, cfg)
 }
-
-func itoa(n int) string { return string(rune('0' + n)) }
 
 // sendFrames sends copies of frames from d's queue q.
 func sendFrames(t testing.TB, d netdev.Device, q int, pool *packet.Pool, frames ...[]byte) {
@@ -157,8 +140,8 @@ func TestOversizeFramesDroppedAndCounted(t *testing.T) {
 	// 2048-byte chunks) receives as a two-buffer frame beyond its MTU.
 	bName := b.Name()
 	b.Close()
-	e.run("ip", "link", "set", a.Name(), "mtu", "3000")
-	e.run("ip", "link", "set", bName, "mtu", "3000")
+	e.Run("ip", "link", "set", a.Name(), "mtu", "3000")
+	e.Run("ip", "link", "set", bName, "mtu", "3000")
 	b, err := Open(Config{Name: bName, XDPMode: ModeGeneric})
 	if err != nil {
 		t.Fatal(err)
@@ -183,14 +166,14 @@ func TestCloseDetachesProgram(t *testing.T) {
 	for _, mode := range []XDPMode{ModeGeneric, ModeNative} {
 		t.Run(string(mode), func(t *testing.T) {
 			e, a, _ := loopPair(t, Config{XDPMode: mode}, 1)
-			if !e.xdpAttached(a.Name()) {
-				t.Fatalf("no XDP program on %s after Open: %s", a.Name(), e.run("ip", "link", "show", "dev", a.Name()))
+			if !xdpAttached(e, a.Name()) {
+				t.Fatalf("no XDP program on %s after Open: %s", a.Name(), e.Run("ip", "link", "show", "dev", a.Name()))
 			}
 			if err := a.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if e.xdpAttached(a.Name()) {
-				t.Fatalf("XDP program still on %s after Close: %s", a.Name(), e.run("ip", "link", "show", "dev", a.Name()))
+			if xdpAttached(e, a.Name()) {
+				t.Fatalf("XDP program still on %s after Close: %s", a.Name(), e.Run("ip", "link", "show", "dev", a.Name()))
 			}
 			if err := a.Close(); err != nil {
 				t.Fatalf("second Close: %v", err)
@@ -230,8 +213,8 @@ func TestZeroCopyRefusedCleanly(t *testing.T) {
 		t.Skip("this kernel does zero-copy AF_XDP on veth")
 	}
 	t.Logf("zero-copy: %v", err)
-	if e.xdpAttached(name) {
-		t.Fatalf("failed Open left an XDP program: %s", e.run("ip", "link", "show", "dev", name))
+	if xdpAttached(e, name) {
+		t.Fatalf("failed Open left an XDP program: %s", e.Run("ip", "link", "show", "dev", name))
 	}
 }
 
@@ -260,7 +243,7 @@ func TestTooManyQueues(t *testing.T) {
 	if _, err := Open(Config{Name: name, Queues: 2}); err == nil || !strings.Contains(err.Error(), "receive queues") {
 		t.Errorf("Open with 2 queues on a 1-queue veth: %v", err)
 	}
-	if e.xdpAttached(name) {
+	if xdpAttached(e, name) {
 		t.Error("failed Open left an XDP program")
 	}
 }
@@ -288,7 +271,7 @@ func TestDeviceAttributes(t *testing.T) {
 		t.Errorf("SetMTU(3000) with %d-byte chunks: %v, MaxFrame %d", a.chunkSize, err, a.Capabilities().MaxFrame)
 	}
 	mac := a.MAC()
-	if mac == nil || !strings.Contains(e.run("ip", "link", "show", "dev", a.Name()), mac.String()) {
+	if mac == nil || !strings.Contains(e.Run("ip", "link", "show", "dev", a.Name()), mac.String()) {
 		t.Errorf("MAC %v not what ip(8) shows", mac)
 	}
 	l := a.Link()
@@ -349,20 +332,20 @@ func TestLinkFlapAndRemoval(t *testing.T) {
 	e, a, b := loopPair(t, Config{XDPMode: ModeNative}, 1)
 	pool := newTestPool(t)
 	frame := buildFrame(frameSpec{payload: 100})
-	e.run("ip", "link", "set", b.Name(), "down")
+	e.Run("ip", "link", "set", b.Name(), "down")
 	if l := b.Link(); l.AdminUp {
 		t.Errorf("link %+v after down", l)
 	}
 	sendFrames(t, a, 0, pool, frame) // into a down peer: dropped, must not wedge
-	e.run("ip", "link", "set", b.Name(), "up")
+	e.Run("ip", "link", "set", b.Name(), "up")
 	time.Sleep(50 * time.Millisecond)
 	recvFrames(t, b, 0, pool, 1) // whatever got through before
 	sendFrames(t, a, 0, pool, frame, frame)
 	if got := recvFrames(t, b, 0, pool, 2); len(got) != 2 {
 		t.Fatalf("after the flap %d of 2 frames arrived; a %+v b %+v", len(got), a.Stats(), b.Stats())
 	}
-	e.run("ip", "link", "del", a.Name())
-	waitGone(a.Name())
+	e.Run("ip", "link", "del", a.Name())
+	nettest.WaitGone(a.Name(), 3*time.Second)
 	sendFrames(t, a, 0, pool, frame) // on a vanished interface: counted, not fatal
 	if n, err := a.Recv(0, new(packet.Batch), pool); n != 0 || err != nil {
 		t.Errorf("Recv on a vanished interface: %d, %v", n, err)

@@ -1,93 +1,33 @@
 package afxdp
 
 import (
-	"sync"
-	"sync/atomic"
 	"testing"
+	"time"
 
-	"golang.org/x/sys/unix"
-
-	"gvs/netdev"
+	"gvs/netdev/internal/nettest"
 	"gvs/packet"
 )
 
-// forwarder moves packets between two devices' queue 0 both ways on one
-// goroutine, as a PMD would: spin while busy, sleep in poll(2) on the
-// devices' PollFDs when idle.
-type forwarder struct {
-	stop       atomic.Bool
-	wg         sync.WaitGroup
-	recvErrors atomic.Uint64
-	sendErrors atomic.Uint64
-	moved      atomic.Uint64
-}
-
-const idleSpins = 256
-
-func startForwarder(t testing.TB, a, b netdev.Device) *forwarder {
+// startForwarder bridges a and b with nettest's PMD-style loop, receiving
+// into buffers that hold a jumbo frame.
+func startForwarder(t testing.TB, a, b *Device) *nettest.Forwarder {
 	t.Helper()
-	pool, err := packet.NewPool(packet.PoolConfig{Buffers: 512, FrameSize: 9216})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &forwarder{}
-	f.wg.Add(1)
-	go f.loop(pool, [2]netdev.Device{a, b})
-	t.Cleanup(f.halt)
-	return f
+	return nettest.StartForwarderWithPool(t, a, b, packet.PoolConfig{Buffers: 512, FrameSize: 9216})
 }
 
-func (f *forwarder) halt() {
-	f.stop.Store(true)
-	f.wg.Wait()
-}
-
-func (f *forwarder) loop(pool *packet.Pool, devs [2]netdev.Device) {
-	defer f.wg.Done()
-	var batch packet.Batch
-	fds := []unix.PollFd{{Fd: int32(devs[0].PollFD(0)), Events: unix.POLLIN}, {Fd: int32(devs[1].PollFD(0)), Events: unix.POLLIN}}
-	idle := 0
-	for !f.stop.Load() {
-		moved := 0
-		for i, src := range devs {
-			n, err := src.Recv(0, &batch, pool)
-			if err != nil {
-				f.recvErrors.Add(1)
-			}
-			if n == 0 {
-				continue
-			}
-			moved += n
-			if err := devs[1-i].Send(0, &batch); err != nil {
-				f.sendErrors.Add(1)
-			}
-		}
-		if moved > 0 {
-			f.moved.Add(uint64(moved))
-			idle = 0
-			continue
-		}
-		if idle++; idle > idleSpins {
-			_, _ = unix.Poll(fds, 10)
-			idle = 0
-		}
-	}
+// openT opens name with afxdp and closes it in cleanup.
+func openT(t testing.TB, name string, cfg Config) *Device {
+	t.Helper()
+	return nettest.OpenDevice(t, name, func(name string) (*Device, error) {
+		cfg.Name = name
+		return Open(cfg)
+	})
 }
 
 // openPair opens both forwarder ends with afxdp.
 func openPair(t testing.TB, tp *fwdTopo, cfg Config) (*Device, *Device) {
 	t.Helper()
-	open := func(name string) *Device {
-		c := cfg
-		c.Name = name
-		d, err := Open(c)
-		if err != nil {
-			t.Fatalf("Open(%s): %v", name, err)
-		}
-		t.Cleanup(func() { d.Close() })
-		return d
-	}
-	return open(tp.xa), open(tp.xb)
+	return openT(t, tp.xa, cfg), openT(t, tp.xb, cfg)
 }
 
 // TestForwardPingAndTCP bridges two veths with a bare afxdp forwarder
@@ -114,12 +54,12 @@ func TestForwardPingAndTCP(t *testing.T) {
 				t.Fatalf("xdp-mode %q, want %q", got, mode)
 			}
 			f := startForwarder(t, a, b)
-			rtts, err := tp.e.ping(tp.nsA, tp.addrB, 5, 56)
+			rtts, err := ping(tp.nsA, tp.addrB, 5, 56)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("ping RTTs %v", rtts)
-			r, err := tp.e.iperfTCP(tp.nsB, tp.nsA, tp.addrB, 3)
+			r, err := tp.e.IperfTCP(tp.nsB, tp.nsA, tp.addrB, 3*time.Second, stallProbe...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,17 +74,20 @@ func TestForwardPingAndTCP(t *testing.T) {
 			// datagram left with a partial checksum in InCsumErrors. Losses
 			// are logged, not judged: on a busy machine (or under -race)
 			// the receiving socket or the rings overflow.
-			loss, gbps, err := tp.e.iperfUDP(tp.nsB, tp.nsA, tp.addrB, "100M", 1400, 2)
+			u, err := tp.e.IperfUDP(tp.nsB, tp.nsA, tp.addrB, 2*time.Second, "100M", 1400)
 			if err != nil {
 				t.Fatal(err)
 			}
-			udp := tp.e.udpCounters(tp.nsB)
-			t.Logf("UDP 1400 B at 100 Mbit/s: %.2f%% lost, %.3f Gbit/s received; receiver %v", loss*100, gbps, udp)
+			if u.SentBytes == 0 {
+				t.Fatalf("iperf3 sent nothing: %+v", u)
+			}
+			udp := udpCounters(tp.e, tp.nsB)
+			t.Logf("UDP 1400 B at 100 Mbit/s: %.2f%% lost, %.3f Gbit/s received; receiver %v", u.Loss()*100, u.Gbps, udp)
 			if udp["InCsumErrors"] != 0 || udp["InDatagrams"] == 0 {
 				t.Errorf("UDP: %d datagrams received, %d with checksum errors", udp["InDatagrams"], udp["InCsumErrors"])
 			}
-			if f.recvErrors.Load() != 0 || f.sendErrors.Load() != 0 {
-				t.Errorf("forwarder errors: recv %d send %d", f.recvErrors.Load(), f.sendErrors.Load())
+			if f.RecvErrors.Load() != 0 || f.SendErrors.Load() != 0 {
+				t.Errorf("forwarder errors: recv %d send %d", f.RecvErrors.Load(), f.SendErrors.Load())
 			}
 			// Native XDP turns TSO off on the peer, so data arrives as
 			// MTU-sized frames with partial checksums; generic XDP sees the

@@ -22,6 +22,7 @@ type Env struct {
 	t      testing.TB
 	prefix string // unique per process and Env: "gvsnd<pid>-<n>-"
 	short  string // the same for interface names, which have 15 bytes
+	seq    int    // the Env's number in this process, for distinct subnets
 }
 
 var envSeq atomic.Int32
@@ -49,7 +50,15 @@ func NewPrefixed(t testing.TB, prefix, short string) *Env {
 		t:      t,
 		prefix: fmt.Sprintf("%s%d-%d-", prefix, pid, n),
 		short:  short + strconv.FormatInt(int64(pid), 36) + strconv.FormatInt(int64(n), 36),
+		seq:    int(n),
 	}
+}
+
+// Subnet returns the first three octets of a /24 in 198.18.0.0/15 for
+// this Env's k-th link (k is 0 or 1): distinct Envs of one process get
+// distinct subnets.
+func (e *Env) Subnet(k int) string {
+	return fmt.Sprintf("198.%d.%d", 18+(e.seq/128)%2, (e.seq*2+k)%256)
 }
 
 // IfName returns a root-namespace interface name unique to this Env.
@@ -100,21 +109,38 @@ func (e *Env) NS(name string) string {
 }
 
 // Veth creates a veth pair: a in namespace aNS and b in bNS ("" for the
-// root namespace, where the name must come from IfName), both up. Ends in
-// the root namespace are deleted in cleanup (before namespaces go: their
-// deletion is asynchronous).
+// root namespace, where the name must come from IfName), both up with
+// IPv6 off (no stray router solicitations). Both ends are deleted in
+// cleanup, and root-namespace ends waited for: namespace deletion is
+// asynchronous.
 func (e *Env) Veth(a, aNS, b, bNS string) {
 	e.t.Helper()
+	e.VethQueues(a, aNS, b, bNS, 0)
+}
+
+// VethQueues is Veth with queues receive and transmit queues on each end
+// (0 for the kernel's default).
+func (e *Env) VethQueues(a, aNS, b, bNS string, queues int) {
+	e.t.Helper()
 	tmpA, tmpB := e.IfName("ta"), e.IfName("tb")
-	e.Run("ip", "link", "add", tmpA, "type", "veth", "peer", "name", tmpB)
+	var q []string
+	if queues > 0 {
+		n := strconv.Itoa(queues)
+		q = []string{"numtxqueues", n, "numrxqueues", n}
+	}
+	args := append(append([]string{"ip", "link", "add", tmpA}, q...), "type", "veth", "peer", "name", tmpB)
+	e.Run(append(args, q...)...)
 	e.t.Cleanup(func() {
-		// Only names that are ours in the root namespace: the
-		// temporary ones (if a rename failed) and root-side ends.
+		// Only names that are ours: the temporary ones (if a rename
+		// failed) and the ends.
 		try("ip", "link", "del", tmpA)
 		try("ip", "link", "del", tmpB)
 		for _, x := range [][2]string{{a, aNS}, {b, bNS}} {
 			if x[1] == "" {
 				try("ip", "link", "del", x[0])
+				WaitGone(x[0], 3*time.Second)
+			} else {
+				try("ip", "-n", x[1], "link", "del", x[0])
 			}
 		}
 	})
@@ -124,8 +150,8 @@ func (e *Env) Veth(a, aNS, b, bNS string) {
 			args = append(args, "netns", x[2])
 		}
 		e.Run(args...)
-		e.LinkRun(x[2], "ip", "link", "set", x[1], "up")
 		e.LinkRun(x[2], "sysctl", "-qw", "net.ipv6.conf."+x[1]+".disable_ipv6=1")
+		e.LinkRun(x[2], "ip", "link", "set", x[1], "up")
 	}
 }
 
@@ -152,4 +178,16 @@ func WaitGone(name string, timeout time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// OpenDevice opens the interface name with open, failing t if that fails,
+// and closes the device in cleanup.
+func OpenDevice[D interface{ Close() error }](t testing.TB, name string, open func(name string) (D, error)) D {
+	t.Helper()
+	d, err := open(name)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", name, err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	return d
 }

@@ -19,6 +19,8 @@ type Forwarder struct {
 	wg   sync.WaitGroup
 	// RecvErrors and SendErrors count errors the loop saw.
 	RecvErrors, SendErrors atomic.Uint64
+	// Moved counts the packets received (and handed to the other side).
+	Moved atomic.Uint64
 }
 
 // idleSpins is how many empty rounds the loop spins before sleeping.
@@ -28,7 +30,14 @@ const idleSpins = 64
 // (or earlier with Stop).
 func StartForwarder(t testing.TB, a, b netdev.Device) *Forwarder {
 	t.Helper()
-	pool, err := packet.NewPool(packet.PoolConfig{Buffers: 256})
+	return StartForwarderWithPool(t, a, b, packet.PoolConfig{Buffers: 256})
+}
+
+// StartForwarderWithPool is StartForwarder receiving into a pool made
+// with cfg.
+func StartForwarderWithPool(t testing.TB, a, b netdev.Device, cfg packet.PoolConfig) *Forwarder {
+	t.Helper()
+	pool, err := packet.NewPool(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +78,7 @@ func (f *Forwarder) loop(pool *packet.Pool, devs [2]netdev.Device) {
 			}
 		}
 		if moved > 0 {
+			f.Moved.Add(uint64(moved))
 			idle = 0
 			continue
 		}

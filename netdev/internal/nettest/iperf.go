@@ -14,6 +14,11 @@ import (
 type IperfResult struct {
 	Gbps        float64
 	Retransmits int
+	// Intervals is the rate in Gbit/s at the sender per reporting
+	// interval (iperf3 -i); ZeroIntervals counts those that moved
+	// nothing: a stall.
+	Intervals     []float64
+	ZeroIntervals int
 }
 
 // IperfTCP runs a one-shot iperf3 server in serverNS on addr and a client
@@ -25,12 +30,22 @@ func (e *Env) IperfTCP(serverNS, clientNS, addr string, d time.Duration, extra .
 	if err != nil {
 		return IperfResult{}, err
 	}
-	return IperfResult{Gbps: r.End.SumReceived.BitsPerSecond / 1e9, Retransmits: r.End.SumSent.Retransmits}, nil
+	res := IperfResult{Gbps: r.End.SumReceived.BitsPerSecond / 1e9, Retransmits: r.End.SumSent.Retransmits}
+	for _, iv := range r.Intervals {
+		g := iv.Sum.BitsPerSecond / 1e9
+		res.Intervals = append(res.Intervals, g)
+		if g == 0 {
+			res.ZeroIntervals++
+		}
+	}
+	return res, nil
 }
 
-// UDPResult is what a UDP iperf3 run sent and what arrived, in bytes.
+// UDPResult is what a UDP iperf3 run sent and what arrived, in bytes,
+// and the rate received in Gbit/s.
 type UDPResult struct {
 	SentBytes, ReceivedBytes uint64
+	Gbps                     float64
 }
 
 // Loss is 1 - received/sent (iperf3's own loss count under-reports).
@@ -49,7 +64,8 @@ func (e *Env) IperfUDP(serverNS, clientNS, addr string, d time.Duration, rate st
 	if err != nil {
 		return UDPResult{}, err
 	}
-	return UDPResult{SentBytes: r.End.SumSent.Bytes, ReceivedBytes: r.End.SumReceived.Bytes}, nil
+	return UDPResult{SentBytes: r.End.SumSent.Bytes, ReceivedBytes: r.End.SumReceived.Bytes,
+		Gbps: r.End.SumReceived.BitsPerSecond / 1e9}, nil
 }
 
 func (e *Env) iperf(serverNS, clientNS, addr string, d time.Duration, extra ...string) (iperfJSON, error) {
@@ -85,6 +101,11 @@ func (e *Env) iperf(serverNS, clientNS, addr string, d time.Duration, extra ...s
 }
 
 type iperfJSON struct {
+	Intervals []struct {
+		Sum struct {
+			BitsPerSecond float64 `json:"bits_per_second"`
+		} `json:"sum"`
+	} `json:"intervals"`
 	End struct {
 		SumReceived struct {
 			BitsPerSecond float64 `json:"bits_per_second"`
