@@ -62,9 +62,7 @@ func (g *GVS) PIDs() []int {
 }
 
 func (g *GVS) vsctl(ctx context.Context, args ...string) (string, error) {
-	argv := append([]string{ovsVsctl, "--db=unix:" + filepath.Join(g.dir, "db.sock")}, args...)
-	out, err := topo.Run(ctx, "", argv...)
-	return strings.TrimSpace(out), err
+	return vsctlAt(ctx, g.dir, args...)
 }
 
 func (g *GVS) Start(ctx context.Context, t *topo.Topo) error {

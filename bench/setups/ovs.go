@@ -68,9 +68,7 @@ func (o *OVS) PIDs() []int {
 }
 
 func (o *OVS) vsctl(ctx context.Context, args ...string) (string, error) {
-	argv := append([]string{ovsVsctl, "--db=unix:" + filepath.Join(o.dir, "db.sock")}, args...)
-	out, err := topo.Run(ctx, "", argv...)
-	return strings.TrimSpace(out), err
+	return vsctlAt(ctx, o.dir, args...)
 }
 
 func (o *OVS) Start(ctx context.Context, t *topo.Topo) error {
@@ -180,4 +178,12 @@ func txOff(ctx context.Context, env Env, t *topo.Topo) error {
 		}
 	}
 	return nil
+}
+
+// vsctlAt runs ovs-vsctl against the database socket in a setup's private
+// directory, as a user of either switch would.
+func vsctlAt(ctx context.Context, dir string, args ...string) (string, error) {
+	argv := append([]string{ovsVsctl, "--db=unix:" + filepath.Join(dir, "db.sock")}, args...)
+	out, err := topo.Run(ctx, "", argv...)
+	return strings.TrimSpace(out), err
 }
