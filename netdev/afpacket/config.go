@@ -25,17 +25,56 @@ const (
 	minBlockSize = 128 << 10
 )
 
-// TPACKET_V2 ring defaults. Every frame slot must hold a 64 KiB GSO frame
-// plus the tpacket2_hdr, sockaddr_ll, virtio_net_hdr and alignment (the
-// kernel puts the frame about 76 bytes in): 68 KiB. The kernel allocates
-// each block as a power-of-two run of pages, so a block of 1 MiB holds 15
-// slots and wastes 4 KiB, where a 68 KiB block would waste 60 KiB.
+// TPACKET_V2 ring defaults. The kernel puts a frame v2MacOffset bytes
+// into its slot, behind the tpacket2_hdr, sockaddr_ll and virtio_net_hdr.
+// A frame too large for its slot is not lost: with PACKET_COPY_THRESH the
+// kernel queues a full copy on the socket and marks the slot
+// TP_STATUS_COPY, and Recv reads it with one read(2) (see recvRingV2) —
+// but the kernel makes that copy only while the socket's receive buffer
+// has room. So the slot size follows userspace-sock-buf-size:
+//   - unset (the kernel's ~200 KiB receive buffer, too small for more
+//     than two or three queued 64 KiB GSO frames): every slot holds a
+//     whole GSO frame, V2GSOFrameSize; the default 16 MiB ring has 240.
+//   - set: the receive buffer takes the GSO frames, and the slots are
+//     sized for the MTU (v2FrameSizeFor; 2 KiB for 1500 bytes), so the
+//     same 16 MiB hold 8192 frames: tens of milliseconds of a burst of
+//     small frames instead of a few.
+//
+// Blocks are 1 MiB: the kernel allocates each as a power-of-two run of
+// pages (15 GSO slots waste 4 KiB; a 68 KiB block would waste 60 KiB).
 const (
-	V2FrameSize       = 68 << 10
+	V2GSOFrameSize    = 68 << 10
 	V2BlockSize       = 1 << 20
-	DefaultV2RingSize = 16 << 20 // 16 blocks, 240 slots
+	DefaultV2RingSize = 16 << 20 // 16 blocks
 	maxRingSize       = 1 << 30
+	// v2MacOffset is where the kernel puts a frame in a V2 slot with a
+	// virtio_net_hdr: TPACKET_ALIGN(TPACKET2_HDRLEN + 16) + 10 - 14.
+	v2MacOffset = 76
+	// minV2FrameSize is the smallest slot: 2 KiB fits a 1500-byte MTU
+	// frame with a VLAN tag and keeps two slots per page.
+	minV2FrameSize = 2 << 10
 )
+
+// v2FrameSize is the V2 slot size with userspace-sock-buf-size sockBuf
+// (0: unset).
+func (c Config) v2FrameSize(sockBuf int) int {
+	switch {
+	case c.V2FrameSize > 0:
+		return c.V2FrameSize
+	case sockBuf == 0:
+		return V2GSOFrameSize
+	}
+	return v2FrameSizeFor(c.mtu)
+}
+
+// v2FrameSizeFor is the slot size for frames of a device with the given
+// MTU: room for the headers, an Ethernet header and two VLAN tags,
+// rounded up to 64 bytes (TPACKET_ALIGNMENT is 16; 64 keeps slots on
+// cache lines).
+func v2FrameSizeFor(mtu int) int {
+	need := v2MacOffset + mtu + 14 + 8
+	return max(minV2FrameSize, (need+63)&^63)
+}
 
 // Receive modes (Config.RxMode; also Status()["rx_ring"]).
 const (
@@ -43,10 +82,11 @@ const (
 	// while traffic flows, but a lone packet waits for its block to be
 	// retired (up to RetireTimeout).
 	RxRing = "tpacket_v3"
-	// RxRingV2 reads a TPACKET_V2 mmap ring: one 68 KiB slot per frame,
-	// each handed over as soon as the kernel has written it (no block
-	// timer), so latency is as low as with recvmmsg, and no system call
-	// per batch while traffic flows.
+	// RxRingV2 reads a TPACKET_V2 mmap ring: one MTU-sized slot per
+	// frame, each handed over as soon as the kernel has written it (no
+	// block timer), so latency is as low as with recvmmsg, and no system
+	// call per batch while traffic flows, except one read(2) per frame
+	// larger than a slot (GSO frames).
 	RxRingV2 = "tpacket_v2"
 	// RxRecvmmsg reads with recvmmsg(2) straight into the caller's
 	// buffers: one system call per batch, no added latency, one copy
@@ -122,7 +162,12 @@ type Config struct {
 	// SocketBuffer is applied (rounded up to whole V2BlockSize
 	// blocks); 0 means DefaultV2RingSize.
 	V2RingSize int
-	Logger     *slog.Logger // nil: slog.Default()
+	// V2FrameSize is the TPACKET_V2 slot size; 0 chooses by
+	// SocketBuffer (see V2GSOFrameSize).
+	V2FrameSize int
+	// mtu is the device's MTU when it was opened (set by Open).
+	mtu    int
+	Logger *slog.Logger // nil: slog.Default()
 }
 
 func (c Config) withDefaults() Config {
@@ -154,6 +199,7 @@ func (c Config) withDefaults() Config {
 // ringShape is the geometry of one receive ring.
 type ringShape struct {
 	blockSize, blocks int
+	frameSize         int // TPACKET_V2 slot size (V3: the nominal frameSize)
 }
 
 func (s ringShape) bytes() int { return s.blockSize * s.blocks }
@@ -166,14 +212,14 @@ func (s ringShape) bytes() int { return s.blockSize * s.blocks }
 func (c Config) ringShape(sockBuf int) ringShape {
 	switch c.RxMode {
 	case RxRing:
-		s := ringShape{blockSize: c.BlockSize, blocks: c.Blocks}
+		s := ringShape{blockSize: c.BlockSize, blocks: c.Blocks, frameSize: frameSize}
 		if want := min(sockBuf, maxRingSize); want > s.bytes() {
 			s.blocks = (want + s.blockSize - 1) / s.blockSize
 		}
 		return s
 	case RxRingV2:
 		want := max(min(sockBuf, maxRingSize), c.V2RingSize)
-		return ringShape{blockSize: V2BlockSize, blocks: max((want+V2BlockSize-1)/V2BlockSize, 1)}
+		return ringShape{blockSize: V2BlockSize, blocks: max((want+V2BlockSize-1)/V2BlockSize, 1), frameSize: c.v2FrameSize(sockBuf)}
 	}
 	return ringShape{}
 }

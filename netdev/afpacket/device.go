@@ -48,10 +48,11 @@ type queue struct {
 	kdrops kernelDrops
 	idle   int // empty ring reads in a row (Recv's goroutine only)
 
-	blockSize  int          // the ring's block size, fixed for the mode
-	ringBytes  atomic.Int64 // size of the ring in effect, for Status
-	wantBlocks atomic.Int64 // size SetSocketBuffers asked for (0: none)
-	resizes    atomic.Uint64
+	blockSize int          // the ring's block size, fixed for the mode
+	ringBytes atomic.Int64 // size of the ring in effect, for Status
+	ringSlot  atomic.Int64 // its V2 slot size, for Status
+	wantShape atomic.Int64 // shape SetSocketBuffers asked for (packShape; 0: none)
+	resizes   atomic.Uint64
 }
 
 var _ netdev.Device = (*Device)(nil)
@@ -67,6 +68,7 @@ func Open(cfg Config) (*Device, error) {
 	if cfg.RxMode != RxRing && cfg.RxMode != RxRingV2 && cfg.RxMode != RxRecvmmsg {
 		return nil, fmt.Errorf("%s: unknown receive mode %q", cfg.Name, cfg.RxMode)
 	}
+	cfg.mtu = l.Attrs().MTU
 	d := &Device{name: cfg.Name, ifindex: l.Attrs().Index, log: cfg.Logger, rxMode: cfg.RxMode, cfg: cfg}
 	sockBuf := 0
 	if cfg.SocketBuffer != 0 {
@@ -165,7 +167,7 @@ func (d *Device) SetSocketBuffers(bytes int) (netdev.SocketBuffers, error) {
 	if d.rxMode != RxRecvmmsg {
 		want := d.cfg.ringShape(bytes)
 		for _, q := range d.queues {
-			q.wantBlocks.Store(int64(want.blocks))
+			q.wantShape.Store(want.pack())
 		}
 	}
 	var eff rawsock.Buffers

@@ -10,15 +10,22 @@
 // ConfigFromOptions; Status()["rx_ring"] names the one in effect):
 //
 //   - RxRingV2 ("tpacket_v2", options:rx-mode=ring-v2, the default): a
-//     TPACKET_V2 mmap ring of 68 KiB frame slots (a 64 KiB GSO frame plus
-//     tpacket2_hdr, sockaddr_ll, virtio_net_hdr and alignment), 15 to a
-//     1 MiB block, 16 MiB (240 slots) per socket by default. Every slot
-//     has its own status word, so the kernel hands each frame over as soon
-//     as it has written it: no block timer, latency as low as recvmmsg,
-//     and no system call per batch while traffic flows. Recv copies each
-//     frame into a buffer from the caller's pool (the one copy in user
-//     space) and gives the slot back at once. The price is slots, not
-//     bytes: a burst of small frames fills 240 slots long before 16 MiB.
+//     TPACKET_V2 mmap ring in 1 MiB blocks, 16 MiB per socket by default.
+//     Every slot has its own status word, so the kernel hands each frame
+//     over as soon as it has written it: no block timer, latency as low
+//     as recvmmsg, and no system call per batch while traffic flows. Recv
+//     copies each frame into a buffer from the caller's pool (the one copy
+//     in user space) and gives the slot back at once. A frame larger than
+//     its slot comes whole through PACKET_COPY_THRESH: the kernel queues a
+//     copy on the socket (while its receive buffer has room) and marks the
+//     slot TP_STATUS_COPY; Recv reads the copy with read(2). The slot size
+//     follows userspace-sock-buf-size (see V2GSOFrameSize): without it
+//     (the kernel's ~200 KiB receive buffer holds only two or three 64 KiB
+//     frames) slots are 68 KiB, so every GSO frame fits and 16 MiB make
+//     240 slots, which a burst of small frames fills long before 16 MiB;
+//     with it, slots are sized for the MTU (2 KiB for 1500 bytes: 8192 in
+//     16 MiB) and GSO frames take the copy path through the enlarged
+//     receive buffer. Status()["rx_ring_slot_size"] shows the one in use.
 //   - RxRing ("tpacket_v3", rx-mode=ring-v3): a TPACKET_V3 ring of
 //     256 KiB blocks into which the kernel packs frames of any size (about
 //     170 MTU-sized ones a block, 32 blocks), so it absorbs the longest
@@ -48,8 +55,13 @@
 //
 // ring-v2 is the default: with the kernel defaults untouched it is the
 // only mode with both low latency and TCP without a retransmit storm.
-// Growing its ring to 32 or 128 MiB (userspace-sock-buf-size) changed
-// none of these figures beyond the noise. The UDP loss figures say more
+// Growing its ring of 68 KiB slots to 32 or 128 MiB changed none of these
+// figures beyond the noise. MTU-sized slots with the kernel's receive
+// buffer lost GSO frames whose copy found the buffer full (TCP: 240k
+// retransmits in 10 s), hence the slot size's dependence on
+// userspace-sock-buf-size; with 8 MiB they gave the best TCP figure of
+// the V2 variants (7.0 Gbit/s median, no retransmits) and no kernel drops
+// at UDP 8 KB @1G in most runs, where 68 KiB slots dropped. The UDP loss figures say more
 // about the machine's load than about the modes (the direct pair lost
 // 4-10%, and the forwarder's kernel drops show it was starved for tens of
 // milliseconds at a time, longer than any ring here covers).

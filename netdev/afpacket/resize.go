@@ -52,13 +52,14 @@ func (qu *queue) setRing(mem []byte, s ringShape, cfg Config) {
 		qu.ring2 = newRxRingV2(mem, s)
 	}
 	qu.ringBytes.Store(int64(s.bytes()))
+	qu.ringSlot.Store(int64(s.frameSize))
 }
 
 // resizeWanted reports whether SetSocketBuffers asked for another ring
 // size (polling goroutine).
 func (qu *queue) resizeWanted() bool {
-	w := qu.wantBlocks.Load()
-	return w != 0 && int(w) != qu.shape.blocks
+	w := qu.wantShape.Load()
+	return w != 0 && w != qu.shape.pack()
 }
 
 // resizeRing swaps qu's ring for one of the wanted size. On failure it
@@ -66,13 +67,13 @@ func (qu *queue) resizeWanted() bool {
 // left without a ring, and an error returned.
 func (d *Device) resizeRing(qu *queue) error {
 	old := qu.shape
-	want := ringShape{blockSize: old.blockSize, blocks: int(qu.wantBlocks.Load())}
+	want := unpackShape(qu.wantShape.Load(), old.blockSize)
 	if err := unix.Munmap(qu.mem); err != nil {
-		qu.wantBlocks.Store(int64(old.blocks))
+		qu.wantShape.Store(old.pack())
 		d.log.Warn("receive ring resize failed", "device", d.name, "err", err)
 		return nil
 	}
-	qu.setRing(nil, ringShape{blockSize: old.blockSize}, d.cfg)
+	qu.setRing(nil, ringShape{blockSize: old.blockSize, frameSize: old.frameSize}, d.cfg)
 	if err := freeRing(qu.fd, qu.mode); err != nil {
 		// The old ring is still there: map it again.
 		mem, merr := unix.Mmap(qu.fd, 0, old.bytes(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
@@ -80,7 +81,7 @@ func (d *Device) resizeRing(qu *queue) error {
 			return fmt.Errorf("%s: %w: %v; %w", d.name, errRingLost, err, os.NewSyscallError("mmap", merr))
 		}
 		qu.setRing(mem, old, d.cfg)
-		qu.wantBlocks.Store(int64(old.blocks))
+		qu.wantShape.Store(old.pack())
 		d.log.Warn("receive ring resize failed; kept the old ring", "device", d.name, "err", err)
 		return nil
 	}
@@ -88,7 +89,7 @@ func (d *Device) resizeRing(qu *queue) error {
 	if err != nil {
 		d.log.Warn("receive ring resize failed; keeping the old size", "device", d.name,
 			"bytes", want.bytes(), "err", err)
-		qu.wantBlocks.Store(int64(old.blocks))
+		qu.wantShape.Store(old.pack())
 		if mem, err = mapRing(qu.fd, d.cfg, old); err != nil {
 			return d.ringLost(qu, old, err)
 		}
@@ -105,11 +106,11 @@ func (d *Device) resizeRing(qu *queue) error {
 func (d *Device) ringLost(qu *queue, old ringShape, cause error) error {
 	if mem, err := mapRing(qu.fd, d.cfg, old); err == nil {
 		qu.setRing(mem, old, d.cfg)
-		qu.wantBlocks.Store(int64(old.blocks))
+		qu.wantShape.Store(old.pack())
 		d.log.Warn("receive ring resize failed; kept the old size", "device", d.name, "err", cause)
 		return nil
 	}
-	qu.wantBlocks.Store(0) // nothing more to try
+	qu.wantShape.Store(0) // nothing more to try
 	return fmt.Errorf("%s: %w: %w", d.name, errRingLost, cause)
 }
 
@@ -139,11 +140,25 @@ func (d *Device) ringStatus(st map[string]string) {
 	}
 	cur := qu.ringBytes.Load()
 	st["rx_ring_size"] = strconv.FormatInt(cur, 10)
-	if w := qu.wantBlocks.Load(); w != 0 && w*int64(qu.shapeBlockSize()) != cur {
-		st["rx_ring_size_pending"] = strconv.FormatInt(w*int64(qu.shapeBlockSize()), 10)
+	if w := qu.wantShape.Load(); w != 0 {
+		if want := unpackShape(w, qu.shapeBlockSize()); int64(want.bytes()) != cur {
+			st["rx_ring_size_pending"] = strconv.Itoa(want.bytes())
+		}
 	}
 	st["rx_ring_resizes"] = strconv.FormatUint(qu.resizes.Load(), 10)
+	if qu.mode == RxRingV2 {
+		st["rx_ring_slot_size"] = strconv.FormatInt(qu.ringSlot.Load(), 10)
+	}
 }
 
 // shapeBlockSize is the block size of the queue's ring (fixed per mode).
 func (qu *queue) shapeBlockSize() int { return qu.blockSize }
+
+// pack encodes the parts of a shape a resize may change (blocks and slot
+// size; the block size is fixed per mode) in one word, so that
+// SetSocketBuffers can publish both at once.
+func (s ringShape) pack() int64 { return int64(s.frameSize)<<32 | int64(s.blocks) }
+
+func unpackShape(w int64, blockSize int) ringShape {
+	return ringShape{blockSize: blockSize, blocks: int(uint32(w)), frameSize: int(w >> 32)}
+}

@@ -69,14 +69,27 @@ func TestRingResizeAtRunTime(t *testing.T) {
 
 func TestRingShape(t *testing.T) {
 	v2 := Config{RxMode: RxRingV2}.withDefaults()
-	if s := v2.ringShape(0); s.bytes() != DefaultV2RingSize || s.blockSize/V2FrameSize != 15 {
+	if s := v2.ringShape(0); s.bytes() != DefaultV2RingSize || s.frameSize != V2GSOFrameSize || s.blockSize/s.frameSize != 15 {
 		t.Errorf("default V2 ring %+v", s)
 	}
-	if s := v2.ringShape(8 << 20); s.bytes() != DefaultV2RingSize {
-		t.Errorf("V2 ring with a smaller sock-buf-size shrank: %+v", s)
+	v2.mtu = 1500
+	if s := v2.ringShape(8 << 20); s.bytes() != DefaultV2RingSize || s.frameSize != 2048 || s.blockSize/s.frameSize != 512 {
+		t.Errorf("V2 ring with a smaller sock-buf-size shrank or kept GSO slots: %+v", s)
 	}
 	if s := v2.ringShape(40<<20 + 1); s.bytes() != 41<<20 {
 		t.Errorf("V2 ring for 40 MiB + 1: %d bytes", s.bytes())
+	}
+	v2.mtu = 9000
+	if s := v2.ringShape(8 << 20); s.frameSize != 9152 {
+		t.Errorf("V2 ring for MTU 9000: %+v", s)
+	}
+	if s := unpackShape(v2.ringShape(8<<20).pack(), V2BlockSize); s != v2.ringShape(8<<20) {
+		t.Errorf("shape does not survive pack/unpack: %+v", s)
+	}
+	for mtu, want := range map[int]int{68: 2048, 1500: 2048, 1950: 2048, 1951: 2112} {
+		if got := v2FrameSizeFor(mtu); got != want {
+			t.Errorf("v2FrameSizeFor(%d) = %d, want %d", mtu, got, want)
+		}
 	}
 	v3 := Config{RxMode: RxRing}.withDefaults()
 	if s := v3.ringShape(64 << 20); s.bytes() != 64<<20 || s.blockSize != DefaultBlockSize {

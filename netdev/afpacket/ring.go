@@ -137,13 +137,19 @@ func fill(buf *packet.Buffer, f frame) bool {
 	if f.rxHash != 0 {
 		buf.RSSHash, buf.HasRSSHash = f.rxHash, true
 	}
-	if f.status&unix.TP_STATUS_VLAN_VALID != 0 {
-		tpid := packet.EtherTypeVLAN
-		if f.status&unix.TP_STATUS_VLAN_TPID_VALID != 0 {
-			tpid = f.vlanTPID
-		}
-		buf.StrippedVLAN = packet.VLANTag{TPID: tpid, TCI: f.vlanTCI}
-		return buf.RestoreVLAN()
+	return restoreVLAN(buf, f)
+}
+
+// restoreVLAN puts back into buf the VLAN tag the kernel stripped from
+// frame f (reported in its ring header).
+func restoreVLAN(buf *packet.Buffer, f frame) bool {
+	if f.status&unix.TP_STATUS_VLAN_VALID == 0 {
+		return true
 	}
-	return true
+	tpid := packet.EtherTypeVLAN
+	if f.status&unix.TP_STATUS_VLAN_TPID_VALID != 0 {
+		tpid = f.vlanTPID
+	}
+	buf.StrippedVLAN = packet.VLANTag{TPID: tpid, TCI: f.vlanTCI}
+	return buf.RestoreVLAN()
 }

@@ -36,8 +36,8 @@ type rxRingV2 struct {
 }
 
 func newRxRingV2(mem []byte, s ringShape) rxRingV2 {
-	fpb := s.blockSize / V2FrameSize
-	return rxRingV2{mem: mem, frameSize: V2FrameSize, framesPerBlock: fpb, blockSize: s.blockSize, frames: fpb * s.blocks}
+	fpb := s.blockSize / s.frameSize
+	return rxRingV2{mem: mem, frameSize: s.frameSize, framesPerBlock: fpb, blockSize: s.blockSize, frames: fpb * s.blocks}
 }
 
 // slot returns the memory of frame slot i (blocks hold framesPerBlock
@@ -108,17 +108,55 @@ func (d *Device) recvRingV2(qu *queue, batch *packet.Batch, pool *packet.Pool) i
 		if buf == nil {
 			break
 		}
-		if !fill(buf, f) {
-			bad++
-			pool.Put(buf)
-			r.release()
-			continue
+		var filled bool
+		if st&unix.TP_STATUS_COPY != 0 {
+			filled = fillCopied(qu.fd, buf, f)
+		} else {
+			filled = fill(buf, f)
 		}
 		r.release()
+		if !filled {
+			bad++
+			pool.Put(buf)
+			continue
+		}
 		batch.Append(buf)
 		added++
 		bytes += buf.Len()
 	}
 	qu.count(added, bytes, bad)
 	return added
+}
+
+// maxStaleCopies bounds how many queued copies fillCopied skips looking
+// for the one that belongs to a slot.
+const maxStaleCopies = 64
+
+// fillCopied reads the whole of a frame that was too large for its slot
+// (TP_STATUS_COPY): the kernel queued a copy on the socket, in slot order,
+// and the slot holds only its head. read(2) puts the virtio_net_hdr first
+// (PACKET_VNET_HDR). The VLAN tag the kernel stripped is in the slot's
+// header. A copy whose length is not the slot's is a leftover of a ring
+// swap (frames queued while there was no ring, see resize.go): it is
+// skipped, so the queue and the ring line up again.
+func fillCopied(fd int, buf *packet.Buffer, f frame) bool {
+	room := buf.Room()
+	for range maxStaleCopies {
+		n, err := unix.Read(fd, room)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n <= packet.VnetHdrLen || n == len(room) {
+			return false // no copy (the kernel could not make one) or too large for buf
+		}
+		if n-packet.VnetHdrLen != f.wire {
+			continue
+		}
+		buf.SetLen(n)
+		if !buf.PullVnetHdr() {
+			return false
+		}
+		return restoreVLAN(buf, f)
+	}
+	return false
 }

@@ -56,6 +56,14 @@ func openSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []byte, 
 			return fd, nil, fmt.Errorf("setsockopt %s: %w", o.name, err)
 		}
 	}
+	if cfg.RxMode == RxRingV2 {
+		// Frames larger than a slot (GSO frames) come whole through
+		// the socket's receive queue instead of truncated: any
+		// non-zero value turns the copy on.
+		if err = unix.SetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_COPY_THRESH, 1); err != nil {
+			return fd, nil, fmt.Errorf("setsockopt PACKET_COPY_THRESH: %w", err)
+		}
+	}
 	if cfg.RxMode == RxRecvmmsg {
 		// VLAN tags the kernel stripped come as PACKET_AUXDATA.
 		if err = unix.SetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_AUXDATA, 1); err != nil {
@@ -107,8 +115,8 @@ func mapRing(fd int, cfg Config, shape ringShape) ([]byte, error) {
 		req := unix.TpacketReq{
 			Block_size: uint32(shape.blockSize),
 			Block_nr:   uint32(shape.blocks),
-			Frame_size: V2FrameSize,
-			Frame_nr:   uint32(shape.blockSize / V2FrameSize * shape.blocks),
+			Frame_size: uint32(shape.frameSize),
+			Frame_nr:   uint32(shape.blockSize / shape.frameSize * shape.blocks),
 		}
 		err = unix.SetsockoptTpacketReq(fd, unix.SOL_PACKET, unix.PACKET_RX_RING, &req)
 	default:

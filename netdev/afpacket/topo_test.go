@@ -1,6 +1,7 @@
 package afpacket
 
 import (
+	"fmt"
 	"net/netip"
 	"slices"
 	"testing"
@@ -29,13 +30,20 @@ var (
 var modes = []Config{
 	{RxMode: RxRing},
 	{RxMode: RxRingV2},
+	// With a socket buffer the V2 slots are MTU-sized and larger
+	// frames (GSO) come through the TP_STATUS_COPY path.
+	{RxMode: RxRingV2, SocketBuffer: 8 << 20},
 	{RxMode: RxRecvmmsg, SocketBuffer: 8 << 20},
 }
 
 // eachMode runs f as a subtest per receive mode.
 func eachMode(t *testing.T, f func(t *testing.T, cfg Config)) {
 	for _, cfg := range modes {
-		t.Run(cfg.RxMode, func(t *testing.T) { f(t, cfg) })
+		name := cfg.RxMode
+		if cfg.SocketBuffer != 0 {
+			name += fmt.Sprintf("-sockbuf-%dMiB", cfg.SocketBuffer>>20)
+		}
+		t.Run(name, func(t *testing.T) { f(t, cfg) })
 	}
 }
 
