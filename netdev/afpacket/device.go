@@ -50,7 +50,7 @@ type queue struct {
 
 	blockSize int          // the ring's block size, fixed for the mode
 	ringBytes atomic.Int64 // size of the ring in effect, for Status
-	ringSlot  atomic.Int64 // its V2 slot size, for Status
+	ringShape atomic.Int64 // its shape (ringShape.pack), for Status
 	wantShape atomic.Int64 // shape SetSocketBuffers asked for (packShape; 0: none)
 	resizes   atomic.Uint64
 }

@@ -51,8 +51,10 @@ func (qu *queue) setRing(mem []byte, s ringShape, cfg Config) {
 	case RxRingV2:
 		qu.ring2 = newRxRingV2(mem, s)
 	}
-	qu.ringBytes.Store(int64(s.bytes()))
-	qu.ringSlot.Store(int64(s.frameSize))
+	if mem != nil { // Status keeps showing the old ring during a swap
+		qu.ringBytes.Store(int64(s.bytes()))
+		qu.ringShape.Store(s.pack())
+	}
 }
 
 // resizeWanted reports whether SetSocketBuffers asked for another ring
@@ -98,7 +100,8 @@ func (d *Device) resizeRing(qu *queue) error {
 	qu.setRing(mem, want, d.cfg)
 	qu.resizes.Add(1)
 	qu.kdrops.add(discardQueued(qu.fd))
-	d.log.Info("receive ring resized", "device", d.name, "from", old.bytes(), "to", want.bytes())
+	d.log.Info("receive ring resized", "device", d.name, "from", old.bytes(), "to", want.bytes(),
+		"slot_from", old.frameSize, "slot_to", want.frameSize)
 	return nil
 }
 
@@ -140,14 +143,17 @@ func (d *Device) ringStatus(st map[string]string) {
 	}
 	cur := qu.ringBytes.Load()
 	st["rx_ring_size"] = strconv.FormatInt(cur, 10)
-	if w := qu.wantShape.Load(); w != 0 {
-		if want := unpackShape(w, qu.shapeBlockSize()); int64(want.bytes()) != cur {
-			st["rx_ring_size_pending"] = strconv.Itoa(want.bytes())
+	now := unpackShape(qu.ringShape.Load(), qu.shapeBlockSize())
+	if w := qu.wantShape.Load(); w != 0 && w != now.pack() {
+		want := unpackShape(w, qu.shapeBlockSize())
+		st["rx_ring_size_pending"] = strconv.Itoa(want.bytes())
+		if qu.mode == RxRingV2 {
+			st["rx_ring_slot_size_pending"] = strconv.Itoa(want.frameSize)
 		}
 	}
 	st["rx_ring_resizes"] = strconv.FormatUint(qu.resizes.Load(), 10)
 	if qu.mode == RxRingV2 {
-		st["rx_ring_slot_size"] = strconv.FormatInt(qu.ringSlot.Load(), 10)
+		st["rx_ring_slot_size"] = strconv.Itoa(now.frameSize)
 	}
 }
 
