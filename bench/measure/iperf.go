@@ -24,6 +24,11 @@ type IperfSpec struct {
 	Length  int   // UDP datagram size; 0 for iperf3's default (TCP)
 	Rate    int64 // offered bits/s for UDP; 0 is unlimited
 	Seconds int
+	// Window is iperf3's -w in bytes (0: not set): the socket buffers of
+	// both ends, which iperf3 passes on to the server. The UDP tests set
+	// it so that the receiving socket is not what drops; it is capped by
+	// net.core.rmem_max/wmem_max.
+	Window int
 }
 
 // IperfResult is what one run delivered.
@@ -37,6 +42,29 @@ type IperfResult struct {
 	// LossPct is 1 - received/sent bytes, in percent (iperf3's own
 	// lost_percent under-reports).
 	LossPct float64 `json:"loss_pct"`
+	// UDP only: ReceiverDropped datagrams reached the receiving host's UDP
+	// layer but not the receiving iperf3 (see ReceiverDrops);
+	// ReceiverLossPct is their bytes in percent of the bytes sent, and
+	// PathLossPct = LossPct - ReceiverLossPct, what was lost before the
+	// receiving host's UDP layer: in the switch and the veths around it.
+	ReceiverDropped int64   `json:"receiver_dropped"`
+	ReceiverLossPct float64 `json:"receiver_loss_pct"`
+	PathLossPct     float64 `json:"path_loss_pct"`
+}
+
+// AttributeLoss splits r.LossPct into the receiver's share (dropped
+// datagrams of length bytes each) and the rest, the path's.
+func (r *IperfResult) AttributeLoss(dropped int64, length int) {
+	r.ReceiverDropped = dropped
+	if r.SentBytes <= 0 {
+		return
+	}
+	// In bytes, so that all loss in the receiver leaves exactly 0 to the
+	// path.
+	lost := max(0, r.SentBytes-r.ReceivedBytes)
+	inReceiver := min(lost, dropped*int64(max(0, length)))
+	r.ReceiverLossPct = 100 * float64(inReceiver) / float64(r.SentBytes)
+	r.PathLossPct = 100 * float64(lost-inReceiver) / float64(r.SentBytes)
 }
 
 type iperfSum struct {
@@ -89,11 +117,16 @@ func (s IperfSpec) Args(server string) []string {
 	if s.Length > 0 {
 		args = append(args, "-l", strconv.Itoa(s.Length))
 	}
+	if s.Window > 0 {
+		args = append(args, "-w", strconv.Itoa(s.Window))
+	}
 	return args
 }
 
 // RunIperf starts a fresh one-shot server in serverNS, runs the client in
-// clientNS, and returns the parsed result, all bounded in time.
+// clientNS, and returns the parsed result, all bounded in time. For UDP it
+// reads serverNS's /proc/net/snmp before and after, to attribute the loss
+// (AttributeLoss).
 func RunIperf(ctx context.Context, clientNS, serverNS, serverIP string, spec IperfSpec) (IperfResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(spec.Seconds)*time.Second+20*time.Second)
 	defer cancel()
@@ -110,6 +143,13 @@ func RunIperf(ctx context.Context, clientNS, serverNS, serverIP string, spec Ipe
 	if err := waitListening(ctx, server.Process.Pid, IperfPort, 5*time.Second); err != nil {
 		return IperfResult{}, fmt.Errorf("iperf3 server: %w %s", err, strings.TrimSpace(serverErr.String()))
 	}
+	var before SNMP
+	if spec.UDP {
+		var err error
+		if before, err = ReadSNMP(ctx, serverNS); err != nil {
+			return IperfResult{}, err
+		}
+	}
 	client := topo.Command(ctx, clientNS, spec.Args(serverIP)...)
 	var stdout, stderr bytes.Buffer
 	client.Stdout, client.Stderr = &stdout, &stderr
@@ -120,6 +160,13 @@ func RunIperf(ctx context.Context, clientNS, serverNS, serverIP string, spec Ipe
 			return IperfResult{}, fmt.Errorf("%w (%v %s)", err, runErr, strings.TrimSpace(stderr.String()))
 		}
 		return IperfResult{}, err
+	}
+	if spec.UDP {
+		after, err := ReadSNMP(ctx, serverNS)
+		if err != nil {
+			return IperfResult{}, err
+		}
+		res.AttributeLoss(ReceiverDrops(before, after), spec.Length)
 	}
 	return res, nil
 }

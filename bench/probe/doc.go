@@ -1,8 +1,10 @@
 // Package probe holds the benchmark's own traffic tools, run inside a
 // network namespace as hidden sub-commands of the benchmark binary
 // (`ip netns exec NS gvs-bench _ping ...`): an ICMP pinger, a
-// request/response client and server, a new-flow sender and receiver, and
-// a tx checksum offload switch (what `ethtool -K DEV tx off` does).
+// request/response client and server, a new-flow sender (one per sender
+// namespace, several at once, each walking the same port tuples from its
+// own address) and receiver (on every address of its namespace), and a tx
+// checksum offload switch (what `ethtool -K DEV tx off` does).
 //
 // Each sub-command is a plain process: it parses its flags, does one job
 // bounded in time and writes one JSON object to standard output. Servers

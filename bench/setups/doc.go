@@ -3,8 +3,11 @@
 // Debian's Open vSwitch netdev datapath in several configurations, and gvs.
 //
 // A Setup is started on a topo.Topo whose namespaces exist and stopped
-// before the next setup starts; Start returns only once a ping passes
-// through the switch. A setup that cannot run here (software missing, a
+// before the next setup starts. A switch joins every port of
+// Topo.SwitchPorts (client, server and the extra senders of the new-flow
+// test; idle outside that test); the direct pair links each extra sender
+// straight to the server instead. Start returns only once a ping from every
+// sender passes through the switch. A setup that cannot run here (software missing, a
 // feature refused, gvs not forwarding yet) returns a *SkipError, which the
 // runner reports as "skipped: reason" and never as a failure. Setups are
 // used from one goroutine.
@@ -12,4 +15,10 @@
 // Daemons are started privately: their own database, run, log and control
 // files in a temporary directory, stopped by their own pid, never the
 // packaged service.
+//
+// RaiseSocketBufferMax raises the global net.core.rmem_max/wmem_max for
+// the session (the UDP tests' iperf3 -w needs it); none of the switches
+// asks for a socket buffer capped by them (gvs forces its sizes, Open
+// vSwitch's netdev ports keep the defaults), so it changes only the hosts'
+// iperf3 sockets.
 package setups

@@ -96,7 +96,7 @@ func (g *GVS) Start(ctx context.Context, t *topo.Topo) error {
 		return err
 	}
 	add := []string{fmt.Sprintf("--timeout=%d", gvsConfigWait), "add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev"}
-	for _, port := range []string{t.ClientPort, t.ServerPort} {
+	for _, port := range t.SwitchPorts() {
 		add = append(add, "--", "add-port", "br0", port)
 		if g.Opt.AFXDP {
 			add = append(add, "--", "set", "interface", port, "type=afxdp")
@@ -111,7 +111,7 @@ func (g *GVS) Start(ctx context.Context, t *topo.Topo) error {
 		}
 		return Skip("ovs-vsctl add-br/add-port failed: %s", lastPart(err.Error()))
 	}
-	for _, port := range []string{t.ClientPort, t.ServerPort} {
+	for _, port := range t.SwitchPorts() {
 		if msg, _ := g.vsctl(ctx, "get", "interface", port, "error"); msg != "" && msg != "[]" {
 			return Skip("gvs refused port %s: %s", port, msg)
 		}

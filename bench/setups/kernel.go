@@ -9,7 +9,8 @@ import (
 )
 
 // Direct is a veth pair straight from client to server: no switch at all,
-// the limit of this machine.
+// the limit of this machine. With no switch to join more hosts, each extra
+// flow sender gets its own pair to the server (topo.LinkDirect).
 type Direct struct {
 	Env  Env
 	topo *topo.Topo
@@ -18,7 +19,7 @@ type Direct struct {
 func (d *Direct) Name() string { return "direct" }
 func (d *Direct) Kind() string { return KindKernel }
 func (d *Direct) Description() string {
-	return "veth pair from client to server, no switch (the machine's limit)"
+	return "veth pair from client to server, no switch (the machine's limit); for the new-flow test each extra sender has a veth pair of its own to the server"
 }
 func (d *Direct) Available() (bool, string) { return haveIP() }
 func (d *Direct) PIDs() []int               { return nil }
@@ -58,12 +59,11 @@ func (b *Bridge) Start(ctx context.Context, t *topo.Topo) error {
 		return err
 	}
 	br := b.bridgeName()
-	steps := [][]string{
-		{"ip", "link", "add", br, "type", "bridge"},
-		{"ip", "link", "set", t.ClientPort, "master", br},
-		{"ip", "link", "set", t.ServerPort, "master", br},
-		{"ip", "link", "set", br, "up"},
+	steps := [][]string{{"ip", "link", "add", br, "type", "bridge"}}
+	for _, port := range t.SwitchPorts() {
+		steps = append(steps, []string{"ip", "link", "set", port, "master", br})
 	}
+	steps = append(steps, []string{"ip", "link", "set", br, "up"})
 	for _, s := range steps {
 		if _, err := topo.Run(ctx, t.Switch, s...); err != nil {
 			return err

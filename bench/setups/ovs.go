@@ -124,7 +124,7 @@ func (o *OVS) Start(ctx context.Context, t *topo.Topo) error {
 		return err
 	}
 	add := []string{"--timeout=20", "add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev"}
-	for _, port := range []string{t.ClientPort, t.ServerPort} {
+	for _, port := range t.SwitchPorts() {
 		add = append(add, "--", "add-port", "br0", port)
 		if o.Opt.AFXDP {
 			add = append(add, "--", "set", "interface", port, "type=afxdp")
@@ -133,7 +133,7 @@ func (o *OVS) Start(ctx context.Context, t *topo.Topo) error {
 	if _, err := o.vsctl(ctx, add...); err != nil {
 		return fmt.Errorf("%w (log: %s)", err, tail(filepath.Join(dir, "ovs-vswitchd.log"), 3))
 	}
-	for _, port := range []string{t.ClientPort, t.ServerPort} {
+	for _, port := range t.SwitchPorts() {
 		if msg, _ := o.vsctl(ctx, "get", "interface", port, "error"); msg != "" && msg != "[]" {
 			return Skip("Open vSwitch refused port %s: %s", port, msg)
 		}
@@ -169,11 +169,11 @@ func (o *OVS) Stop() error {
 	return err
 }
 
-// txOff turns tx checksum offload off on both hosts' veths, what
+// txOff turns tx checksum offload off on every end host's veth, what
 // `ethtool -K DEV tx off` does.
 func txOff(ctx context.Context, env Env, t *topo.Topo) error {
-	for _, h := range []struct{ ns, dev string }{{t.Client, t.ClientDev}, {t.Server, t.ServerDev}} {
-		if _, err := topo.Run(ctx, h.ns, env.Self, "_txoff", h.dev); err != nil {
+	for _, h := range t.HostDevs() {
+		if _, err := topo.Run(ctx, h.NS, env.Self, "_txoff", h.Dev); err != nil {
 			return err
 		}
 	}

@@ -24,7 +24,7 @@ type Setup interface {
 	// Available reports whether the software this setup needs is present.
 	Available() (bool, string)
 	// Start links the topology and starts the switch; it returns once a
-	// ping crosses it, or a *SkipError.
+	// ping from every sender crosses it, or a *SkipError.
 	Start(ctx context.Context, t *topo.Topo) error
 	// Stop stops the switch and removes its links; safe after a failed or
 	// partial Start and more than once.
@@ -61,23 +61,32 @@ type Env struct {
 	ForwardWait time.Duration
 }
 
-// WaitForwarding pings the server from the client until a reply comes back
-// or limit passes.
+// WaitForwarding pings the server from every sender (the client first)
+// until each gets its replies or limit passes: every host's port forwards,
+// its neighbour entry for the server is resolved and the switch has
+// learned its MAC before any test runs.
 func WaitForwarding(ctx context.Context, env Env, t *topo.Topo, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
-	var last error
+	for _, s := range t.Senders {
+		if err := waitPing(ctx, env, s.NS, s.Target(t.Direct()), deadline); err != nil {
+			return fmt.Errorf("no ping from %s through the switch within %v (%v)", s.NS, limit, err)
+		}
+	}
+	return nil
+}
+
+func waitPing(ctx context.Context, env Env, ns, dst string, deadline time.Time) error {
 	for {
-		_, err := topo.Run(ctx, t.Client, env.Self, "_ping", "-dst", topo.ServerIP, "-count", "1", "-timeout", "300ms")
+		_, err := topo.Run(ctx, ns, env.Self, "_ping", "-dst", dst, "-count", "1", "-timeout", "300ms")
 		if err == nil {
-			out, _ := topo.Run(ctx, t.Client, env.Self, "_ping", "-dst", topo.ServerIP, "-count", "3", "-interval", "10ms", "-timeout", "300ms")
+			out, _ := topo.Run(ctx, ns, env.Self, "_ping", "-dst", dst, "-count", "3", "-interval", "10ms", "-timeout", "300ms")
 			if pingAllReplied(out) {
 				return nil
 			}
 			err = errors.New("not every ping answered")
 		}
-		last = err
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("no ping through the switch within %v (%v)", limit, last)
+			return err
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

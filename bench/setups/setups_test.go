@@ -3,6 +3,10 @@ package setups
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +65,41 @@ func TestAllSetups(t *testing.T) {
 		if !seen[ref] {
 			t.Errorf("reference setup %s missing", ref)
 		}
+	}
+}
+
+// setSysctls only raises what is below the wanted value and restores
+// exactly what it changed.
+func TestSetSysctlsRaisesAndRestores(t *testing.T) {
+	dir := t.TempDir()
+	low, high := filepath.Join(dir, "rmem_max"), filepath.Join(dir, "wmem_max")
+	os.WriteFile(low, []byte("212992\n"), 0o644)
+	os.WriteFile(high, []byte("33554432\n"), 0o644)
+	atLeast := func(old string) string {
+		if v, _ := strconv.Atoi(old); v >= 8388608 {
+			return old
+		}
+		return "8388608"
+	}
+	restore, err := setSysctls([]string{low, high}, atLeast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(p string) string { b, _ := os.ReadFile(p); return strings.TrimSpace(string(b)) }
+	if read(low) != "8388608" || read(high) != "33554432" {
+		t.Errorf("raised to %s and %s", read(low), read(high))
+	}
+	os.WriteFile(high, []byte("1"), 0o644) // not ours to restore
+	if err := restore(); err != nil {
+		t.Fatal(err)
+	}
+	if err := restore(); err != nil {
+		t.Errorf("second restore: %v", err)
+	}
+	if read(low) != "212992" || read(high) != "1" {
+		t.Errorf("restored to %s and %s", read(low), read(high))
+	}
+	if _, err := setSysctls([]string{filepath.Join(dir, "missing")}, atLeast); err == nil {
+		t.Error("a missing sysctl was not an error")
 	}
 }

@@ -1,11 +1,15 @@
 // Package topo builds and removes the network namespaces and veth pairs the
 // benchmark runs in.
 //
-// A Topo owns three namespaces named from a unique prefix (gb<pid>): the
-// client, the server and the switch. Links are created per setup, either a
-// veth pair straight from client to server (Direct) or one pair from each
-// end host into the switch namespace (Switched), where a switch (Linux
-// bridge, Open vSwitch, gvs) joins the two outer ends. Addresses come from
+// A Topo owns the namespaces named from a unique prefix (gb<pid>): the
+// client, the server, the switch and FlowSenders-1 extra senders
+// (gb<pid>f1, f2, ...) that, with the client, send the new-flow test's
+// traffic from several hosts, MACs and switch ports at once. Links are
+// created per setup, either veth pairs straight to the server (Direct: the
+// client's pair, plus one pair per extra sender, each in a subnet of its
+// own, since there is no switch to join them) or one pair from each host
+// into the switch namespace (Switched), where a switch (Linux bridge, Open
+// vSwitch, gvs) joins the outer ends (SwitchPorts). Addresses come from
 // 198.18.0.0/15 only.
 //
 // A Topo is used from one goroutine. Destroy removes every link (outer ends

@@ -8,8 +8,9 @@
 // It needs root (network namespaces), iperf3 and, for the Open vSwitch
 // setups, openvswitch-switch (`make bench` installs both). Everything it
 // creates carries the prefix gb<pid> and is removed on exit, on error and
-// on Ctrl-C. Sub-commands starting with "_" are its own probes, run inside
-// the namespaces.
+// on Ctrl-C; net.core.rmem_max/wmem_max, raised for the UDP tests' socket
+// buffers, are restored the same way. Sub-commands starting with "_" are
+// its own probes, run inside the namespaces.
 package main
 
 import (
@@ -106,6 +107,19 @@ func benchMain(args []string) int {
 	if removed := topo.RemoveStale(ctx); len(removed) > 0 {
 		prog.logf("removed namespaces left by an earlier run: %s", strings.Join(removed, " "))
 	}
+	// The receiving iperf3's -w is capped by the global maxima: raise them
+	// (only them; sockets asking for nothing keep the defaults) for the
+	// session, and put them back on every way out, Ctrl-C included.
+	restoreMax, err := setups.RaiseSocketBufferMax(UDPWindow)
+	defer func() {
+		if err := restoreMax(); err != nil {
+			fmt.Fprintln(os.Stderr, "gvs-bench: restoring net.core.rmem_max/wmem_max:", err)
+		}
+	}()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gvs-bench: raising net.core.rmem_max/wmem_max:", err)
+		return 1
+	}
 	t := topo.New()
 	defer func() {
 		if err := t.Destroy(); err != nil {
@@ -143,14 +157,28 @@ func benchMain(args []string) int {
 		results.Notes = append(results.Notes, "interrupted: partial results")
 	}
 	results.Notes = append(results.Notes,
-		fmt.Sprintf("busy: more than %.2f CPUs used by processes outside the benchmark during a test", o.busyCPU),
-		"UDP loss is 1 - received/sent bytes (iperf3's own loss count under-reports); CPU is the switch process's user+system time per Gbit delivered")
+		fmt.Sprintf("busy: more than %.2f CPUs used by processes outside the benchmark during a test", o.busyCPU))
+	results.Notes = append(results.Notes, legend...)
 	prog.clear()
 	status := finish(results, o.out)
 	if ctx.Err() != nil && status == 0 {
 		status = 130
 	}
 	return status
+}
+
+// legend explains how the figures are computed; it goes with every result.
+var legend = []string{
+	fmt.Sprintf("UDP tests: iperf3 with -w %d MiB (socket buffers of both ends; net.core.rmem_max/wmem_max raised to at least that for the session, defaults untouched, restored at exit). "+
+		"Total loss = 1 - received/sent bytes as iperf3 counts them (its own lost_percent under-reports). "+
+		"\"Loss in the receiving socket\" = datagrams that reached the receiving host's UDP layer but not the receiving iperf3, times the datagram size, over the bytes sent: "+
+		"from the receiver namespace's /proc/net/snmp read before and after the test, Udp InErrors (full socket buffer: RcvbufErrors; bad checksums) plus datagrams still queued when iperf3 stopped "+
+		"(Ip InDelivers - Tcp InSegs - Icmp InMsgs - Udp InDatagrams - Udp NoPorts - Udp InErrors). "+
+		"\"Loss in the switch\" = total loss - loss in the receiving socket: everything lost between the two hosts' UDP layers, in the switch and the veths around it "+
+		"(for direct, which has no switch, what the veth pair itself loses). The two add up to the total loss.", UDPWindow>>20),
+	fmt.Sprintf("New-flow test: %d senders at once (the client and %d more namespaces, each with its own veth, MAC and switch port; for direct, each with its own veth pair to the server) send one 64-byte UDP datagram per new 5-tuple (source port walking 60,000 ports, 8 destination ports), the rate split evenly; "+
+		"rates are tried in rising order, stopping at the first with loss; loss excludes the receiving host's own drops, as for UDP.", topo.FlowSenders, topo.FlowSenders-1),
+	"CPU: the switch process's user+system time (all threads) per Gbit delivered; kernel setups (direct, linux-bridge) have no process of their own, so \"-\".",
 }
 
 func finish(results *report.Results, out string) int {

@@ -54,3 +54,28 @@ func TestSelectSetups(t *testing.T) {
 		t.Error("no filter should select every setup")
 	}
 }
+
+// The full session measures what the benchmark issue asks for: TCP with 1
+// and 4 streams, UDP of both sizes at 1, 2 and 4 Gbit/s and unlimited,
+// each with its loss split between the switch and the receiving socket,
+// and CPU per Gbit.
+func TestFullPlanFigures(t *testing.T) {
+	ids := map[string]bool{}
+	for _, tst := range newConfig(false, 0).plan() {
+		for _, f := range tst.figures {
+			ids[f.ID] = true
+		}
+	}
+	want := []string{"tcp-1", "tcp-4", "tcp-1-cpu", "tcp-4-cpu", "udp-1400-max-cpu", "ping", "rr-udp", "rr-tcp", "flows-20k-loss", "flows-max"}
+	for _, size := range []string{"8k", "1400"} {
+		for _, rate := range []string{"1g", "2g", "4g", "max"} {
+			id := "udp-" + size + "-" + rate
+			want = append(want, id, id+"-loss", id+"-rcvloss")
+		}
+	}
+	for _, id := range want {
+		if !ids[id] {
+			t.Errorf("full plan lacks figure %s", id)
+		}
+	}
+}
