@@ -20,13 +20,13 @@ import (
 // Device is a "system" port: an existing kernel interface served by one
 // AF_PACKET socket per queue.
 type Device struct {
-	name    string
-	ifindex int
-	log     *slog.Logger
-	queues  []*queue
-	mtu     atomic.Int64 // cached for Send's size check; refreshed by MTU, SetMTU, Stats
-	rxMode  string
-	cfg     Config // with defaults; for ring (re)sizing
+	name       string
+	ifindex    int
+	log        *slog.Logger
+	queues     []*queue
+	link.Attrs // MAC, MTU, SetMTU, Link; the MTU cached for Send
+	rxMode     string
+	cfg        Config // with defaults; for ring (re)sizing
 
 	mu     sync.Mutex // guards bufReq and closed
 	bufReq int
@@ -75,7 +75,7 @@ func Open(cfg Config) (*Device, error) {
 		sockBuf = netdev.ClampSocketBuffer(cfg.SocketBuffer)
 	}
 	shape := cfg.ringShape(sockBuf)
-	d.mtu.Store(int64(l.Attrs().MTU))
+	d.Init(d.name, d.ifindex, l.Attrs().MTU)
 	fanoutID := uint16(os.Getpid()) ^ uint16(d.ifindex)<<8 ^ uint16(d.ifindex)
 	for i := range cfg.RxQueues {
 		fd, mem, err := openSocket(d.ifindex, cfg, shape)
@@ -125,26 +125,6 @@ func (d *Device) PollFD(q int) int { return d.queues[q].fd }
 func (d *Device) Capabilities() netdev.Capabilities {
 	return netdev.Capabilities{VnetHdr: true, MaxFrame: maxGSOFrame}
 }
-
-func (d *Device) MAC() net.HardwareAddr { return link.MAC(d.ifindex) }
-
-func (d *Device) MTU() int {
-	m := link.MTU(d.ifindex)
-	if m > 0 {
-		d.mtu.Store(int64(m))
-	}
-	return m
-}
-
-func (d *Device) SetMTU(mtu int) error {
-	if err := link.SetMTU(d.ifindex, mtu); err != nil {
-		return fmt.Errorf("%s: set mtu %d: %w", d.name, mtu, err)
-	}
-	d.mtu.Store(int64(mtu))
-	return nil
-}
-
-func (d *Device) Link() netdev.LinkState { return link.State(d.ifindex) }
 
 // SetSocketBuffers applies userspace-sock-buf-size to every open socket at
 // once (0 leaves them as they are) and reports what took effect: the send

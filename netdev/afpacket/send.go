@@ -31,7 +31,7 @@ func newTxQueue() txQueue { return txQueue{msgs: rawsock.NewMsgBatch(packet.Batc
 func (d *Device) Send(q int, batch *packet.Batch) error {
 	qu := d.queues[q]
 	tx := &qu.tx
-	limit := int(d.mtu.Load()) + packet.EthHeaderLen + packet.VLANHeaderLen
+	limit := d.CachedMTU() + packet.EthHeaderLen + packet.VLANHeaderLen
 	drops := 0
 	for _, b := range batch.Buffers() {
 		max := limit

@@ -23,8 +23,6 @@ func (d *Device) Capabilities() netdev.Capabilities {
 	return netdev.Capabilities{VnetHdr: true, MaxFrame: maxGSOFrame}
 }
 
-func (d *Device) MAC() net.HardwareAddr { return link.MAC(d.ifindex) }
-
 // SetMAC changes the device's Ethernet address (internal ports take the
 // bridge's).
 func (d *Device) SetMAC(mac net.HardwareAddr) error {
@@ -33,24 +31,6 @@ func (d *Device) SetMAC(mac net.HardwareAddr) error {
 	}
 	return nil
 }
-
-func (d *Device) MTU() int {
-	m := link.MTU(d.ifindex)
-	if m > 0 {
-		d.mtu.Store(int64(m))
-	}
-	return m
-}
-
-func (d *Device) SetMTU(mtu int) error {
-	if err := link.SetMTU(d.ifindex, mtu); err != nil {
-		return fmt.Errorf("%s: set mtu %d: %w", d.name, mtu, err)
-	}
-	d.mtu.Store(int64(mtu))
-	return nil
-}
-
-func (d *Device) Link() netdev.LinkState { return link.State(d.ifindex) }
 
 // Stats returns the counters. RxKernelDrops is the device's tx_dropped
 // since Open: frames the kernel sent towards us but found our queue full.
@@ -61,7 +41,7 @@ func (d *Device) Stats() netdev.Stats {
 		TxDrops: d.ctr.txDrops.Load(), TxErrors: d.ctr.txErrors.Load(),
 	}
 	if l, err := netlink.LinkByIndex(d.ifindex); err == nil && l.Attrs().Statistics != nil {
-		d.mtu.Store(int64(l.Attrs().MTU))
+		d.RefreshMTU(l.Attrs().MTU)
 		if drops := l.Attrs().Statistics.TxDropped; drops >= d.baseDrops {
 			s.RxKernelDrops = drops - d.baseDrops
 		}

@@ -72,7 +72,7 @@ func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error
 // frames the kernel refuses count in TxErrors. Only a dead descriptor
 // returns an error.
 func (d *Device) Send(q int, batch *packet.Batch) error {
-	limit := int(d.mtu.Load()) + packet.EthHeaderLen + packet.VLANHeaderLen
+	limit := d.CachedMTU() + packet.EthHeaderLen + packet.VLANHeaderLen
 	sent, bytes, drops, errs := 0, 0, 0, 0
 	var err error
 	for _, b := range batch.Buffers() {

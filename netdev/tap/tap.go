@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"sync"
-	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -33,14 +32,14 @@ type Config struct {
 // Device is an "internal" or "tap" port: a tap device read and written
 // through its /dev/net/tun file descriptor, one packet per system call.
 type Device struct {
-	name, typ string
-	fd        int
-	ifindex   int
-	created   bool // we made it; closing our descriptor removes it
-	log       *slog.Logger
-	mtu       atomic.Int64
-	ctr       counters
-	baseDrops uint64 // the device's tx_dropped when we opened it
+	name, typ  string
+	fd         int
+	ifindex    int
+	created    bool // we made it; closing our descriptor removes it
+	log        *slog.Logger
+	link.Attrs // MAC, MTU, SetMTU, Link
+	ctr        counters
+	baseDrops  uint64 // the device's tx_dropped when we opened it
 
 	mu     sync.Mutex
 	closed bool
@@ -106,7 +105,7 @@ func (d *Device) setup(cfg Config) error {
 		return err
 	}
 	d.ifindex = l.Attrs().Index
-	d.mtu.Store(int64(l.Attrs().MTU))
+	d.Init(d.name, d.ifindex, l.Attrs().MTU)
 	if s := l.Attrs().Statistics; s != nil {
 		d.baseDrops = s.TxDropped
 	}
