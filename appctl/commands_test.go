@@ -93,6 +93,10 @@ func TestPMDCommandsWithRealAppctl(t *testing.T) {
 	if hits, miss := number(t, stats, "emc hits:")+number(t, stats, "megaflow hits:"), number(t, stats, "miss with success upcall:"); hits+miss != 40 {
 		t.Errorf("hits %d + misses %d != 40", hits, miss)
 	}
+	// One megaflow mask: every megaflow hit probed one subtable.
+	if mf := number(t, stats, "megaflow hits:"); mf > 0 && !strings.Contains(stats, "  avg. subtable lookups per megaflow hit: 1.00\n") {
+		t.Errorf("%d megaflow hits in the only subtable, lookups per hit not 1.00:\n%s", mf, stats)
+	}
 	if !regexp.MustCompile(`processing ns: \d+ \(\d+\.\d\d%\)`).MatchString(stats) {
 		t.Errorf("no processing time:\n%s", stats)
 	}

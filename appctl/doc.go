@@ -23,8 +23,10 @@
 //     (pinned) or index (unpinned).
 //   - pmd-stats-show reports time in nanoseconds ("idle ns",
 //     "processing ns"), not TSC cycles; counters of features gvs lacks
-//     (recirculation, SMC, offloads) are truly 0; the subtable-lookups
-//     line is absent (not counted). pmd-stats-clear records a baseline in
+//     (recirculation, SMC, offloads) are truly 0; "avg. subtable lookups
+//     per megaflow hit" is counted as Open vSwitch counts it (the
+//     matching subtable's position per megaflow hit, dpif
+//     PMDStats.SubtableLookups). pmd-stats-clear records a baseline in
 //     this package: the datapath's counters, which metrics export, never
 //     go back.
 //   - pmd-rxq-show: a queue's usage is its busy time over the window

@@ -91,6 +91,7 @@ func sub(a, b dpif.PMDStats) dpif.PMDStats {
 	d.Packets, d.Batches, d.Iterations = minus(a.Packets, b.Packets), minus(a.Batches, b.Batches), minus(a.Iterations, b.Iterations)
 	d.BusyNs, d.IdleNs, d.SleepNs = minus(a.BusyNs, b.BusyNs), minus(a.IdleNs, b.IdleNs), minus(a.SleepNs, b.SleepNs)
 	d.EMCHits, d.MegaflowHits, d.Misses = minus(a.EMCHits, b.EMCHits), minus(a.MegaflowHits, b.MegaflowHits), minus(a.Misses, b.Misses)
+	d.SubtableLookups = minus(a.SubtableLookups, b.SubtableLookups)
 	d.Upcalls, d.LostUpcalls = minus(a.Upcalls, b.Upcalls), minus(a.LostUpcalls, b.LostUpcalls)
 	d.TxPackets, d.TxBatches, d.TxDrops = minus(a.TxPackets, b.TxPackets), minus(a.TxBatches, b.TxBatches), minus(a.TxDrops, b.TxDrops)
 	d.RxDrops = minus(a.RxDrops, b.RxDrops)
@@ -137,13 +138,16 @@ func (c *Commands) pmdStatsShow(args []string) (string, error) {
 // writePMDStats is pmd_info_show_stats. Fields for features gvs does not
 // have (recirculation, hardware offload, miniflow extract, the simple
 // match and signature match caches) are truly zero. Time is measured in
-// nanoseconds, not TSC cycles, and labelled so. The subtable-lookups line
-// is left out: gvs does not count classifier subtable probes.
+// nanoseconds, not TSC cycles, and labelled so.
 func writePMDStats(b *strings.Builder, p dpif.PMDStats) {
 	b.WriteString(pmdHeader(p))
 	passes := 0.0
 	if p.Packets > 0 {
 		passes = 1
+	}
+	lookupsPerHit := 0.0
+	if p.MegaflowHits > 0 {
+		lookupsPerHit = float64(p.SubtableLookups) / float64(p.MegaflowHits)
 	}
 	perBatch := 0.0
 	if p.TxBatches > 0 {
@@ -160,6 +164,7 @@ func writePMDStats(b *strings.Builder, p dpif.PMDStats) {
 	fmt.Fprintf(b, "  emc hits: %d\n", p.EMCHits)
 	fmt.Fprintf(b, "  smc hits: 0\n")
 	fmt.Fprintf(b, "  megaflow hits: %d\n", p.MegaflowHits)
+	fmt.Fprintf(b, "  avg. subtable lookups per megaflow hit: %.02f\n", lookupsPerHit)
 	fmt.Fprintf(b, "  miss with success upcall: %d\n", success)
 	fmt.Fprintf(b, "  miss with failed upcall: %d\n", p.LostUpcalls)
 	fmt.Fprintf(b, "  avg. packets per output batch: %.02f\n", perBatch)

@@ -91,9 +91,14 @@ type PortSpec struct {
 
 // PortState is what the reconciler writes back for a port.
 type PortState struct {
-	Link   netdev.LinkState
-	MAC    net.HardwareAddr
-	MTU    int
-	Stats  netdev.Stats
-	Status map[string]string
+	Link  netdev.LinkState
+	MAC   net.HardwareAddr
+	MTU   int
+	Stats netdev.Stats
+	// CustomStats are the device's counters beyond Stats (afxdp ports:
+	// XDP_STATISTICS), written into Interface.statistics beside the
+	// standard ones as Open vSwitch writes a netdev's custom statistics;
+	// nil for devices without.
+	CustomStats map[string]uint64
+	Status      map[string]string
 }

@@ -11,7 +11,8 @@
 // transaction: cur_cfg = next_cfg (so `ovs-vsctl` without --no-wait returns
 // once the change is live), Interface ofport, error, admin_state,
 // link_state, link_speed, link_resets, mac_in_use, mtu, ifindex, status
-// and statistics, Bridge datapath_id and datapath_version, the
+// and statistics (with the device's custom counters, afxdp's xsk_*, as
+// Open vSwitch appends them), Bridge datapath_id and datapath_version, the
 // Open_vSwitch version and type columns, and the "netdev" Datapath row
 // with its capabilities. Only columns whose values differ are written, so
 // a pass that changes nothing sends nothing.

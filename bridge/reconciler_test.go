@@ -182,6 +182,28 @@ func TestSocketBufferSizeAppliesToExistingPorts(t *testing.T) {
 	}
 }
 
+// TestCustomStatisticsAreWritten: a device's custom counters (an afxdp
+// port's XDP_STATISTICS) go into Interface.statistics beside the standard
+// ones, as Open vSwitch's iface_refresh_stats writes them, and never
+// replace a standard counter.
+func TestCustomStatisticsAreWritten(t *testing.T) {
+	e := newEnv(t)
+	e.startReconciler()
+	e.dp.AddDevice("p1")
+	e.vsctl("set", "Open_vSwitch", ".", "other_config:stats-update-interval=200")
+	e.vsctl("add-br", "br0", "--", "add-port", "br0", "p1")
+	e.dp.SetStats("p1", netdev.Stats{RxPackets: 5, RxKernelDrops: 9})
+	e.dp.SetCustomStats("p1", map[string]uint64{"xsk_rx_ring_full": 4, "xsk_rx_fill_ring_empty_descs": 6, "rx_dropped": 1234})
+	e.eventually("custom statistics to be written", func() bool {
+		return strings.Contains(e.get("Interface", "p1", "statistics"), "xsk_rx_ring_full=4")
+	})
+	for k, want := range map[string]string{"xsk_rx_fill_ring_empty_descs": "6", "rx_packets": "5", "rx_dropped": "9"} {
+		if got := e.get("Interface", "p1", "statistics:"+k); got != want {
+			t.Errorf("statistics:%s = %s, want %s", k, got, want)
+		}
+	}
+}
+
 func TestStatisticsFollowTheInterval(t *testing.T) {
 	e := newEnv(t)
 	e.startReconciler()

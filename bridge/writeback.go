@@ -228,14 +228,24 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 	return ps, err
 }
 
+// statistics is Interface.statistics: the standard counters, then the
+// device's custom ones (afxdp: xsk_rx_ring_full, ...), as Open vSwitch's
+// iface_refresh_stats appends netdev custom statistics. A custom counter
+// never replaces a standard one of the same name.
 func statistics(ps *PortState) map[string]int {
 	s := ps.Stats
-	return map[string]int{
+	m := map[string]int{
 		"rx_packets": int(s.RxPackets), "rx_bytes": int(s.RxBytes),
 		"tx_packets": int(s.TxPackets), "tx_bytes": int(s.TxBytes),
 		"rx_dropped": int(s.RxKernelDrops), "tx_dropped": int(s.TxDrops),
 		"rx_errors": int(s.RxErrors), "tx_errors": int(s.TxErrors),
 	}
+	for k, v := range ps.CustomStats {
+		if _, standard := m[k]; !standard {
+			m[k] = int(v)
+		}
+	}
+	return m
 }
 
 // bridgeUpdate writes datapath_id (from other_config:hwaddr, else the

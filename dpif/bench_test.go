@@ -25,7 +25,7 @@ func BenchmarkClassifierLookup(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				if c.lookup(&last) == nil {
+				if f, probed := c.lookup(&last); f == nil || probed != n {
 					b.Fatal("miss")
 				}
 			}

@@ -109,14 +109,17 @@ func newClassifier(seed uint64) *classifier {
 	return c
 }
 
-// lookup returns the flow matching k, or nil. Safe from any goroutine.
-func (c *classifier) lookup(k *packet.Key) *flow {
-	for _, st := range *c.subs.Load() {
+// lookup returns the flow matching k and how many subtables it probed to
+// find it (the matching subtable's position, from 1; Open vSwitch's
+// PMD_STAT_MASKED_LOOKUP counts the same), or nil and 0. Safe from any
+// goroutine.
+func (c *classifier) lookup(k *packet.Key) (*flow, int) {
+	for i, st := range *c.subs.Load() {
 		if f := st.find(k, st.hash(k, c.seed)); f != nil {
-			return f
+			return f, i + 1
 		}
 	}
-	return nil
+	return nil, 0
 }
 
 // find returns the live flow matching k (masked or not) with hash h, or

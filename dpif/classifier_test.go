@@ -2,6 +2,7 @@ package dpif
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gvs/packet"
@@ -121,8 +122,17 @@ func TestClassifierMatchesLinearScan(t *testing.T) {
 				live = append(live[:i], live[i+1:]...)
 			default:
 				k := randomKey(r)
-				if got, want := c.lookup(&k), m.lookup(&k); got != want {
+				got, probed := c.lookup(&k)
+				if want := m.lookup(&k); got != want {
 					t.Fatalf("seed %d step %d: classifier %p, linear scan %p", seed, step, got, want)
+				}
+				// Subtables probed: the matching one's position, from 1.
+				wantProbed := 0
+				if got != nil {
+					wantProbed = slices.Index(*c.subs.Load(), got.sub) + 1
+				}
+				if probed != wantProbed {
+					t.Fatalf("seed %d step %d: %d subtables probed, want %d", seed, step, probed, wantProbed)
 				}
 			}
 		}
@@ -132,7 +142,7 @@ func TestClassifierMatchesLinearScan(t *testing.T) {
 			t.Fatalf("seed %d: %d flows/%d subtables, model %d/%d", seed, n, c.numSubtables(), len(live), len(m.masks))
 		}
 		for _, f := range live {
-			if c.lookup(&f.key) == nil {
+			if got, _ := c.lookup(&f.key); got == nil {
 				t.Fatalf("seed %d: installed flow not found by its own key", seed)
 			}
 		}
@@ -157,7 +167,7 @@ func TestClassifierGrowsAndShrinks(t *testing.T) {
 	}
 	for i := range 5000 {
 		k := packet.Key{InPort: uint32(i), SrcMAC: mac(1)}
-		if got := c.lookup(&k); (got != nil) != (i%2 == 1) {
+		if got, _ := c.lookup(&k); (got != nil) != (i%2 == 1) {
 			t.Fatalf("flow %d: found %v", i, got != nil)
 		}
 	}

@@ -271,3 +271,46 @@ func TestFlowEntryFormat(t *testing.T) {
 		t.Fatalf("empty flow: %s", got)
 	}
 }
+
+// TestSubtableLookupsCountTheMatchingSubtablesPosition: with the EMC off,
+// every packet of a known flow is a megaflow hit, and the PMD counts the
+// subtables probed for it: 1 for flows of the first mask installed, 2 for
+// the second (Open vSwitch's PMD_STAT_MASKED_LOOKUP).
+func TestSubtableLookupsCountTheMatchingSubtablesPosition(t *testing.T) {
+	fx := newFixture(t, Config{EMCEntries: -1}, 2)
+	fx.dp.SetUpcallHandler(handlerFunc(func(u *Upcall) UpcallResult {
+		u.Mask = l2Mask()
+		out := uint32(2)
+		if u.Key.InPort == 2 {
+			u.Mask.DstPort = ^uint16(0) // a second mask: a second subtable
+			out = 1
+		}
+		u.Actions = append(u.Actions, Output(out))
+		return UpcallInstall
+	}))
+	fromA := udpFrame(mac(2), mac(1), 0, [4]byte{198, 18, 0, 1}, [4]byte{198, 18, 0, 2}, 1000, 2000)
+	fromB := udpFrame(mac(1), mac(2), 0, [4]byte{198, 18, 0, 2}, [4]byte{198, 18, 0, 1}, 2000, 1000)
+	send := func(in, out uint32, frame []byte, n int) {
+		t.Helper()
+		for range n {
+			want := len(fx.devs[out].Sent()) + 1
+			fx.devs[in].Inject(0, frame)
+			if got := fx.devs[out].WaitSent(want, 5*time.Second); len(got) != want {
+				t.Fatalf("port %d sent %d frames, want %d", out, len(got), want)
+			}
+		}
+	}
+	send(1, 2, fromA, 1) // miss: installs the first subtable's flow
+	send(2, 1, fromB, 1) // miss: the second subtable
+	send(2, 1, fromB, 5)
+	send(1, 2, fromA, 3)
+	waitFor(t, "stats", func() bool { return fx.totals().Packets == 10 })
+	var hits, lookups uint64
+	for _, p := range fx.dp.PMDStats() {
+		hits += p.MegaflowHits
+		lookups += p.SubtableLookups
+	}
+	if hits != 8 || lookups != 5*2+3*1 {
+		t.Fatalf("megaflow hits %d, subtable lookups %d; want 8 and 13", hits, lookups)
+	}
+}

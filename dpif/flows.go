@@ -102,7 +102,7 @@ func (dp *Datapath) Get(key packet.Key, mask packet.Mask) (FlowEntry, bool) {
 // Lookup returns the flow a packet with key k would hit, as the PMDs'
 // megaflow classifier finds it (ofproto/trace, tests).
 func (dp *Datapath) Lookup(k *packet.Key) (FlowEntry, bool) {
-	f := dp.cls.lookup(k)
+	f, _ := dp.cls.lookup(k)
 	if f == nil {
 		return FlowEntry{}, false
 	}

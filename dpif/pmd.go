@@ -188,10 +188,12 @@ func (p *pmd) processBatch(in *port) {
 			h = k.Hash()
 			f = p.emc.lookup(k, h)
 		}
+		probed := 0
 		if f != nil {
 			p.cnt.emcHits++
-		} else if f = p.dp.cls.lookup(k); f != nil {
+		} else if f, probed = p.dp.cls.lookup(k); f != nil {
 			p.cnt.megaflowHits++
+			p.cnt.subtableLookups += uint64(probed)
 			p.emc.insert(k, h, f)
 		} else {
 			p.cnt.misses++

@@ -20,6 +20,11 @@ type PMDStats struct {
 	BusyNs, IdleNs, SleepNs uint64
 	// EMCHits + MegaflowHits + Misses = packets classified.
 	EMCHits, MegaflowHits, Misses uint64
+	// SubtableLookups: classifier subtables probed for the megaflow
+	// hits (a hit in the n-th subtable counts n);
+	// SubtableLookups/MegaflowHits is Open vSwitch's "avg. subtable
+	// lookups per megaflow hit".
+	SubtableLookups uint64
 	// Upcalls: calls to the upcall handler (fast and slow). LostUpcalls:
 	// misses dropped because no handler was set or the slow queue was
 	// full.
@@ -43,6 +48,7 @@ type pmdCounters struct {
 	rxPackets, rxBatches, iterations uint64
 	busyNs, idleNs, sleepNs          uint64
 	emcHits, megaflowHits, misses    uint64
+	subtableLookups                  uint64
 	upcalls, lostUpcalls             uint64
 	rxDrops                          uint64
 	parse                            [packet.NumStatus]uint64
@@ -54,6 +60,7 @@ type pmdStatsPub struct {
 	rxPackets, rxBatches, iterations atomic.Uint64
 	busyNs, idleNs, sleepNs          atomic.Uint64
 	emcHits, megaflowHits, misses    atomic.Uint64
+	subtableLookups                  atomic.Uint64
 	upcalls, lostUpcalls             atomic.Uint64
 	txPackets, txBatches, txDrops    atomic.Uint64
 	rxDrops                          atomic.Uint64
@@ -72,6 +79,7 @@ func (p *pmd) publish() {
 	s.idleNs.Store(c.idleNs)
 	s.sleepNs.Store(c.sleepNs)
 	s.emcHits.Store(c.emcHits)
+	s.subtableLookups.Store(c.subtableLookups)
 	s.megaflowHits.Store(c.megaflowHits)
 	s.misses.Store(c.misses)
 	s.upcalls.Store(c.upcalls)
@@ -101,6 +109,7 @@ func (dp *Datapath) PMDStats() []PMDStats {
 		st.Iterations = s.iterations.Load()
 		st.BusyNs, st.IdleNs, st.SleepNs = s.busyNs.Load(), s.idleNs.Load(), s.sleepNs.Load()
 		st.EMCHits, st.MegaflowHits, st.Misses = s.emcHits.Load(), s.megaflowHits.Load(), s.misses.Load()
+		st.SubtableLookups = s.subtableLookups.Load()
 		st.Upcalls = s.upcalls.Load()
 		st.LostUpcalls = s.lostUpcalls.Load()
 		st.TxPackets, st.TxBatches, st.TxDrops = s.txPackets.Load(), s.txBatches.Load(), s.txDrops.Load()

@@ -7,10 +7,15 @@
 //     users never saw, transmit queue drops, and the datapath's own drops
 //     of packets received on or meant for the interface, from
 //     dpif.PortInfo.DatapathStats; gvs_interface_datapath_drops_total
-//     splits the latter by reason), software segmentation and checksum
+//     splits the latter by reason; AF_XDP interfaces also get
+//     gvs_interface_xdp_drops_total{reason="rx_dropped"|"rx_ring_full"|
+//     "fill_ring_empty"|"rx_invalid_descs"|"tx_invalid_descs"} from the
+//     device's custom statistics, source.CustomStatsOf), software
+//     segmentation and checksum
 //     counters, errors, effective and requested socket buffers, link
 //     state, MTU; per PMD (labels pmd, cpu) busy/idle/sleep seconds,
-//     packets, batches, EMC hits, megaflow hits, misses, upcalls, lost
+//     packets, batches, EMC hits, megaflow hits (and the classifier
+//     subtables probed for them), misses, upcalls, lost
 //     upcalls, datapath drops (gvs_pmd_drops_total{where="rx"|"tx"}),
 //     parse results, assigned receive queues, buffer pool; datapath flows
 //     and subtables; MAC table size and learned/expired/evicted/moved per

@@ -43,7 +43,7 @@ func newEnv(t *testing.T) *env {
 	for i, name := range []string{"p1", "p2"} {
 		d := netdevtest.MustNew(netdevtest.Config{Name: name, TxQueues: 4, RxQueues: 2})
 		e.devs = append(e.devs, d)
-		var dev netdev.Device = d
+		var dev netdev.Device = xdpDevice{d}
 		if name == "p2" {
 			dev = socketDevice{d}
 		}
@@ -205,4 +205,16 @@ func (d socketDevice) Status() map[string]string {
 	st["socket_rcvbuf"] = "8388608"
 	st["socket_sndbuf"] = "8388608"
 	return st
+}
+
+// xdpDevice is a fake with the custom statistics of an afxdp port
+// (netdev/afxdp Device.CustomStats): fixed, distinct figures.
+type xdpDevice struct{ *netdevtest.Device }
+
+func (d xdpDevice) CustomStats() map[string]uint64 {
+	return map[string]uint64{
+		"xsk_rx_dropped": 11, "xsk_rx_ring_full": 22, "xsk_rx_fill_ring_empty_descs": 33,
+		"xsk_rx_invalid_descs": 44, "xsk_tx_invalid_descs": 55, "xsk_tx_ring_empty_descs": 66,
+		"tx_kicks": 77,
+	}
 }

@@ -76,11 +76,13 @@ func TestScrapeReportsTrafficAndPassesPromtool(t *testing.T) {
 	if v := value(t, fams, "gvs_interface_link_up", p1); v != 1 {
 		t.Errorf("p1 link up %v", v)
 	}
-	var rx, hits, misses float64
+	var rx, hits, misses, megaflowHits, lookups float64
 	for _, pmd := range []string{"0", "1"} {
 		l := map[string]string{"pmd": pmd}
 		rx += value(t, fams, "gvs_pmd_rx_packets_total", l)
 		hits += value(t, fams, "gvs_pmd_emc_hits_total", l) + value(t, fams, "gvs_pmd_megaflow_hits_total", l)
+		megaflowHits += value(t, fams, "gvs_pmd_megaflow_hits_total", l)
+		lookups += value(t, fams, "gvs_pmd_subtable_lookups_total", l)
 		misses += value(t, fams, "gvs_pmd_misses_total", l)
 		if q := value(t, fams, "gvs_pmd_rx_queues", l); q != 2 {
 			t.Errorf("pmd %s polls %v queues, want 2", pmd, q)
@@ -88,6 +90,10 @@ func TestScrapeReportsTrafficAndPassesPromtool(t *testing.T) {
 	}
 	if rx != 100 || hits+misses != 100 || misses == 0 {
 		t.Errorf("pmds: rx %v, hits %v, misses %v; want 100 received, all classified, some misses", rx, hits, misses)
+	}
+	// NORMAL installs one mask: each megaflow hit probed one subtable.
+	if lookups != megaflowHits {
+		t.Errorf("pmds: %v subtable lookups for %v megaflow hits in the only subtable", lookups, megaflowHits)
 	}
 	if v := value(t, fams, "gvs_datapath_flows", nil); v < 1 {
 		t.Errorf("datapath flows %v", v)
@@ -164,6 +170,33 @@ func TestKernelDropsAppearPerInterface(t *testing.T) {
 	fams := parse(t, e.scrape(t))
 	if v := value(t, fams, "gvs_interface_drops_total", map[string]string{"interface": "p1", "where": "kernel_rx"}); v < float64(drops) {
 		t.Errorf("kernel_rx drops %v, device counted %d", v, drops)
+	}
+}
+
+// TestXDPDropsAppearForAFXDPInterfaces: an interface whose device has
+// AF_XDP custom statistics (p1) gets gvs_interface_xdp_drops_total by
+// reason with the device's figures; one without (p2) gets none.
+func TestXDPDropsAppearForAFXDPInterfaces(t *testing.T) {
+	e := newEnv(t)
+	fams := parse(t, e.scrape(t))
+	for reason, want := range map[string]float64{
+		"rx_dropped": 11, "rx_ring_full": 22, "fill_ring_empty": 33, "rx_invalid_descs": 44, "tx_invalid_descs": 55,
+	} {
+		if v := value(t, fams, "gvs_interface_xdp_drops_total", map[string]string{"interface": "p1", "reason": reason}); v != want {
+			t.Errorf("p1 xdp drops %s = %v, want %v", reason, v, want)
+		}
+	}
+	for _, m := range fams["gvs_interface_xdp_drops_total"].GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if labels["interface"] != "p1" || labels["reason"] == "" || strings.Contains(labels["reason"], "empty_descs") {
+			t.Errorf("unexpected xdp drops series %v", labels)
+		}
+	}
+	if n := len(fams["gvs_interface_xdp_drops_total"].GetMetric()); n != 5 {
+		t.Errorf("%d xdp drops series, want 5 (p1's reasons)", n)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"gvs/dpif"
 	"gvs/metrics/source"
+	"gvs/netdev"
 	"gvs/packet"
 )
 
@@ -21,7 +22,7 @@ type SwitchCollector struct {
 	descs descSet
 
 	ifRxPackets, ifRxBytes, ifTxPackets, ifTxBytes *prometheus.Desc
-	ifDrops, ifErrors, ifDatapathDrops             *prometheus.Desc
+	ifDrops, ifErrors, ifDatapathDrops, ifXDPDrops *prometheus.Desc
 	ifSegmented, ifSegments, ifCsumCompleted       *prometheus.Desc
 	ifSockBuf, ifSockBufRequest                    *prometheus.Desc
 	ifLinkUp, ifAdminUp, ifSpeed, ifMTU, ifRxQs    *prometheus.Desc
@@ -29,6 +30,7 @@ type SwitchCollector struct {
 	pmdBusy, pmdIdle, pmdSleep, pmdIterations        *prometheus.Desc
 	pmdRxPackets, pmdRxBatches, pmdTxPackets         *prometheus.Desc
 	pmdTxBatches, pmdEMCHits, pmdMegaflowHits        *prometheus.Desc
+	pmdSubtableLookups                               *prometheus.Desc
 	pmdMisses, pmdUpcalls, pmdLostUpcalls, pmdDrops  *prometheus.Desc
 	pmdParsed, pmdRxQueues, pmdPoolFree, pmdPoolSize *prometheus.Desc
 
@@ -48,7 +50,8 @@ func NewSwitchCollector(sw source.Switch) *SwitchCollector {
 	c.ifTxBytes = d.add("interface_tx_bytes_total", "Bytes the datapath transmitted on the interface's device.", il)
 	c.ifDrops = d.add("interface_drops_total",
 		"Packets lost at the interface, by where: kernel_rx = dropped by the kernel before gvs read them "+
-			"(AF_PACKET tp_drops: socket buffer or ring full; AF_XDP: rx ring full, fill ring empty); "+
+			"(AF_PACKET tp_drops: socket buffer or ring full; AF_XDP: no fill ring chunk, rx ring full, which "+
+			"gvs_interface_xdp_drops_total splits by reason); "+
 			"tx = frames the transmit path could not queue (ring or socket buffer full, too large); "+
 			"datapath_rx = packets received on the interface that the datapath dropped (no buffer, lost upcall, "+
 			"output to a missing port); datapath_tx = packets for the interface the datapath dropped before "+
@@ -60,6 +63,13 @@ func NewSwitchCollector(sw source.Switch) *SwitchCollector {
 			"with no handler or a full slow-path queue; no_port = outputs to a port that no longer exists "+
 			"(charged to the input interface); tx_no_buffer = copies or GSO segments for the interface that found "+
 			"the pool empty; tx_offload = frames whose GSO or checksum request could not be done in software.", il, "reason")
+	c.ifXDPDrops = d.add("interface_xdp_drops_total",
+		"AF_XDP interfaces only: the kernel's XDP_STATISTICS summed over the interface's sockets, by reason: "+
+			"rx_dropped = frames the kernel could not place (no fill ring chunk, frame larger than a chunk); "+
+			"rx_ring_full = frames dropped because the rx ring was full (gvs did not drain it in time); "+
+			"fill_ring_empty = times the kernel found the fill ring empty (in copy and generic mode the frames "+
+			"lost then are also in rx_dropped); rx_invalid_descs, tx_invalid_descs = descriptors the kernel rejected. "+
+			"rx_dropped and rx_ring_full (and fill_ring_empty in zero-copy mode) make up the interface's where=\"kernel_rx\" drops.", il, "reason")
 	c.ifSegmented = d.add("interface_tx_segmented_packets_total", "GSO frames cut into segments in software for the interface.", il)
 	c.ifSegments = d.add("interface_tx_segments_total", "Segments made in software from GSO frames for the interface.", il)
 	c.ifCsumCompleted = d.add("interface_tx_checksums_completed_total", "Partial checksums completed in software for the interface.", il)
@@ -83,6 +93,9 @@ func NewSwitchCollector(sw source.Switch) *SwitchCollector {
 	c.pmdTxBatches = d.add("pmd_tx_batches_total", "Transmit batches the PMD handed to devices.", pl)
 	c.pmdEMCHits = d.add("pmd_emc_hits_total", "Packets that hit the exact-match cache.", pl)
 	c.pmdMegaflowHits = d.add("pmd_megaflow_hits_total", "Packets that missed the EMC and hit a megaflow.", pl)
+	c.pmdSubtableLookups = d.add("pmd_subtable_lookups_total",
+		"Megaflow classifier subtables probed for the megaflow hits (a hit in the n-th subtable counts n); "+
+			"divided by gvs_pmd_megaflow_hits_total it is ovs-appctl's avg. subtable lookups per megaflow hit.", pl)
 	c.pmdMisses = d.add("pmd_misses_total", "Packets that matched no flow.", pl)
 	c.pmdUpcalls = d.add("pmd_upcalls_total", "Misses handed to the upcall handler.", pl)
 	c.pmdLostUpcalls = d.add("pmd_lost_upcalls_total", "Misses dropped: no handler, or the slow-path queue was full.", pl)
@@ -195,6 +208,7 @@ func (c *SwitchCollector) collectInterface(ch chan<- prometheus.Metric, p dpif.P
 	} {
 		ch <- counter(c.ifDatapathDrops, r.v, with(l, r.reason)...)
 	}
+	c.collectXDPDrops(ch, dev, l)
 	ch <- counter(c.ifSegmented, ds.TxSegmented, l...)
 	ch <- counter(c.ifSegments, ds.TxSegments, l...)
 	ch <- counter(c.ifCsumCompleted, ds.TxCsumCompleted, l...)
@@ -220,6 +234,29 @@ func (c *SwitchCollector) collectInterface(ch chan<- prometheus.Metric, p dpif.P
 	ch <- gauge(c.ifRxQs, float64(len(p.RxQueuePMDs)), l...)
 }
 
+// xdpDropReasons maps the AF_XDP custom statistics that count lost frames
+// or rejected descriptors to gvs_interface_xdp_drops_total's reason.
+// (xsk_tx_ring_empty_descs is left out: every transmit call ends with the
+// ring empty, it is no drop.)
+var xdpDropReasons = [...]struct{ stat, reason string }{
+	{"xsk_rx_dropped", "rx_dropped"},
+	{"xsk_rx_ring_full", "rx_ring_full"},
+	{"xsk_rx_fill_ring_empty_descs", "fill_ring_empty"},
+	{"xsk_rx_invalid_descs", "rx_invalid_descs"},
+	{"xsk_tx_invalid_descs", "tx_invalid_descs"},
+}
+
+// collectXDPDrops exports the XDP drop counters of a device that has
+// them (source.CustomStatsOf); other devices get no such series.
+func (c *SwitchCollector) collectXDPDrops(ch chan<- prometheus.Metric, dev netdev.Device, l []string) {
+	cs := source.CustomStatsOf(dev)
+	for _, r := range xdpDropReasons {
+		if v, ok := cs[r.stat]; ok {
+			ch <- counter(c.ifXDPDrops, v, with(l, r.reason)...)
+		}
+	}
+}
+
 func (c *SwitchCollector) collectPMD(ch chan<- prometheus.Metric, p dpif.PMDStats) {
 	cpu := ""
 	if p.CPU >= 0 {
@@ -237,6 +274,7 @@ func (c *SwitchCollector) collectPMD(ch chan<- prometheus.Metric, p dpif.PMDStat
 	ch <- counter(c.pmdTxBatches, p.TxBatches, l...)
 	ch <- counter(c.pmdEMCHits, p.EMCHits, l...)
 	ch <- counter(c.pmdMegaflowHits, p.MegaflowHits, l...)
+	ch <- counter(c.pmdSubtableLookups, p.SubtableLookups, l...)
 	ch <- counter(c.pmdMisses, p.Misses, l...)
 	ch <- counter(c.pmdUpcalls, p.Upcalls, l...)
 	ch <- counter(c.pmdLostUpcalls, p.LostUpcalls, l...)

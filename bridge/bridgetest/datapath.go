@@ -25,6 +25,8 @@ import (
 type Port struct {
 	Spec  bridge.PortSpec
 	Stats netdev.Stats
+	// CustomStats are what an afxdp device reports (nil: none).
+	CustomStats map[string]uint64
 }
 
 // Datapath is the fake.
@@ -82,6 +84,16 @@ func (f *Datapath) SetStats(name string, s netdev.Stats) {
 	defer f.mu.Unlock()
 	if p := f.ports[name]; p != nil {
 		p.Stats = s
+	}
+}
+
+// SetCustomStats sets a port's custom counters, as an afxdp device
+// reports its XDP_STATISTICS.
+func (f *Datapath) SetCustomStats(name string, cs map[string]uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p := f.ports[name]; p != nil {
+		p.CustomStats = maps.Clone(cs)
 	}
 }
 
@@ -258,11 +270,12 @@ func (f *Datapath) PortState(name string) (bridge.PortState, error) {
 		status["socket_rcvbuf"] = strconv.Itoa(2 * f.sockBuf)
 	}
 	return bridge.PortState{
-		Link:   netdev.LinkState{AdminUp: true, CarrierUp: true, SpeedMbps: 10000, IfIndex: 100 + int(mac[5])},
-		MAC:    mac,
-		MTU:    mtu,
-		Stats:  p.Stats,
-		Status: status,
+		Link:        netdev.LinkState{AdminUp: true, CarrierUp: true, SpeedMbps: 10000, IfIndex: 100 + int(mac[5])},
+		MAC:         mac,
+		MTU:         mtu,
+		Stats:       p.Stats,
+		CustomStats: maps.Clone(p.CustomStats),
+		Status:      status,
 	}, nil
 }
 

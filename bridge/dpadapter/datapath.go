@@ -14,6 +14,7 @@ import (
 
 	"gvs/bridge"
 	"gvs/dpif"
+	"gvs/metrics/source"
 	"gvs/netdev"
 	"gvs/netdev/afpacket"
 	"gvs/netdev/afxdp"
@@ -270,11 +271,12 @@ func (d *Datapath) PortState(name string) (bridge.PortState, error) {
 		return bridge.PortState{}, fmt.Errorf("%s: replaced by another device: %w", name, netdev.ErrNoDevice)
 	}
 	return bridge.PortState{
-		Link:   p.dev.Link(),
-		MAC:    p.dev.MAC(),
-		MTU:    p.dev.MTU(),
-		Stats:  p.dev.Stats(),
-		Status: p.dev.Status(),
+		Link:        p.dev.Link(),
+		MAC:         p.dev.MAC(),
+		MTU:         p.dev.MTU(),
+		Stats:       p.dev.Stats(),
+		CustomStats: source.CustomStatsOf(p.dev),
+		Status:      p.dev.Status(),
 	}, nil
 }
 

@@ -6,7 +6,9 @@
 //     (OVSDB commit durations, reconciler passes).
 //   - Reconciler: the bridge reconciler's pass counters.
 //   - Switch: the read-only view of the switch (datapath, bridges, the
-//     database's port names) that package metrics and package appctl read.
+//     database's port names) that package metrics and package appctl read;
+//     CustomStatsOf reads a device's counters beyond netdev.Stats (afxdp:
+//     XDP_STATISTICS) for metrics and the bridge's Interface.statistics.
 //
 // Contract: writers (Observe, RecordPass) and readers (Snapshot) may run on
 // any goroutines at once; none takes a lock. A snapshot is a copy.

@@ -75,3 +75,19 @@ func SocketBuffersOf(dev netdev.Device, fallbackRequest int) netdev.SocketBuffer
 	b.Send, _ = strconv.Atoi(st["socket_sndbuf"])
 	return b
 }
+
+// CustomStatser is a device with counters beyond netdev.Stats, under the
+// names Open vSwitch gives a netdev's custom statistics (afxdp ports: the
+// kernel's XDP_STATISTICS as xsk_rx_dropped, xsk_rx_ring_full, ...). Like
+// Stats, CustomStats may be called from any goroutine; it may allocate.
+type CustomStatser interface {
+	CustomStats() map[string]uint64
+}
+
+// CustomStatsOf returns dev's custom statistics, nil when it has none.
+func CustomStatsOf(dev netdev.Device) map[string]uint64 {
+	if c, ok := dev.(CustomStatser); ok {
+		return c.CustomStats()
+	}
+	return nil
+}

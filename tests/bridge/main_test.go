@@ -33,8 +33,14 @@ func TestMain(m *testing.M) {
 	}
 	bins.vswitchd = filepath.Join(dir, "gvs-vswitchd")
 	bins.ovsdbServer = filepath.Join(dir, "gvs-ovsdb-server")
+	build := []string{"build"}
+	if os.Getenv("GVS_E2E_RACE") != "" {
+		// The daemons under the race detector: races between the
+		// control commands, metrics and the PMDs show in their logs.
+		build = append(build, "-race")
+	}
 	for pkg, out := range map[string]string{"gvs/cmd/gvs-vswitchd": bins.vswitchd, "gvs/cmd/gvs-ovsdb-server": bins.ovsdbServer} {
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		if b, err := exec.Command("go", append(build, "-o", out, pkg)...).CombinedOutput(); err != nil {
 			bins.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
 		}
 	}
