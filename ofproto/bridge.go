@@ -169,11 +169,16 @@ func (br *Bridge) MACStats() MACStats {
 	return br.macs.snapshot()
 }
 
-// FlushMACs empties the MAC table (fdb/flush) and revalidates flows.
+// FlushMACs empties the MAC table (fdb/flush) and revalidates flows. The
+// learned/expired/evicted/moved totals carry on, as in Open vSwitch
+// (flushed entries are not counted as expired): they are counters that
+// must never go back.
 func (br *Bridge) FlushMACs() {
 	br.mu.Lock()
 	defer br.mu.Unlock()
+	totals := br.macs.stats
 	br.macs = newMACTable(br.cfg.MACTableSize, br.cfg.MACAgingTime)
+	br.macs.stats = totals
 	br.flushFlowsLocked()
 }
 

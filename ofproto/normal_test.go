@@ -207,4 +207,9 @@ func TestBridgeConfigAndAgingGoroutine(t *testing.T) {
 	if fx.br.MACStats().Entries != 0 || len(fx.br.MACs()) != 0 {
 		t.Fatal("FlushMACs left entries")
 	}
+	// The totals are counters (exported as Prometheus counters): a flush
+	// keeps them, as Open vSwitch's mac_learning_flush does.
+	if after := fx.br.MACStats(); after.Learned != s.Learned || after.Evicted != s.Evicted || after.Expired != s.Expired {
+		t.Fatalf("FlushMACs reset the totals: before %+v, after %+v", s, after)
+	}
 }
