@@ -76,7 +76,7 @@ func TestParseErrorsLikeGetopt(t *testing.T) {
 		"-p":                "option requires an argument -- 'p'",
 		"--p":               "option '--p' is ambiguous",
 		"-vpattern:x:y":     "not supported",
-		"--verbose=a/b:dbg": "unknown module",
+		"--verbose=a/b:dbg": "no destination, level, or module",
 	} {
 		_, _, _, err := parseFor(t, strings.Fields(args)...)
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -39,7 +39,7 @@ func ParseVerbose(spec string) (VerboseSpec, error) {
 			continue
 		}
 		if strings.ContainsAny(w, "/.=") {
-			return v, fmt.Errorf("%q: unknown module, destination or level", w)
+			return v, fmt.Errorf("no destination, level, or module %q", w) // Open vSwitch's words
 		}
 		v.Modules = append(v.Modules, w)
 	}
