@@ -47,7 +47,7 @@ type Commands struct {
 	mu sync.Mutex // guards baseDP, baseline, firstSeen; a leaf lock
 	// pmd-stats-clear baselines, valid for baseDP only.
 	baseDP   weak.Pointer[dpif.Datapath]
-	baseline map[int]dpif.PMDStats
+	baseline map[pmdSlot]dpif.PMDStats
 	// bridge first-seen times, for bridge/dump-flows when the Switch does
 	// not know when a bridge was created.
 	firstSeen map[string]time.Time
@@ -75,7 +75,7 @@ func New(cfg Config) *Commands {
 	c := &Commands{
 		sw: cfg.Switch, program: cfg.Program, log: cfg.Logger, now: cfg.Now,
 		interval:  cfg.SampleInterval,
-		baseline:  map[int]dpif.PMDStats{},
+		baseline:  map[pmdSlot]dpif.PMDStats{},
 		firstSeen: map[string]time.Time{},
 		cov:       newCoverage(cfg.SampleInterval),
 		stop:      make(chan struct{}),

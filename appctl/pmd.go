@@ -101,6 +101,14 @@ func sub(a, b dpif.PMDStats) dpif.PMDStats {
 	return d
 }
 
+// pmdSlot names a PMD for pmd-stats-clear baselines: its index and CPU.
+// A live pmd-cpu-mask change keeps a PMD (and its counters) only when both
+// stay; a PMD with an old index on another CPU starts from zero and must
+// not inherit its predecessor's baseline.
+type pmdSlot struct{ pmd, cpu int }
+
+func slotOf(p dpif.PMDStats) pmdSlot { return pmdSlot{p.PMD, p.CPU} }
+
 // pmdStats returns dp's PMD counters since the last pmd-stats-clear.
 // The datapath's own counters are never reset (metrics stay monotonic):
 // clearing records a baseline, as the PMD counters of Open vSwitch keep a
@@ -113,7 +121,7 @@ func (c *Commands) pmdStats(dp *dpif.Datapath) []dpif.PMDStats {
 		return all
 	}
 	for i, p := range all {
-		if b, ok := c.baseline[p.PMD]; ok {
+		if b, ok := c.baseline[slotOf(p)]; ok {
 			all[i] = sub(p, b)
 		}
 	}
@@ -191,11 +199,11 @@ func (c *Commands) pmdStatsClear(args []string) (string, error) {
 	defer c.mu.Unlock()
 	if c.baseDP.Value() != dp {
 		c.baseDP = weak.Make(dp)
-		c.baseline = map[int]dpif.PMDStats{}
+		c.baseline = map[pmdSlot]dpif.PMDStats{}
 	}
 	for _, p := range all {
 		if !a.filter || pmdID(p) == a.core {
-			c.baseline[p.PMD] = p
+			c.baseline[slotOf(p)] = p
 		}
 	}
 	return "", nil

@@ -91,11 +91,12 @@ func (r *Reconciler) apply(d *desired) {
 	}
 	s.statsInterval = d.global.statsInterval
 
+	// PMD settings are applied live: ports, flows and MAC tables stay.
 	if s.dpCfg == nil || *s.dpCfg != d.global.dp {
-		if len(s.ports) > 0 {
-			r.log.Info("PMD configuration changed: re-adding every port")
+		if s.dpCfg != nil {
+			r.log.Info(fmt.Sprintf("PMD configuration changed: pmd-cpu-mask %q, pmd-maxsleep %v, pmd-rxq-assign %q",
+				d.global.dp.PMDCPUMask, d.global.dp.PMDMaxSleep, d.global.dp.RxqAssign))
 		}
-		r.removeAll()
 		if err := r.dp.SetConfig(d.global.dp); err != nil {
 			r.warnOnce(warned, "datapath configuration: "+err.Error())
 		}
@@ -211,19 +212,6 @@ func (r *Reconciler) delPort(name string) {
 	}
 	delete(r.state.ports, name)
 	delete(r.state.links, name)
-}
-
-// removeAll empties the datapath (before PMD reconfiguration).
-func (r *Reconciler) removeAll() {
-	for _, name := range slices.Sorted(maps.Keys(r.state.ports)) {
-		r.delPort(name)
-	}
-	for _, name := range slices.Sorted(maps.Keys(r.state.bridges)) {
-		if err := r.dp.DelBridge(name); err != nil {
-			r.log.Warn("deleting bridge " + name + ": " + err.Error())
-		}
-		delete(r.state.bridges, name)
-	}
 }
 
 // sameDevice: the port can stay open (otherwise it is deleted and re-added).

@@ -17,9 +17,12 @@ import (
 // goroutine, never concurrently. A method that fails leaves the datapath as
 // it was (AddPort opened nothing, DelPort removed the port anyway).
 type Datapath interface {
-	// SetConfig applies the datapath-wide settings. Changing the PMD
-	// settings may restart the PMD threads; the reconciler calls it only
-	// when no port exists (it removes and re-adds them around the call).
+	// SetConfig applies the datapath-wide settings, with bridges and
+	// ports in place: they stay, with their devices, flows and MAC
+	// tables (the PMD threads may be replaced, briefly pausing
+	// forwarding). It is called before the first bridge and whenever the
+	// settings change. An error is reported to the user (a warning);
+	// the datapath keeps forwarding with what it could apply.
 	SetConfig(cfg DatapathConfig) error
 	// AddBridge creates a NORMAL bridge; SetBridge reconfigures one.
 	AddBridge(name string, cfg BridgeConfig) error

@@ -40,9 +40,10 @@
 //     port is LOCAL (65534).
 //   - Open_vSwitch.other_config: userspace-sock-buf-size (explicit only,
 //     clamped, applied to open ports at once), pmd-cpu-mask, pmd-maxsleep
-//     and pmd-rxq-assign (a change re-adds every port around
-//     Datapath.SetConfig), stats-update-interval (ms, at least 5000 as in
-//     Open vSwitch). Bad values are logged once and ignored.
+//     and pmd-rxq-assign (applied live by Datapath.SetConfig: ports,
+//     flows and MAC tables stay, as in Open vSwitch),
+//     stats-update-interval (ms, at least 5000 as in Open vSwitch). Bad
+//     values are logged once and ignored.
 //   - Mirrors, QoS and bonds are reported as unsupported (a log line; an
 //     Interface.error for a bond's interfaces), never half-applied.
 //   - The connection is re-established with exponential backoff, with a

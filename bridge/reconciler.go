@@ -49,8 +49,8 @@ type Reconciler struct {
 
 	kick chan struct{}
 
-	mu      sync.Mutex // guards client, connCtx and ofports
-	client  client.Client
+	mu     sync.Mutex // guards client, connCtx and ofports
+	client client.Client
 	// connCtx ends when client's connection is given up, so a pass
 	// blocked on a dead connection returns instead of wedging the worker.
 	connCtx context.Context

@@ -92,13 +92,11 @@ func (c *Config) setDefaults() error {
 	if c.SlowQueueLen <= 0 {
 		c.SlowQueueLen = 256
 	}
-	switch c.RxqAssign {
-	case "":
-		c.RxqAssign = RxqAssignCycles
-	case RxqAssignRoundRobin, RxqAssignCycles, RxqAssignGroup:
-	default:
-		return fmt.Errorf("dpif: invalid pmd-rxq-assign value %q", c.RxqAssign)
+	alg, err := checkRxqAssign(c.RxqAssign)
+	if err != nil {
+		return err
 	}
+	c.RxqAssign = alg
 	if c.RxqInterval <= 0 {
 		c.RxqInterval = rxqIntervalDefault
 	}
@@ -125,15 +123,16 @@ type Datapath struct {
 	planEp uint64
 	load   rxqLoad
 
-	// PMDs are replaced whole by SetPMDConfig (with no ports): pmdsP is
-	// the current list, nslots the flow statistics slots per flow
-	// (PMDs + 1, under flowMu), pmdStop and pmdWG their generation's stop
-	// signal and goroutines.
-	pmdsP   atomic.Pointer[[]*pmd]
-	nslots  int
-	pmdStop chan struct{}
-	pmdWG   sync.WaitGroup
-	nonPMD  struct {
+	// PMDs change with SetPMDConfig (pmdconfig.go): pmds is the current
+	// set, nslots the statistics slots new flows get (PMDs + 1, under
+	// flowMu), pmdStop and pmdWG the running generation's stop signal and
+	// goroutines. maxSleep is Config.MaxSleep in ns, read by the PMDs.
+	pmds     atomic.Pointer[pmdSet]
+	nslots   int
+	pmdStop  chan struct{}
+	pmdWG    sync.WaitGroup
+	maxSleep atomic.Int64
+	nonPMD   struct {
 		mu  sync.Mutex
 		ctx execCtx
 	}
@@ -173,7 +172,8 @@ func New(cfg Config) (*Datapath, error) {
 		return nil, err
 	}
 	dp.nonPMD.ctx = execCtx{dp: dp, pool: pool}
-	dp.pmdsP.Store(new([]*pmd))
+	dp.pmds.Store(&pmdSet{retired: PMDStats{PMD: -1, CPU: -1}})
+	dp.maxSleep.Store(int64(cfg.MaxSleep))
 	if err := dp.startPMDs(); err != nil {
 		return nil, err
 	}
@@ -182,9 +182,8 @@ func New(cfg Config) (*Datapath, error) {
 	return dp, nil
 }
 
-// startPMDs creates and starts the PMDs dp.cfg asks for. Caller holds
-// portMu (or is New) and no port exists, or none did since the last
-// stopPMDs.
+// startPMDs creates and starts the first PMDs, those dp.cfg asks for
+// (New; SetPMDConfig changes them later).
 func (dp *Datapath) startPMDs() error {
 	cpus, err := parseCPUMask(dp.cfg.PMDCPUMask)
 	if err != nil {
@@ -219,7 +218,7 @@ func (dp *Datapath) startPMDs() error {
 	for _, p := range pmds {
 		p.stop = dp.pmdStop
 	}
-	dp.pmdsP.Store(&pmds)
+	dp.pmds.Store(&pmdSet{list: pmds, retired: dp.pmds.Load().retired})
 	dp.publishPlans()
 	if dp.cfg.manual {
 		return nil
@@ -245,36 +244,15 @@ func (dp *Datapath) stopPMDs() {
 	}
 }
 
-// ErrPortsExist is returned by SetPMDConfig while the datapath has ports.
-var ErrPortsExist = errors.New("dpif: datapath has ports (EBUSY)")
-
-// SetPMDConfig replaces the PMDs: pmd-cpu-mask, the number of unpinned
-// PMDs (0: the default) and pmd-maxsleep (0: the default). The datapath
-// must have no ports (ErrPortsExist); every flow is deleted and the PMD
-// statistics start again from zero.
-func (dp *Datapath) SetPMDConfig(cpuMask string, pmds int, maxSleep time.Duration) error {
-	if _, err := parseCPUMask(cpuMask); err != nil {
-		return err
-	}
-	dp.portMu.Lock()
-	defer dp.portMu.Unlock()
-	if dp.closed {
-		return ErrClosed
-	}
-	if len(dp.ports.Load().list) > 0 {
-		return ErrPortsExist
-	}
-	dp.stopPMDs()
-	dp.Flush()
-	dp.cfg.PMDCPUMask, dp.cfg.PMDs, dp.cfg.MaxSleep = cpuMask, pmds, maxSleep
-	if err := dp.cfg.setDefaults(); err != nil {
-		return err
-	}
-	dp.assign = make(map[rxqID]int)
-	return dp.startPMDs()
+// pmdSet is the PMDs as published: the current ones, and the summed
+// counters of those SetPMDConfig retired, swapped together so totals
+// never count a PMD twice or not at all.
+type pmdSet struct {
+	list    []*pmd
+	retired PMDStats
 }
 
-func (dp *Datapath) pmdList() []*pmd { return *dp.pmdsP.Load() }
+func (dp *Datapath) pmdList() []*pmd { return dp.pmds.Load().list }
 
 // NumPMDs returns the number of PMD goroutines.
 func (dp *Datapath) NumPMDs() int { return len(dp.pmdList()) }

@@ -9,7 +9,7 @@
 // # Packet path (per PMD goroutine, no locks, no allocations)
 //
 // Each PMD is a goroutine locked to its OS thread (pinned to one CPU when
-// Config.PMDCPUMask is set). Per iteration it polls every receive queue
+// Config.PMDCPUMask or SetPMDConfig's CPUMask is set). Per iteration it polls every receive queue
 // assigned to it: netdev Recv into a batch from its own packet.Pool, then
 // per packet: restore a VLAN tag the device stripped, Parse into the
 // buffer's Key, hash, EMC lookup, megaflow lookup on an EMC miss, upcall
@@ -28,21 +28,45 @@
 //
 // Receive queues are assigned round-robin to the PMD with the fewest
 // queues when a port is added. They move only on RebalanceRxQueues
-// (pmd-rxq-rebalance), which reassigns them all by measured load with
-// the SetRxqAssign algorithm (roundrobin, cycles, group): a moving queue
-// is first taken from every plan and given to its new PMD only once the
-// old one has stopped polling it, so one queue is never polled by two
-// PMDs. A port's transmit queue q is PMD q's own when the
-// device has more transmit queues than PMDs (the last is for non-PMD
-// execution); otherwise PMDs share them, each under its own mutex.
+// (pmd-rxq-rebalance) and SetPMDConfig, which reassign them all by
+// measured load with the RxqAssign algorithm (roundrobin, cycles,
+// group): a moving queue is first taken from every plan and given to its
+// new PMD only once the old one has stopped polling it, so one queue is
+// never polled by two PMDs. A port's transmit queue q is PMD q's own
+// when the device has more transmit queues than PMDs (the last is for
+// non-PMD execution); otherwise PMDs share them, each under its own
+// mutex.
 //
 // An idle PMD spins for Config.SpinTime after its last packet, then
 // sleeps in ppoll(2) on its queues' PollFDs and a wake-up eventfd: a
 // packet wakes it at once, so an idle switch uses close to no CPU (about
 // 0.5% of one CPU for two PMDs here) while a packet reaching a sleeping
 // PMD is forwarded about 0.2 ms later. Queues without a PollFD bound the
-// sleep to Config.MaxSleep (pmd-maxsleep, default 1 ms); otherwise a PMD
-// wakes at least every IdleWakeup (100 ms) to publish statistics.
+// sleep to Config.MaxSleep (pmd-maxsleep, default 1 ms); otherwise a
+// PMD wakes at least every IdleWakeup (100 ms) to publish statistics.
+//
+// # Changing the PMDs at run time
+//
+// SetPMDConfig applies pmd-cpu-mask, the number of unpinned PMDs,
+// pmd-maxsleep and pmd-rxq-assign with ports, devices and flows in
+// place. Max-sleep is an atomic the PMDs read before each sleep; a new
+// assignment algorithm alone moves queues as RebalanceRxQueues does. A
+// new set of PMDs is a switch-over under portMu: every PMD and
+// slow-upcall goroutine is stopped and waited for (devices stay open and
+// keep arriving packets queued); with no PMD running, the non-PMD mutex
+// and flowMu are taken (in lock order) to give flows and ports counter
+// slots for the new PMD count (ports are republished as new immutable
+// objects with their totals carried over; a flow's slot slice is
+// replaced behind its atomic pointer) and to decide again which ports'
+// transmit queues are shared; every receive queue is assigned anew by
+// load; then the PMDs start on new plans and SetPMDConfig returns once
+// each runs its plan. Because the old PMDs have all stopped before any
+// new plan is published, no receive queue is ever polled by two PMDs. A
+// PMD whose index and CPU stay is kept (pool, EMC, counters); others
+// are retired: their counters go to RetiredPMDStats (and Stats), and
+// packets left in their slow-upcall queues are dropped and counted as
+// lost upcalls. All new PMDs are made before any stops, so an invalid
+// configuration or a failed allocation leaves the old ones running.
 //
 // # Flows: one writer, lock-free readers
 //
@@ -110,4 +134,7 @@
 // load mutex (load.mu) is taken after portMu, and nothing is taken under
 // it. PMDs hold no lock while classifying and call the upcall handler
 // holding none, so a handler may call Put, DelTagged and TagUsed.
+// SetPMDConfig and Close hold portMu while they wait for the slow-upcall
+// goroutines: a SlowUpcall handler must not call them, nor anything else
+// that takes portMu (PortAdd, PortDel, Ports, the rx queue methods).
 package dpif

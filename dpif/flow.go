@@ -54,11 +54,15 @@ type flow struct {
 	actions atomic.Pointer[Actions]
 	dead    atomic.Bool // set by the writer before unlinking
 	created int64       // datapath clock, ns
-	// stats has one slot per PMD plus one for non-PMD execution; each slot
-	// has one writer, so it updates with loads and stores, not
-	// read-modify-write instructions.
-	stats []flowSlot
+	// slots has one slot per PMD plus one for non-PMD execution; each
+	// slot has one writer, so it updates with loads and stores, not
+	// read-modify-write instructions. SetPMDConfig replaces the slice
+	// (with every PMD stopped) when more PMDs need more slots.
+	slots atomic.Pointer[[]flowSlot]
 }
+
+// slot returns PMD (or non-PMD context) i's statistics slot.
+func (f *flow) slot(i int) *flowSlot { return &(*f.slots.Load())[i] }
 
 // flowSlot is one writer's share of a flow's statistics, padded to a cache
 // line so PMDs never write the same line.
@@ -83,20 +87,41 @@ func (s *flowSlot) hit(n, bytes uint64, now int64, tcpFlags uint16) {
 // usedNs returns the latest use of f on the datapath clock.
 func (f *flow) usedNs() int64 {
 	u := f.created
-	for i := range f.stats {
-		u = max(u, f.stats[i].used.Load())
+	slots := *f.slots.Load()
+	for i := range slots {
+		u = max(u, slots[i].used.Load())
 	}
 	return u
 }
 
 func (f *flow) entry(dp *Datapath) FlowEntry {
 	e := FlowEntry{Key: f.key, Mask: f.sub.mask, Actions: *f.actions.Load(), Tags: f.tags}
-	for i := range f.stats {
-		s := &f.stats[i]
+	slots := *f.slots.Load()
+	for i := range slots {
+		s := &slots[i]
 		e.Stats.Packets += s.packets.Load()
 		e.Stats.Bytes += s.bytes.Load()
 		e.Stats.TCPFlags |= uint16(s.tcpFlags.Load())
 	}
 	e.Stats.Used = dp.clockTime(f.usedNs())
 	return e
+}
+
+// growSlots gives f n statistics slots, keeping its totals: the slots
+// it had are copied. Caller holds flowMu and has stopped every PMD, so
+// no slot has a writer; lock-free readers see the old slice or the new
+// one, both complete.
+func (f *flow) growSlots(n int) {
+	old := *f.slots.Load()
+	if len(old) >= n {
+		return
+	}
+	slots := make([]flowSlot, n)
+	for i := range old {
+		slots[i].packets.Store(old[i].packets.Load())
+		slots[i].bytes.Store(old[i].bytes.Load())
+		slots[i].used.Store(old[i].used.Load())
+		slots[i].tcpFlags.Store(old[i].tcpFlags.Load())
+	}
+	f.slots.Store(&slots)
 }

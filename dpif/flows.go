@@ -17,7 +17,9 @@ var ErrTooManyTags = errors.New("dpif: too many flow tags")
 // insertLocked creates and links a flow. Caller holds flowMu and has
 // checked that no live flow has this mask and masked key.
 func (dp *Datapath) insertLocked(mk *packet.Key, m *packet.Mask, actions Actions, tags []uint64) *flow {
-	f := &flow{key: *mk, created: dp.now(), stats: make([]flowSlot, dp.nslots)}
+	f := &flow{key: *mk, created: dp.now()}
+	slots := make([]flowSlot, dp.nslots)
+	f.slots.Store(&slots)
 	if len(tags) > 0 {
 		f.tags = slices.Clone(tags[:min(len(tags), MaxFlowTags)])
 	}

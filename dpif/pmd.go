@@ -116,7 +116,7 @@ func (p *pmd) run() {
 		p.publish()
 		timeout := IdleWakeup
 		if !p.sleeper.allFDs {
-			timeout = p.dp.cfg.MaxSleep
+			timeout = time.Duration(p.dp.maxSleep.Load())
 		}
 		slept := p.sleeper.sleep(timeout)
 		p.cnt.sleepNs += uint64(slept)
@@ -200,7 +200,7 @@ func (p *pmd) processBatch(in *port) {
 			p.upcall(b)
 			continue
 		}
-		f.stats[p.id].hit(1, uint64(b.Len()), p.now, k.TCPFlags)
+		f.slot(p.id).hit(1, uint64(b.Len()), p.now, k.TCPFlags)
 		p.ctx.execute(b, *f.actions.Load())
 	}
 	p.rx.Reset() // every buffer was handed on

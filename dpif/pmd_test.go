@@ -1,7 +1,6 @@
 package dpif
 
 import (
-	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -178,18 +177,25 @@ func TestVLANRestoredBeforeClassification(t *testing.T) {
 	}
 }
 
-func TestSetPMDConfigReplacesPMDs(t *testing.T) {
+func TestSetPMDConfigWithoutPorts(t *testing.T) {
 	fx := newFixture(t, Config{PMDs: 1}, 0)
 	fx.dp.Put(FlowSpec{Mask: packet.Mask{InPort: ^uint32(0)}})
-	if err := fx.dp.SetPMDConfig("zz", 0, 0); err == nil {
+	if err := fx.dp.SetPMDConfig(PMDConfig{CPUMask: "zz"}); err == nil {
 		t.Fatal("bad mask accepted")
 	}
-	if err := fx.dp.SetPMDConfig("", 3, 5*time.Millisecond); err != nil {
+	if err := fx.dp.SetPMDConfig(PMDConfig{PMDs: 1, RxqAssign: "fastest"}); err == nil {
+		t.Fatal("bad pmd-rxq-assign accepted")
+	}
+	if c := fx.dp.PMDConfig(); c.PMDs != 1 || c.RxqAssign != RxqAssignCycles || c.MaxSleep != time.Millisecond {
+		t.Fatalf("config after refused changes: %+v", c)
+	}
+	if err := fx.dp.SetPMDConfig(PMDConfig{PMDs: 3, MaxSleep: 5 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
-	if fx.dp.NumPMDs() != 3 || fx.dp.NumFlows() != 0 {
+	if fx.dp.NumPMDs() != 3 || fx.dp.NumFlows() != 1 {
 		t.Fatalf("%d PMDs, %d flows", fx.dp.NumPMDs(), fx.dp.NumFlows())
 	}
+	fx.dp.Flush()
 	// The new PMDs forward.
 	fx.addPort(netdevtest.Config{Name: "a", RxQueues: 3})
 	fx.addPort(netdevtest.Config{Name: "b"})
@@ -210,7 +216,4 @@ func TestSetPMDConfigReplacesPMDs(t *testing.T) {
 		}
 		return true
 	})
-	if err := fx.dp.SetPMDConfig("", 1, 0); !errors.Is(err, ErrPortsExist) {
-		t.Fatalf("SetPMDConfig with ports: %v", err)
-	}
 }

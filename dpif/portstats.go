@@ -72,6 +72,19 @@ func (c *portCounters) addTo(s *PortStats) {
 	s.TxCsumCompleted += c.txCsumCompleted.Load()
 }
 
+// add adds s to the slot; the slot's writers may be running.
+func (c *portCounters) add(s *PortStats) {
+	c.rxNoBuffer.Add(s.RxNoBuffer)
+	c.rxDrops.Add(s.RxDrops)
+	c.lostUpcalls.Add(s.LostUpcalls)
+	c.txNoPort.Add(s.TxNoPort)
+	c.txNoBuffer.Add(s.TxNoBuffer)
+	c.txOffloadDrops.Add(s.TxOffloadDrops)
+	c.txSegmented.Add(s.TxSegmented)
+	c.txSegments.Add(s.TxSegments)
+	c.txCsumCompleted.Add(s.TxCsumCompleted)
+}
+
 // sumStats adds up every writer's slot.
 func (p *port) sumStats() PortStats {
 	var s PortStats

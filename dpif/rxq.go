@@ -140,17 +140,25 @@ const (
 // SetRxqAssign selects the algorithm RebalanceRxQueues uses:
 // "roundrobin", "cycles" (the default) or "group". It moves nothing.
 func (dp *Datapath) SetRxqAssign(alg string) error {
-	switch alg {
-	case "":
-		alg = RxqAssignCycles
-	case RxqAssignRoundRobin, RxqAssignCycles, RxqAssignGroup:
-	default:
-		return fmt.Errorf("dpif: invalid pmd-rxq-assign value %q", alg)
+	alg, err := checkRxqAssign(alg)
+	if err != nil {
+		return err
 	}
 	dp.portMu.Lock()
 	defer dp.portMu.Unlock()
 	dp.cfg.RxqAssign = alg
 	return nil
+}
+
+// checkRxqAssign validates a pmd-rxq-assign value; "" is the default.
+func checkRxqAssign(alg string) (string, error) {
+	switch alg {
+	case "":
+		return RxqAssignCycles, nil
+	case RxqAssignRoundRobin, RxqAssignCycles, RxqAssignGroup:
+		return alg, nil
+	}
+	return "", fmt.Errorf("dpif: invalid pmd-rxq-assign value %q", alg)
 }
 
 // RxqAssign returns the algorithm in use.
@@ -187,6 +195,11 @@ func (dp *Datapath) RebalanceRxQueues() ([]RxqMove, error) {
 	if dp.closed {
 		return nil, ErrClosed
 	}
+	return dp.rebalanceLocked(), nil
+}
+
+// rebalanceLocked is RebalanceRxQueues; caller holds portMu.
+func (dp *Datapath) rebalanceLocked() []RxqMove {
 	type queue struct {
 		p      *port
 		q      int
@@ -221,7 +234,7 @@ func (dp *Datapath) RebalanceRxQueues() ([]RxqMove, error) {
 		}
 	}
 	if len(moves) == 0 {
-		return nil, nil
+		return nil
 	}
 	dp.waitPlans(dp.publishPlans()) // nobody polls the moving queues now
 	for _, m := range moves {
@@ -232,7 +245,7 @@ func (dp *Datapath) RebalanceRxQueues() ([]RxqMove, error) {
 		dp.log.Info("moved rx queue", "port", m.Name, "queue", m.Queue, "from_pmd", m.From, "to_pmd", m.To,
 			"usage_pct", m.Usage, "strategy", m.Strategy)
 	}
-	return moves, nil
+	return moves
 }
 
 // assignQueues gives each queue (listed in port and queue order with its

@@ -95,37 +95,72 @@ func (p *pmd) publish() {
 	s.rxPackets.Store(c.rxPackets)
 }
 
-// PMDStats returns every PMD's published counters.
-func (dp *Datapath) PMDStats() []PMDStats {
-	pmds := dp.pmdList()
-	out := make([]PMDStats, len(pmds))
-	for i, p := range pmds {
-		s := &p.pub
-		st := PMDStats{PMD: p.id, CPU: p.cpu}
-		st.Packets = s.rxPackets.Load()
-		st.Batches = s.rxBatches.Load()
-		st.PoolFree = int(s.poolFree.Load())
-		st.PoolSize = int(s.poolSize.Load())
-		st.Iterations = s.iterations.Load()
-		st.BusyNs, st.IdleNs, st.SleepNs = s.busyNs.Load(), s.idleNs.Load(), s.sleepNs.Load()
-		st.EMCHits, st.MegaflowHits, st.Misses = s.emcHits.Load(), s.megaflowHits.Load(), s.misses.Load()
-		st.SubtableLookups = s.subtableLookups.Load()
-		st.Upcalls = s.upcalls.Load()
-		st.LostUpcalls = s.lostUpcalls.Load()
-		st.TxPackets, st.TxBatches, st.TxDrops = s.txPackets.Load(), s.txBatches.Load(), s.txDrops.Load()
-		st.RxDrops = s.rxDrops.Load()
-		for j := range st.Parse {
-			st.Parse[j] = s.parse[j].Load()
-		}
-		if pl := p.plan.Load(); pl != nil {
-			st.RxQueues = len(pl.rxqs)
-		}
-		out[i] = st
+// PMDStats returns every current PMD's published counters.
+func (dp *Datapath) PMDStats() []PMDStats { return dp.pmds.Load().stats() }
+
+func (set *pmdSet) stats() []PMDStats {
+	out := make([]PMDStats, len(set.list))
+	for i, p := range set.list {
+		out[i] = p.statsSnapshot()
 	}
 	return out
 }
 
-// Stats is the datapath summary, like ovs-dpctl show's "lookups" line.
+// statsSnapshot reads the PMD's published counters; any goroutine.
+func (p *pmd) statsSnapshot() PMDStats {
+	s := &p.pub
+	st := PMDStats{PMD: p.id, CPU: p.cpu}
+	st.Packets = s.rxPackets.Load()
+	st.Batches = s.rxBatches.Load()
+	st.PoolFree = int(s.poolFree.Load())
+	st.PoolSize = int(s.poolSize.Load())
+	st.Iterations = s.iterations.Load()
+	st.BusyNs, st.IdleNs, st.SleepNs = s.busyNs.Load(), s.idleNs.Load(), s.sleepNs.Load()
+	st.EMCHits, st.MegaflowHits, st.Misses = s.emcHits.Load(), s.megaflowHits.Load(), s.misses.Load()
+	st.SubtableLookups = s.subtableLookups.Load()
+	st.Upcalls = s.upcalls.Load()
+	st.LostUpcalls = s.lostUpcalls.Load()
+	st.TxPackets, st.TxBatches, st.TxDrops = s.txPackets.Load(), s.txBatches.Load(), s.txDrops.Load()
+	st.RxDrops = s.rxDrops.Load()
+	for j := range st.Parse {
+		st.Parse[j] = s.parse[j].Load()
+	}
+	if pl := p.plan.Load(); pl != nil {
+		st.RxQueues = len(pl.rxqs)
+	}
+	return st
+}
+
+// addPMDStats adds the counters of s to tot (not the identity, pool or
+// queue figures).
+func addPMDStats(tot, s *PMDStats) {
+	tot.Packets += s.Packets
+	tot.Batches += s.Batches
+	tot.Iterations += s.Iterations
+	tot.BusyNs += s.BusyNs
+	tot.IdleNs += s.IdleNs
+	tot.SleepNs += s.SleepNs
+	tot.EMCHits += s.EMCHits
+	tot.MegaflowHits += s.MegaflowHits
+	tot.Misses += s.Misses
+	tot.SubtableLookups += s.SubtableLookups
+	tot.Upcalls += s.Upcalls
+	tot.LostUpcalls += s.LostUpcalls
+	tot.TxPackets += s.TxPackets
+	tot.TxBatches += s.TxBatches
+	tot.TxDrops += s.TxDrops
+	tot.RxDrops += s.RxDrops
+	for i := range tot.Parse {
+		tot.Parse[i] += s.Parse[i]
+	}
+}
+
+// RetiredPMDStats sums the counters of the PMDs SetPMDConfig removed
+// (PMD and CPU are -1), including the slow upcalls dropped with them.
+func (dp *Datapath) RetiredPMDStats() PMDStats { return dp.pmds.Load().retired }
+
+// Stats is the datapath summary, like ovs-dpctl show's "lookups" line;
+// it includes PMDs that SetPMDConfig retired.
 type Stats struct {
 	Flows     int
 	Subtables int
@@ -138,7 +173,8 @@ type Stats struct {
 // Stats returns the datapath totals.
 func (dp *Datapath) Stats() Stats {
 	s := Stats{Flows: int(dp.nflows.Load()), Subtables: dp.cls.numSubtables(), Uptime: time.Since(dp.epoch)}
-	for _, p := range dp.PMDStats() {
+	set := dp.pmds.Load()
+	for _, p := range append(set.stats(), set.retired) {
 		s.Hit += p.EMCHits + p.MegaflowHits
 		s.Missed += p.Misses
 		s.Lost += p.LostUpcalls

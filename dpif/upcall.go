@@ -86,7 +86,7 @@ func (p *pmd) upcall(b *packet.Buffer) {
 	switch hb.h.Upcall(u) {
 	case UpcallInstall:
 		f := p.dp.install(u)
-		f.stats[p.id].hit(1, uint64(b.Len()), p.now, b.Key.TCPFlags)
+		f.slot(p.id).hit(1, uint64(b.Len()), p.now, b.Key.TCPFlags)
 		p.ctx.execute(b, *f.actions.Load())
 	case UpcallExecute:
 		p.ctx.execute(b, u.Actions)
@@ -127,6 +127,11 @@ func (p *pmd) runSlow() {
 	defer p.dp.pmdWG.Done()
 	var u Upcall
 	for {
+		select { // stop first: what is still queued stays for SetPMDConfig
+		case <-p.stop:
+			return
+		default:
+		}
 		select {
 		case <-p.stop:
 			return

@@ -9,12 +9,12 @@
 package bridgetest
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"gvs/bridge"
@@ -136,6 +136,20 @@ func (f *Datapath) Calls() []string {
 	return slices.Clone(f.calls)
 }
 
+// CallCount returns how many recorded calls start with prefix
+// ("AddPort ", "DelPort ", "SetConfig ").
+func (f *Datapath) CallCount(prefix string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, c := range f.calls {
+		if strings.HasPrefix(c, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
 // Closed reports whether Close was called.
 func (f *Datapath) Closed() bool {
 	f.mu.Lock()
@@ -146,11 +160,8 @@ func (f *Datapath) Closed() bool {
 func (f *Datapath) SetConfig(cfg bridge.DatapathConfig) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.record("SetConfig %q %v", cfg.PMDCPUMask, cfg.PMDMaxSleep)
-	if len(f.ports) > 0 {
-		return errors.New("SetConfig with ports present")
-	}
-	f.cfg = cfg
+	f.record("SetConfig %q %v %q", cfg.PMDCPUMask, cfg.PMDMaxSleep, cfg.RxqAssign)
+	f.cfg = cfg // with ports in place, as the real datapath does
 	return nil
 }
 

@@ -61,27 +61,36 @@ func New(cfg Config) *Datapath {
 	return &Datapath{cfg: cfg, log: cfg.Logger, bridges: map[string]*ofproto.Bridge{}, created: map[string]time.Time{}, ports: map[string]*port{}}
 }
 
-// SetConfig (re)starts the datapath with the PMD settings. A CPU mask the
-// datapath refuses is reported and the datapath runs unpinned instead.
+// SetConfig applies the PMD settings: to the running datapath in place,
+// ports, flows and MAC tables kept (dpif.Datapath.SetPMDConfig), or to
+// the datapath it starts when none runs yet. A CPU mask the datapath
+// refuses is reported and the PMDs run unpinned instead, with the rest of
+// the settings applied.
 func (d *Datapath) SetConfig(cfg bridge.DatapathConfig) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if len(d.ports) > 0 || len(d.bridges) > 0 {
-		return errors.New("datapath reconfiguration with ports present")
+	pc := dpif.PMDConfig{CPUMask: cfg.PMDCPUMask, PMDs: d.cfg.PMDs, MaxSleep: cfg.PMDMaxSleep, RxqAssign: cfg.RxqAssign}
+	apply := func(pc dpif.PMDConfig) error {
+		if d.dp != nil {
+			return d.dp.SetPMDConfig(pc)
+		}
+		dp, err := dpif.New(dpif.Config{Logger: d.log.With("module", "dpif"), PMDs: pc.PMDs, PMDCPUMask: pc.CPUMask,
+			MaxSleep: pc.MaxSleep, RxqAssign: pc.RxqAssign})
+		if err != nil {
+			return err
+		}
+		d.dp, d.sw = dp, ofproto.New(dp, d.log.With("module", "ofproto"))
+		return nil
 	}
-	d.stopLocked()
-	dc := dpif.Config{Logger: d.log.With("module", "dpif"), PMDs: d.cfg.PMDs, PMDCPUMask: cfg.PMDCPUMask, MaxSleep: cfg.PMDMaxSleep, RxqAssign: cfg.RxqAssign}
-	dp, err := dpif.New(dc)
-	var maskErr error
-	if err != nil && cfg.PMDCPUMask != "" {
-		maskErr = fmt.Errorf("pmd-cpu-mask %s: %w; PMD threads are not pinned", cfg.PMDCPUMask, err)
-		dc.PMDCPUMask = ""
-		dp, err = dpif.New(dc)
-	}
-	if err != nil {
+	err := apply(pc)
+	if err == nil || cfg.PMDCPUMask == "" {
 		return err
 	}
-	d.dp, d.sw = dp, ofproto.New(dp, d.log.With("module", "ofproto"))
+	maskErr := fmt.Errorf("pmd-cpu-mask %s: %w; PMD threads are not pinned", cfg.PMDCPUMask, err)
+	pc.CPUMask = ""
+	if err := apply(pc); err != nil {
+		return errors.Join(maskErr, err)
+	}
 	return maskErr
 }
 

@@ -10,7 +10,10 @@
 // All bridges share one dpif.Datapath, as all of Open vSwitch's netdev
 // bridges share the one "ovs-netdev" datapath; datapath port numbers are
 // allocated here and are not the OpenFlow port numbers the reconciler
-// writes to the database.
+// writes to the database. SetConfig changes the PMDs of the running
+// datapath in place (dpif.Datapath.SetPMDConfig): ports, flows and MAC
+// tables stay; a CPU mask dpif refuses leaves the PMDs unpinned and is
+// returned as an error for the reconciler to report.
 //
 // Contract: the bridge.Datapath methods are called from one goroutine at a
 // time (the reconciler's worker); Datapath's own lock makes them safe from

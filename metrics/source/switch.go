@@ -16,8 +16,9 @@ import (
 //
 // Both methods may be called from any goroutine, concurrently with
 // reconfiguration, and must not block on the packet path. The datapath may
-// be replaced (pmd-cpu-mask changes restart it): callers ask again each
-// time and never keep the pointer.
+// be replaced (it is created with the first bridge and gone with the
+// last; PMD settings change in place): callers ask again each time and
+// never keep the pointer.
 type Switch interface {
 	// Datapath returns the running datapath, nil when there is none yet.
 	Datapath() *dpif.Datapath

@@ -160,7 +160,7 @@ func testSwitch(t *testing.T, letter byte, subnet int, mode dbMode) {
 		}
 		s.vsctl("set", "Open_vSwitch", ".", "other_config:pmd-cpu-mask=zz", "other_config:userspace-sock-buf-size=lots")
 		mustPing(t, h1, h2)
-		// A valid mask restarts the PMDs pinned, ports and all.
+		// A valid mask re-pins the PMDs live; the ports stay.
 		s.vsctl("set", "Open_vSwitch", ".", "other_config:pmd-cpu-mask=0x1")
 		mustPing(t, h1, h2)
 		s.vsctl("remove", "Open_vSwitch", ".", "other_config", "pmd-cpu-mask", "--", "del-port", odd)
