@@ -24,8 +24,10 @@ type state struct {
 	ports      map[string]appliedPort // by interface name
 	errors     map[string]string      // Interface UUID -> Interface.error
 	ofports    map[string]int         // Interface UUID -> ofport assigned
-	links      map[string]*linkTrack  // interface name
-	logged     map[string]bool        // warnings already logged
+	// ofportAlloc numbers new ports of each bridge (by name).
+	ofportAlloc map[string]*ofportAllocator
+	links       map[string]*linkTrack // interface name
+	logged      map[string]bool       // warnings already logged
 	// datapathInserted is when we last inserted the "netdev" Datapath row.
 	datapathInserted time.Time
 }
@@ -47,6 +49,7 @@ func newState() *state {
 		ports:         map[string]appliedPort{},
 		errors:        map[string]string{},
 		ofports:       map[string]int{},
+		ofportAlloc:   map[string]*ofportAllocator{},
 		links:         map[string]*linkTrack{},
 		logged:        map[string]bool{},
 	}

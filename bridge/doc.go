@@ -36,8 +36,11 @@
 //     (called on netlink link events) or the statistics timer.
 //   - ofports survive restarts: the number already assigned (in memory,
 //     else in the database) is kept, ofport_request wins when free, new
-//     interfaces take the lowest free number from 1, the bridge's own
-//     port is LOCAL (65534).
+//     interfaces (and ones whose device came back) get numbers as Open
+//     vSwitch's alloc_ofp_port hands them out: round robin from the last
+//     one given, below 32768, never one freed less than an hour ago
+//     while another is free (old flows may still name it); the bridge's
+//     own port is LOCAL (65534).
 //   - Open_vSwitch.other_config: userspace-sock-buf-size (explicit only,
 //     clamped, applied to open ports at once), pmd-cpu-mask, pmd-maxsleep
 //     and pmd-rxq-assign (applied live by Datapath.SetConfig: ports,

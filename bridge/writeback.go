@@ -112,7 +112,16 @@ func (r *Reconciler) writeback(c client.Client, d *desired, statsDue bool) ([]ov
 			ap, ok := r.state.ports[di.spec.Name]
 			return ok && ap.uuid == di.row.UUID
 		}
-		assigned := assignOfports(b, working, r.state.ofports)
+		alloc := r.state.ofportAlloc[b.row.Name]
+		if alloc == nil {
+			alloc = newOfportAllocator()
+			r.state.ofportAlloc[b.row.Name] = alloc
+		}
+		now := time.Now()
+		assigned := assignOfports(b, working, r.state.ofports, alloc, now)
+		r.mu.Lock()
+		alloc.settle(r.ofports[b.row.Name], assigned, now)
+		r.mu.Unlock()
 		maps.Copy(ofports, assigned)
 		names := map[string]int{}
 		for _, di := range b.ifaces {
