@@ -53,6 +53,7 @@ type Buffer struct {
 
 	pool   *Pool // origin, nil for NewBuffer
 	inPool bool  // catches double Put
+	loan   loan  // borrowed backing (Lend), given back by Put
 
 	Meta
 	// Key is the flow key slot, filled by Parse.

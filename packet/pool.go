@@ -88,6 +88,7 @@ func (p *Pool) Put(b *Buffer) {
 	if b.inPool {
 		panic("packet: buffer put twice")
 	}
+	b.endLoan()
 	b.inPool = true
 	p.free = append(p.free, b) // never grows: cap(p.free) == len(p.bufs)
 }

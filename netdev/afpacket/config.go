@@ -166,7 +166,10 @@ type Config struct {
 	// SocketBuffer (see V2GSOFrameSize).
 	V2FrameSize int
 	// mtu is the device's MTU when it was opened (set by Open).
-	mtu    int
+	mtu int
+	// copyRx makes the V2 ring copy every frame into a pool buffer
+	// instead of lending the slot (for measurements).
+	copyRx bool
 	Logger *slog.Logger // nil: slog.Default()
 }
 

@@ -197,6 +197,12 @@ func (d *Device) Close() error {
 	var errs []error
 	for _, q := range d.queues {
 		q.kdrops.collect(q.fd)
+		if q.ring2.loans != nil {
+			// Unmapped and closed now, or by the last Return.
+			q.ring2.loans.release(q.fd)
+			q.mem, q.ring2.mem = nil, nil
+			continue
+		}
 		if q.mem != nil {
 			if err := unix.Munmap(q.mem); err != nil {
 				errs = append(errs, err)

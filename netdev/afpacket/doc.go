@@ -14,8 +14,15 @@
 //     Every slot has its own status word, so the kernel hands each frame
 //     over as soon as it has written it: no block timer, latency as low
 //     as recvmmsg, and no system call per batch while traffic flows. Recv
-//     copies each frame into a buffer from the caller's pool (the one copy
-//     in user space) and gives the slot back at once. A frame larger than
+//     does not copy the frame: the pool buffer borrows the slot
+//     (packet.Buffer.Lend, see loans.go), the packet is classified,
+//     changed and sent from there, and the slot goes back to the kernel
+//     when the buffer goes back to its pool. Lent slots the reader comes
+//     round to again stop it (the ring is full, the kernel counts drops);
+//     a ring is resized only with no slot lent, and unmapped by Close or,
+//     if frames are still out then, by the last one returned. Lending
+//     instead of copying: TCP 8.27 against 5.98 Gbit/s (medians of 3
+//     interleaved runs, TestMeasureRxModes). A frame larger than
 //     its slot comes whole through PACKET_COPY_THRESH: the kernel queues a
 //     copy on the socket (while its receive buffer has room) and marks the
 //     slot TP_STATUS_COPY; Recv reads the copy with read(2). The slot size

@@ -36,7 +36,7 @@ func (qu *queue) ringDrained() bool {
 		return qu.ring.left == 0 && atomic.LoadUint32(qu.ring.status())&unix.TP_STATUS_USER == 0
 	case RxRingV2:
 		_, ready := qu.ring2.ready()
-		return !ready
+		return !ready && (qu.ring2.loans == nil || qu.ring2.loans.outstanding.Load() == 0)
 	}
 	return false
 }
@@ -50,6 +50,9 @@ func (qu *queue) setRing(mem []byte, s ringShape, cfg Config) {
 		qu.ring = rxRing{mem: mem, blockSize: s.blockSize, blocks: s.blocks}
 	case RxRingV2:
 		qu.ring2 = newRxRingV2(mem, s)
+		if mem != nil && !cfg.copyRx {
+			qu.ring2.loans = newRingLoans(&qu.ring2)
+		}
 	}
 	if mem != nil { // Status keeps showing the old ring during a swap
 		qu.ringBytes.Store(int64(s.bytes()))

@@ -78,11 +78,13 @@ func (r *rxRing) release() {
 
 // frame describes the packet at the read position.
 type frame struct {
-	data   []byte // the frame as captured (snaplen bytes)
-	vnet   []byte // the virtio_net_hdr in front of it
-	wire   int    // its length on the wire (tp_len)
-	status uint32
-	rxHash uint32 // 0: none
+	data []byte // the frame as captured (snaplen bytes)
+	vnet []byte // the virtio_net_hdr in front of it
+	wire int    // its length on the wire (tp_len)
+	// slotOff is where data starts in its TPACKET_V2 slot.
+	slotOff int
+	status  uint32
+	rxHash  uint32 // 0: none
 	// vlanTCI and vlanTPID are the tag the kernel stripped, valid
 	// with TP_STATUS_VLAN_VALID (and TP_STATUS_VLAN_TPID_VALID).
 	vlanTCI, vlanTPID uint16
@@ -137,6 +139,14 @@ func fill(buf *packet.Buffer, f frame) bool {
 	if f.rxHash != 0 {
 		buf.RSSHash, buf.HasRSSHash = f.rxHash, true
 	}
+	return restoreVLAN(buf, f)
+}
+
+// fillLent completes a buffer lent its frame in place (rxRingV2.lendNext)
+// with the metadata, as fill does after its copy. On false the caller
+// puts buf back, which returns the slot.
+func fillLent(buf *packet.Buffer, f frame) bool {
+	buf.HasVnet = buf.Vnet.Decode(f.vnet)
 	return restoreVLAN(buf, f)
 }
 

@@ -33,6 +33,8 @@ type rxRingV2 struct {
 	blockSize      int
 	frames         int
 	next           int // the slot to read next
+	// loans tracks slots lent to buffers (nil: every frame is copied).
+	loans *ringLoans
 }
 
 func newRxRingV2(mem []byte, s ringShape) rxRingV2 {
@@ -54,6 +56,9 @@ func (r *rxRingV2) status(s []byte) *uint32 {
 // ready reports whether the next slot holds a frame for user space, and
 // its status word.
 func (r *rxRingV2) ready() (uint32, bool) {
+	if r.loans != nil && r.loans.lent[r.next].Load() {
+		return 0, false // still lent: the ring is full up to here
+	}
 	st := atomic.LoadUint32(r.status(r.slot(r.next)))
 	return st, st&unix.TP_STATUS_USER != 0
 }
@@ -69,6 +74,7 @@ func (r *rxRingV2) peek(st uint32) (f frame, ok bool) {
 	}
 	return frame{
 		data:     s[mac : mac+snap],
+		slotOff:  mac,
 		vnet:     s[mac-packet.VnetHdrLen : mac],
 		wire:     int(binary.NativeEndian.Uint32(s[v2Len:])),
 		status:   st,
@@ -80,6 +86,22 @@ func (r *rxRingV2) peek(st uint32) (f frame, ok bool) {
 // release hands the next slot back to the kernel and moves on.
 func (r *rxRingV2) release() {
 	atomic.StoreUint32(r.status(r.slot(r.next)), unix.TP_STATUS_KERNEL)
+	r.advance()
+}
+
+// lendNext lends the next slot's frame to buf in place and moves on; the
+// slot goes back to the kernel when buf goes back to its pool. The
+// buffer's headroom stops short of the slot's status word (the first 8
+// bytes), which must stay TP_STATUS_USER until then.
+func (r *rxRingV2) lendNext(buf *packet.Buffer, f frame) {
+	const keep = v2Len + 4
+	s := r.slot(r.next)
+	buf.Lend(s[keep:], f.slotOff-keep, len(f.data), r.loans, r.next)
+	r.loans.lend(r.next)
+	r.advance()
+}
+
+func (r *rxRingV2) advance() {
 	if r.next++; r.next == r.frames {
 		r.next = 0
 	}
@@ -109,12 +131,17 @@ func (d *Device) recvRingV2(qu *queue, batch *packet.Batch, pool *packet.Pool) i
 			break
 		}
 		var filled bool
-		if st&unix.TP_STATUS_COPY != 0 {
+		switch {
+		case st&unix.TP_STATUS_COPY != 0:
 			filled = fillCopied(qu.fd, buf, f)
-		} else {
+			r.release()
+		case r.loans != nil && len(f.data) == f.wire:
+			r.lendNext(buf, f)
+			filled = fillLent(buf, f)
+		default:
 			filled = fill(buf, f)
+			r.release()
 		}
-		r.release()
 		if !filled {
 			bad++
 			pool.Put(buf)
