@@ -81,7 +81,7 @@ func Open(cfg Config) (_ *Device, err error) {
 			d.closeAll()
 		}
 	}()
-	if err = d.red.attach(cfg.Name, d.ifindex, cfg.XDPMode, d.logger); err != nil {
+	if err = d.red.attach(cfg.Name, d.ifindex, cfg.XDPMode, preferGeneric(cfg.XDPMode, d.driver), d.logger); err != nil {
 		return nil, err
 	}
 	spec := socketSpec{

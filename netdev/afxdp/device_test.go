@@ -252,7 +252,7 @@ func TestTooManyQueues(t *testing.T) {
 func TestDeviceAttributes(t *testing.T) {
 	e, a, _ := loopPair(t, Config{TxBatchSize: 8}, 1)
 	st := a.Status()
-	for k, want := range map[string]string{"xdp-mode": "native", "xdp-mode-requested": "best-effort", "tx-batch-size": "8", "driver_name": "veth"} {
+	for k, want := range map[string]string{"xdp-mode": "generic", "xdp-mode-requested": "best-effort", "tx-batch-size": "8", "driver_name": "veth"} {
 		if st[k] != want {
 			t.Errorf("status[%s] = %q, want %q (%v)", k, st[k], want, st)
 		}
@@ -304,6 +304,27 @@ func TestConfigFromOptions(t *testing.T) {
 	for _, bad := range []map[string]string{{"n_rxq": "0"}, {"xdp-mode": "fast"}, {"tx-batch-size": "x"}, {"tx-batch-size": "64"}} {
 		if _, err := ConfigFromOptions("p", bad, nil); err == nil {
 			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+// TestPreferGeneric: only best-effort on veth starts with generic XDP;
+// hardware drivers and explicit modes keep their order.
+func TestPreferGeneric(t *testing.T) {
+	for _, tc := range []struct {
+		mode   XDPMode
+		driver string
+		want   bool
+	}{
+		{ModeBestEffort, "veth", true},
+		{ModeBestEffort, "mlx5_core", false},
+		{ModeBestEffort, "", false},
+		{ModeNative, "veth", false},
+		{ModeGeneric, "veth", false},
+		{ModeNativeZeroCopy, "veth", false},
+	} {
+		if got := preferGeneric(tc.mode, map[string]string{"driver_name": tc.driver}); got != tc.want {
+			t.Errorf("preferGeneric(%s, %q) = %v, want %v", tc.mode, tc.driver, got, tc.want)
 		}
 	}
 }
