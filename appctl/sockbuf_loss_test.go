@@ -65,7 +65,10 @@ func TestUDPLossShowsAsKernelDropsUntilBuffersGrow(t *testing.T) {
 	for _, c := range []struct {
 		mode, rate string
 	}{
-		{afpacket.DefaultRxMode, "400M"},
+		// Bursts of 1000 datagrams (iperf3's /burst) overflow the
+		// default ring's 240 slots at once while the average rate stays
+		// within what a PMD sustains even under -race.
+		{afpacket.DefaultRxMode, "100M/1000"},
 		{afpacket.RxRecvmmsg, "150M"},
 	} {
 		t.Run(c.mode, func(t *testing.T) { testUDPLossUntilBuffersGrow(t, c.mode, c.rate) })
@@ -95,7 +98,7 @@ func testUDPLossUntilBuffersGrow(t *testing.T, mode, rate string) {
 		udpBurst(t, v, rate, 3*time.Second)
 		after, line := e.kernelDrops(t, v.rootA)
 		withDefault = after - before
-		t.Logf("%s, defaults, %sbit/s for 3 s: %d kernel drops\n%s", mode, rate, withDefault, line)
+		t.Logf("%s, defaults, iperf3 -b %s for 3 s: %d kernel drops\n%s", mode, rate, withDefault, line)
 	}
 	if withDefault == 0 {
 		t.Skip("no kernel drops with the default socket buffer on this machine: nothing to show")
