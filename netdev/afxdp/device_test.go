@@ -283,7 +283,9 @@ func TestDeviceAttributes(t *testing.T) {
 		t.Errorf("SetSocketBuffers: %+v %v", sb, err)
 	}
 	cs := a.CustomStats()
-	for _, k := range []string{"xsk_rx_dropped", "xsk_rx_ring_full", "xsk_rx_fill_ring_empty_descs", "xsk_tx_ring_empty_descs", "rx_csum_completed", "rx_tso_frames_cut", "tx_kicks"} {
+	for _, k := range []string{"xsk_rx_dropped", "xsk_rx_ring_full", "xsk_rx_fill_ring_empty_descs", "xsk_tx_ring_empty_descs", "rx_csum_completed", "rx_tso_frames_cut", "tx_kicks",
+		// Open vSwitch's per-queue names.
+		"xsk_queue_0_rx_dropped", "xsk_queue_0_rx_invalid_descs", "xsk_queue_0_tx_invalid_descs"} {
 		if _, ok := cs[k]; !ok {
 			t.Errorf("custom stats lack %s: %v", k, cs)
 		}

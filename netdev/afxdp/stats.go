@@ -1,6 +1,10 @@
 package afxdp
 
-import "gvs/netdev"
+import (
+	"strconv"
+
+	"gvs/netdev"
+)
 
 // kernelStats sums XDP_STATISTICS over a device's sockets.
 type kernelStats struct {
@@ -83,9 +87,11 @@ func (d *Device) ChecksumsFixed() uint64 {
 	return n
 }
 
-// CustomStats returns counters beyond netdev.Stats, summed over the
-// queues: the kernel's XDP_STATISTICS under the names Open vSwitch's
-// afxdp ports use for their custom statistics, and what Recv and Send
+// CustomStats returns counters beyond netdev.Stats: the kernel's
+// XDP_STATISTICS summed over the queues (xsk_rx_dropped, ...), the
+// per-queue ones under Open vSwitch's names for its afxdp custom
+// statistics (xsk_queue_N_rx_dropped, _rx_invalid_descs,
+// _tx_invalid_descs; while the device is open), and what Recv and Send
 // did besides moving frames. Safe from any goroutine; it allocates.
 func (d *Device) CustomStats() map[string]uint64 {
 	d.mu.Lock()
@@ -99,6 +105,20 @@ func (d *Device) CustomStats() map[string]uint64 {
 		"xsk_rx_fill_ring_empty_descs": k.rxFillEmpty,
 		"xsk_tx_ring_empty_descs":      k.txRingEmpty,
 	}
+	d.mu.Lock()
+	if !d.closed {
+		// Open vSwitch's own names for its afxdp custom statistics:
+		// per queue, the three XDP_STATISTICS drop counters.
+		for _, s := range d.socks {
+			if st, err := s.statistics(); err == nil && s.fd >= 0 {
+				q := "xsk_queue_" + strconv.Itoa(s.queue) + "_"
+				out[q+"rx_dropped"] = st.Rx_dropped
+				out[q+"rx_invalid_descs"] = st.Rx_invalid_descs
+				out[q+"tx_invalid_descs"] = st.Tx_invalid_descs
+			}
+		}
+	}
+	d.mu.Unlock()
 	for _, s := range d.socks {
 		c := &s.counters
 		out["rx_csum_completed"] += c.csumFixed.Load()
