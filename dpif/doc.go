@@ -37,7 +37,8 @@
 // non-PMD execution); otherwise PMDs share them, each under its own
 // mutex.
 //
-// An idle PMD spins for Config.SpinTime after its last packet, then
+// An idle PMD spins for Config.SpinTime (DefaultSpinTime: 2 µs, about
+// one empty pass; see there for why so short) after its last packet, then
 // sleeps in ppoll(2) on its queues' PollFDs and a wake-up eventfd: a
 // packet wakes it at once, so an idle switch uses close to no CPU (about
 // 0.5% of one CPU for two PMDs here) while a packet reaching a sleeping
