@@ -81,38 +81,36 @@ func newRedirector(name string, deviceQueues int, frags bool) (*redirector, erro
 // best-effort tries driver mode and falls back to generic, or the other
 // way round when genericFirst (see preferGeneric).
 func (r *redirector) attach(name string, ifindex int, mode XDPMode, genericFirst bool, logger *slog.Logger) error {
-	try := func(flags link.XDPAttachFlags, label string) error {
-		l, err := link.AttachXDP(link.XDPOptions{Program: r.prog, Interface: ifindex, Flags: flags})
+	type attempt struct {
+		flags link.XDPAttachFlags
+		label string
+	}
+	native, generic := attempt{link.XDPDriverMode, "native"}, attempt{link.XDPGenericMode, "generic"}
+	try := func(a attempt) error {
+		l, err := link.AttachXDP(link.XDPOptions{Program: r.prog, Interface: ifindex, Flags: a.flags})
 		if err != nil {
-			return fmt.Errorf("%s: attach XDP program in %s mode: %w", name, label, err)
+			return fmt.Errorf("%s: attach XDP program in %s mode: %w", name, a.label, err)
 		}
-		r.link, r.mode = l, label
+		r.link, r.mode = l, a.label
 		return nil
 	}
 	switch mode {
 	case ModeGeneric:
-		return try(link.XDPGenericMode, "generic")
+		return try(generic)
 	case ModeNative, ModeNativeZeroCopy:
-		return try(link.XDPDriverMode, "native")
+		return try(native)
 	}
+	first, second := native, generic
 	if genericFirst {
-		genericErr := try(link.XDPGenericMode, "generic")
-		if genericErr == nil {
-			return nil
-		}
-		logger.Info("generic XDP unavailable, trying native", "device", name, "error", genericErr)
-		if err := try(link.XDPDriverMode, "native"); err != nil {
-			return errors.Join(genericErr, err)
-		}
+		first, second = generic, native
+	}
+	firstErr := try(first)
+	if firstErr == nil {
 		return nil
 	}
-	nativeErr := try(link.XDPDriverMode, "native")
-	if nativeErr == nil {
-		return nil
-	}
-	logger.Info("native XDP unavailable, falling back to generic", "device", name, "error", nativeErr)
-	if err := try(link.XDPGenericMode, "generic"); err != nil {
-		return errors.Join(nativeErr, err)
+	logger.Info(first.label+" XDP unavailable, trying "+second.label, "device", name, "error", firstErr)
+	if err := try(second); err != nil {
+		return errors.Join(firstErr, err)
 	}
 	return nil
 }
