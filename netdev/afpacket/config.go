@@ -149,7 +149,7 @@ type Config struct {
 	// SocketBuffer is userspace-sock-buf-size: 0 leaves the kernel
 	// defaults, anything else is clamped by netdev.ClampSocketBuffer.
 	// It sets SO_RCVBUF/SO_SNDBUF and, in the ring modes, the receive
-	// ring holds at least that many bytes (see ringBytes).
+	// ring holds at least that many bytes (see Config.ringShape).
 	SocketBuffer int
 	// RxMode is RxRing, RxRingV2 or RxRecvmmsg; "" is DefaultRxMode.
 	RxMode string

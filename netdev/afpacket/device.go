@@ -49,9 +49,8 @@ type queue struct {
 	idle   int // empty ring reads in a row (Recv's goroutine only)
 
 	blockSize int          // the ring's block size, fixed for the mode
-	ringBytes atomic.Int64 // size of the ring in effect, for Status
-	ringShape atomic.Int64 // its shape (ringShape.pack), for Status
-	wantShape atomic.Int64 // shape SetSocketBuffers asked for (packShape; 0: none)
+	inEffect  atomic.Int64 // shape of the ring in effect (ringShape.pack), for Status
+	wantShape atomic.Int64 // shape SetSocketBuffers asked for (ringShape.pack; 0: none)
 	resizes   atomic.Uint64
 }
 

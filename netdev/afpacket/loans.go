@@ -2,7 +2,6 @@ package afpacket
 
 import (
 	"sync/atomic"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -23,27 +22,18 @@ import (
 // the socket first would make the kernel free a ring that is still
 // mapped, and complain: "packet_mmap: vma is busy").
 type ringLoans struct {
-	mem                       []byte
-	frameSize, framesPerBlock int
-	blockSize                 int
-	lent                      []atomic.Bool // by slot
-	outstanding               atomic.Int64
-	orphaned                  atomic.Bool // the device closed; unmap at the last Return
-	unmapped                  atomic.Bool
-	fd                        int // the socket, closed after the unmap (set by release)
+	ring        rxRingV2      // the mapping's geometry (a copy: its own fields never change)
+	lent        []atomic.Bool // by slot
+	outstanding atomic.Int64
+	orphaned    atomic.Bool // the device closed; unmap at the last Return
+	unmapped    atomic.Bool
+	fd          int // the socket, closed after the unmap (set by release)
 }
 
 var _ packet.Lender = (*ringLoans)(nil)
 
 func newRingLoans(r *rxRingV2) *ringLoans {
-	return &ringLoans{mem: r.mem, frameSize: r.frameSize, framesPerBlock: r.framesPerBlock,
-		blockSize: r.blockSize, lent: make([]atomic.Bool, r.frames)}
-}
-
-// slotStatus is slot i's status word (the same layout as rxRingV2.slot).
-func (l *ringLoans) slotStatus(i int) *uint32 {
-	off := i/l.framesPerBlock*l.blockSize + i%l.framesPerBlock*l.frameSize
-	return (*uint32)(unsafe.Pointer(&l.mem[off+v2Status]))
+	return &ringLoans{ring: *r, lent: make([]atomic.Bool, r.frames)}
 }
 
 // lend marks slot i lent (polling goroutine).
@@ -56,7 +46,7 @@ func (l *ringLoans) lend(i int) {
 // mark, so the polling goroutine never sees an unmarked slot that still
 // holds the old frame as ready. Any goroutine.
 func (l *ringLoans) Return(i int) {
-	atomic.StoreUint32(l.slotStatus(i), unix.TP_STATUS_KERNEL)
+	atomic.StoreUint32(l.ring.status(l.ring.slot(i)), unix.TP_STATUS_KERNEL)
 	l.lent[i].Store(false)
 	if l.outstanding.Add(-1) == 0 && l.orphaned.Load() {
 		l.unmap()
@@ -75,7 +65,7 @@ func (l *ringLoans) release(fd int) {
 
 func (l *ringLoans) unmap() {
 	if l.unmapped.CompareAndSwap(false, true) {
-		_ = unix.Munmap(l.mem)
+		_ = unix.Munmap(l.ring.mem)
 		_ = unix.Close(l.fd)
 	}
 }

@@ -55,8 +55,7 @@ func (qu *queue) setRing(mem []byte, s ringShape, cfg Config) {
 		}
 	}
 	if mem != nil { // Status keeps showing the old ring during a swap
-		qu.ringBytes.Store(int64(s.bytes()))
-		qu.ringShape.Store(s.pack())
+		qu.inEffect.Store(s.pack())
 	}
 }
 
@@ -144,9 +143,8 @@ func (d *Device) ringStatus(st map[string]string) {
 	if qu.mode != RxRing && qu.mode != RxRingV2 {
 		return
 	}
-	cur := qu.ringBytes.Load()
-	st["rx_ring_size"] = strconv.FormatInt(cur, 10)
-	now := unpackShape(qu.ringShape.Load(), qu.shapeBlockSize())
+	now := unpackShape(qu.inEffect.Load(), qu.shapeBlockSize())
+	st["rx_ring_size"] = strconv.Itoa(now.bytes())
 	if w := qu.wantShape.Load(); w != 0 && w != now.pack() {
 		want := unpackShape(w, qu.shapeBlockSize())
 		st["rx_ring_size_pending"] = strconv.Itoa(want.bytes())
