@@ -212,20 +212,9 @@ func (dp *Datapath) retirePMDs(ps []*pmd, slot int) (PMDStats, int) {
 // assignAll assigns every receive queue to the PMDs with the RxqAssign
 // algorithm by its measured load. Caller holds portMu and no PMD runs.
 func (dp *Datapath) assignAll() {
-	var ids []rxqID
-	var loads []int64
-	dp.load.mu.Lock()
-	for _, p := range dp.ports.Load().list {
-		for q := range p.rxqs {
-			busy, _ := dp.queueLoad(p, q, RxqIntervals)
-			ids = append(ids, rxqID{p.no, q})
-			loads = append(loads, busy)
-		}
-	}
-	dp.load.mu.Unlock()
-	to := assignQueues(dp.cfg.RxqAssign, loads, dp.NumPMDs())
-	for i, id := range ids {
-		dp.assign[id] = to[i]
+	qs, to := dp.planAssignment()
+	for i, q := range qs {
+		dp.assign[rxqID{q.p.no, q.q}] = to[i]
 	}
 }
 

@@ -198,20 +198,23 @@ func (dp *Datapath) RebalanceRxQueues() ([]RxqMove, error) {
 	return dp.rebalanceLocked(), nil
 }
 
-// rebalanceLocked is RebalanceRxQueues; caller holds portMu.
-func (dp *Datapath) rebalanceLocked() []RxqMove {
-	type queue struct {
-		p      *port
-		q      int
-		busy   int64
-		window int64
-	}
-	var qs []queue
+// measuredRxq is a receive queue with its busy time over its measuring
+// window.
+type measuredRxq struct {
+	p            *port
+	q            int
+	busy, window int64
+}
+
+// planAssignment measures every receive queue over the last RxqIntervals
+// and assigns them to the PMDs with the RxqAssign algorithm: to[i] is
+// the PMD of qs[i]. Caller holds portMu.
+func (dp *Datapath) planAssignment() (qs []measuredRxq, to []int) {
 	dp.load.mu.Lock()
 	for _, p := range dp.ports.Load().list {
 		for q := range p.rxqs {
 			busy, window := dp.queueLoad(p, q, RxqIntervals)
-			qs = append(qs, queue{p, q, busy, window})
+			qs = append(qs, measuredRxq{p, q, busy, window})
 		}
 	}
 	dp.load.mu.Unlock()
@@ -219,7 +222,12 @@ func (dp *Datapath) rebalanceLocked() []RxqMove {
 	for i, q := range qs {
 		loads[i] = q.busy
 	}
-	to := assignQueues(dp.cfg.RxqAssign, loads, dp.NumPMDs())
+	return qs, assignQueues(dp.cfg.RxqAssign, loads, dp.NumPMDs())
+}
+
+// rebalanceLocked is RebalanceRxQueues; caller holds portMu.
+func (dp *Datapath) rebalanceLocked() []RxqMove {
+	qs, to := dp.planAssignment()
 	var moves []RxqMove
 	for i, q := range qs {
 		id := rxqID{q.p.no, q.q}
