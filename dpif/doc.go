@@ -46,6 +46,12 @@
 // sleep to Config.MaxSleep (pmd-maxsleep, default 1 ms); otherwise a
 // PMD wakes at least every IdleWakeup (100 ms) to publish statistics.
 //
+// A busy PMD polls queues whose Recv is a system call even when empty
+// (Capabilities.RecvSyscall: tap, recvmmsg) less often while they stay
+// empty: the skip doubles per empty poll up to 31 iterations and ends at
+// the first packet (see maxIdleShift); after a sleep every queue is
+// polled again.
+//
 // # Changing the PMDs at run time
 //
 // SetPMDConfig applies pmd-cpu-mask, the number of unpinned PMDs,

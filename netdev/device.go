@@ -53,6 +53,10 @@ type Capabilities struct {
 	VnetHdr bool
 	// MaxFrame is the largest frame Send accepts (64 KiB with GSO).
 	MaxFrame int
+	// RecvSyscall: Recv makes a system call even when nothing is waiting
+	// (tap's read(2), recvmmsg), where a ring device only reads memory.
+	// A busy PMD polls such a queue less often while it stays empty.
+	RecvSyscall bool
 }
 
 // LinkState is a device's link as the kernel reports it.

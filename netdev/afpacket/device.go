@@ -122,7 +122,7 @@ func (d *Device) NumTxQueues() int { return len(d.queues) }
 func (d *Device) PollFD(q int) int { return d.queues[q].fd }
 
 func (d *Device) Capabilities() netdev.Capabilities {
-	return netdev.Capabilities{VnetHdr: true, MaxFrame: maxGSOFrame}
+	return netdev.Capabilities{VnetHdr: true, MaxFrame: maxGSOFrame, RecvSyscall: d.rxMode == RxRecvmmsg}
 }
 
 // SetSocketBuffers applies userspace-sock-buf-size to every open socket at

@@ -53,6 +53,7 @@ type Device struct {
 		rxPackets, rxBytes, txPackets, txBytes, rxDrops, rxErrors, txErrors atomic.Uint64
 	}
 	violations atomic.Uint64
+	recvCalls  atomic.Uint64
 }
 
 type rxEntry struct {
@@ -187,6 +188,10 @@ func (d *Device) Pending(q int) int {
 // Violations counts Recv or Send calls that overlapped another call on the
 // same queue or came after Close: a broken caller.
 func (d *Device) Violations() uint64 { return d.violations.Load() }
+
+// RecvCalls counts Recv calls on every queue (how often the device was
+// polled).
+func (d *Device) RecvCalls() uint64 { return d.recvCalls.Load() }
 
 // Sent returns copies of the captured frames.
 func (d *Device) Sent() []Frame {

@@ -13,6 +13,7 @@ import (
 // Recv implements netdev.Device: it moves up to the batch's free room of
 // queued frames into buffers from pool.
 func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error) {
+	d.recvCalls.Add(1)
 	if q < 0 || q >= len(d.rx) {
 		return 0, fmt.Errorf("netdevtest: %s: no receive queue %d", d.cfg.Name, q)
 	}

@@ -20,7 +20,7 @@ func (d *Device) NumTxQueues() int { return 1 }
 func (d *Device) PollFD(q int) int { return d.fd }
 
 func (d *Device) Capabilities() netdev.Capabilities {
-	return netdev.Capabilities{VnetHdr: true, MaxFrame: maxGSOFrame}
+	return netdev.Capabilities{VnetHdr: true, MaxFrame: maxGSOFrame, RecvSyscall: true}
 }
 
 // SetMAC changes the device's Ethernet address (internal ports take the
