@@ -103,7 +103,12 @@ func (p *pmd) run() {
 		}
 	}
 	var plan *pmdPlan
-	lastBusy := time.Now()
+	// One clock read per iteration (datapath clock, monotonic only): an
+	// iteration ends when the next begins, and a busy one at the end of
+	// its last busy queue, which pollOnce has read already.
+	now := p.dp.now()
+	lastBusy := now
+	spin := int64(p.dp.cfg.SpinTime)
 	idleIters := 0
 	for {
 		select {
@@ -113,21 +118,22 @@ func (p *pmd) run() {
 		default:
 		}
 		plan = p.takePlan(plan)
-		start := time.Now()
-		p.now = int64(start.Sub(p.dp.epoch))
+		start := now
+		p.now = start
 		got := p.pollOnce(plan)
-		end := time.Now()
 		p.cnt.iterations++
 		if got > 0 {
-			p.cnt.busyNs += uint64(end.Sub(start))
-			lastBusy = end
+			now = p.now
+			p.cnt.busyNs += uint64(max(now-start, 0))
+			lastBusy = now
 			idleIters = 0
 			p.publish()
 			continue
 		}
-		p.cnt.idleNs += uint64(end.Sub(start))
+		now = p.dp.now()
+		p.cnt.idleNs += uint64(max(now-start, 0))
 		idleIters++
-		if end.Sub(lastBusy) < p.dp.cfg.SpinTime {
+		if now-lastBusy < spin {
 			if idleIters%1024 == 0 {
 				p.publish()
 			}
@@ -142,7 +148,8 @@ func (p *pmd) run() {
 		clear(p.idle) // poll every queue after waking: ppoll does not say which
 		p.cnt.sleepNs += uint64(slept)
 		p.cnt.idleNs += uint64(slept)
-		lastBusy = time.Now().Add(-p.dp.cfg.SpinTime / 2) // spin a little after waking
+		now = p.dp.now()
+		lastBusy = now - spin/2 // spin a little after waking
 	}
 }
 
