@@ -203,3 +203,25 @@ func TestParseSNMPErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestParseMachineCPU(t *testing.T) {
+	// Captured from this machine's /proc/stat (2 CPUs), shortened.
+	const stat = "cpu  1000 20 3000 50000 40 5 600 7 0 0\ncpu0 500 10 1500 25000 20 2 300 3 0 0\nintr 1 2 3\n"
+	m, err := ParseMachineCPU(stat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(1000 + 20 + 3000 + 5 + 600); m.Busy != want {
+		t.Errorf("busy %d ticks, want %d", m.Busy, want)
+	}
+	if want := m.Busy + 50000 + 40 + 7; m.Total != want {
+		t.Errorf("total %d ticks, want %d", m.Total, want)
+	}
+	later := MachineCPU{Busy: m.Busy + 250, Total: m.Total + 400}
+	if got := later.BusySecondsSince(m); got != 2.5 {
+		t.Errorf("BusySecondsSince = %v, want 2.5", got)
+	}
+	if _, err := ParseMachineCPU("intr 1 2\n"); err == nil {
+		t.Error("no cpu line: no error")
+	}
+}

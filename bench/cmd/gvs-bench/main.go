@@ -136,7 +136,10 @@ func benchMain(args []string) int {
 	env := setups.Env{Self: self, BinDir: binDir, ForwardWait: 10 * time.Second}
 	all := setups.All(env)
 	if o.only != "" {
-		all = selectSetups(append(all, setups.Extra(env)...), o.only)
+		if all, err = selectSetups(append(all, setups.Extra(env)...), o.only); err != nil {
+			fmt.Fprintln(os.Stderr, "gvs-bench:", err)
+			return 2
+		}
 	}
 	r := &runner{ctx: ctx, self: self, topo: t, cfg: cfg, prog: prog, busyCPU: o.busyCPU,
 		// The last setup run and the OVSDB comparison fit after it.
@@ -206,16 +209,27 @@ func finish(results *report.Results, out string) int {
 	return 0
 }
 
-func selectSetups(all []setups.Setup, only string) []setups.Setup {
+func selectSetups(all []setups.Setup, only string) ([]setups.Setup, error) {
 	if only == "" {
-		return all
+		return all, nil
 	}
-	names := strings.Split(only, ",")
 	var out []setups.Setup
-	for _, s := range all {
-		if slices.Contains(names, s.Name()) {
-			out = append(out, s)
+	for _, name := range strings.Split(only, ",") {
+		i := slices.IndexFunc(all, func(s setups.Setup) bool { return s.Name() == name })
+		if i < 0 {
+			known := make([]string, len(all))
+			for j, s := range all {
+				known[j] = s.Name()
+			}
+			return nil, fmt.Errorf("unknown setup %q (known: %s)", name, strings.Join(known, ", "))
+		}
+		if !slices.Contains(out, all[i]) {
+			out = append(out, all[i])
 		}
 	}
-	return out
+	// Run them in the session's usual order, whatever the order asked.
+	slices.SortStableFunc(out, func(a, b setups.Setup) int {
+		return slices.Index(all, a) - slices.Index(all, b)
+	})
+	return out, nil
 }

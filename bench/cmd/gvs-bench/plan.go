@@ -95,10 +95,13 @@ func tcpTest(c config, streams int) test {
 		figs = append(figs, report.Figure{ID: id + "-retr", Test: name, Label: "retransmits", Unit: "segments"})
 	}
 	figs = append(figs, report.Figure{ID: id + "-cpu", Test: name, Label: "switch CPU", Unit: "CPU s/Gbit"})
+	if streams == 1 {
+		figs = append(figs, report.Figure{ID: id + "-machcpu", Test: name, Label: "whole machine's CPU", Unit: "CPU s/Gbit"})
+	}
 	spec := measure.IperfSpec{Streams: streams, Seconds: c.tcpSeconds}
 	return test{id: id, figures: figs, cost: time.Duration(c.tcpSeconds)*time.Second + 500*time.Millisecond,
 		run: func(r *runner) (map[string]float64, error) {
-			res, cpu, err := r.iperf(spec)
+			res, err := r.iperf(spec)
 			if err != nil {
 				return nil, err
 			}
@@ -106,8 +109,11 @@ func tcpTest(c config, streams int) test {
 			if streams == 1 {
 				vals[id+"-retr"] = float64(res.Retransmits)
 			}
-			if cpu >= 0 && res.Gbps > 0 {
-				vals[id+"-cpu"] = cpu / (res.Gbps * res.Seconds)
+			if res.switchCPU >= 0 && res.Gbps > 0 {
+				vals[id+"-cpu"] = res.switchCPU / (res.Gbps * res.Seconds)
+			}
+			if streams == 1 && res.machineCPU >= 0 && res.Gbps > 0 {
+				vals[id+"-machcpu"] = res.machineCPU / (res.Gbps * res.Seconds)
 			}
 			return vals, nil
 		}}
@@ -135,13 +141,13 @@ func udpTest(c config, sizeID, sizeText string, bytes int, rate int64) test {
 	spec := measure.IperfSpec{UDP: true, Length: bytes, Rate: rate, Seconds: c.udpSeconds, Window: UDPWindow}
 	return test{id: id, figures: figs, cost: time.Duration(c.udpSeconds)*time.Second + 500*time.Millisecond,
 		run: func(r *runner) (map[string]float64, error) {
-			res, cpu, err := r.iperf(spec)
+			res, err := r.iperf(spec)
 			if err != nil {
 				return nil, err
 			}
 			vals := map[string]float64{id: res.Gbps, id + "-loss": res.PathLossPct, id + "-rcvloss": res.ReceiverLossPct}
-			if withCPU && cpu >= 0 && res.Gbps > 0 {
-				vals[id+"-cpu"] = cpu / (res.Gbps * res.Seconds)
+			if withCPU && res.switchCPU >= 0 && res.Gbps > 0 {
+				vals[id+"-cpu"] = res.switchCPU / (res.Gbps * res.Seconds)
 			}
 			return vals, nil
 		}}

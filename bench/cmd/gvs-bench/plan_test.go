@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"gvs/bench/report"
@@ -46,12 +47,15 @@ func TestConfigRuns(t *testing.T) {
 
 func TestSelectSetups(t *testing.T) {
 	all := setups.All(setups.Env{})
-	got := selectSetups(all, "direct,ovs-afxdp")
-	if len(got) != 2 || got[0].Name() != "direct" || got[1].Name() != "ovs-afxdp" {
-		t.Errorf("selectSetups = %v", got)
+	got, err := selectSetups(all, "ovs-afxdp,direct,ovs-afxdp")
+	if err != nil || len(got) != 2 || got[0].Name() != "direct" || got[1].Name() != "ovs-afxdp" {
+		t.Errorf("selectSetups = %v, %v; want direct, ovs-afxdp in the session's order", got, err)
 	}
-	if len(selectSetups(all, "")) != len(all) {
+	if got, err := selectSetups(all, ""); err != nil || len(got) != len(all) {
 		t.Error("no filter should select every setup")
+	}
+	if _, err := selectSetups(all, "direct,bridge"); err == nil || !strings.Contains(err.Error(), `unknown setup "bridge"`) || !strings.Contains(err.Error(), "linux-bridge") {
+		t.Errorf("an unknown name: error %v, want one naming it and the known setups", err)
 	}
 }
 

@@ -20,15 +20,29 @@ import (
 
 // iperf runs one iperf3 measurement and the switch's CPU seconds during it
 // (-1 when the setup has no process of its own).
-func (r *runner) iperf(spec measure.IperfSpec) (measure.IperfResult, float64, error) {
+func (r *runner) iperf(spec measure.IperfSpec) (iperfRun, error) {
 	pids := r.setup.PIDs()
 	before := measure.CPUSeconds(pids)
+	machineBefore, machineErr := measure.ReadMachineCPU()
 	res, err := measure.RunIperf(r.ctx, r.topo.Client, r.topo.Server, topo.ServerIP, spec)
-	cpu := -1.0
+	run := iperfRun{IperfResult: res, switchCPU: -1, machineCPU: -1}
 	if len(pids) > 0 {
-		cpu = measure.CPUSeconds(pids) - before
+		run.switchCPU = measure.CPUSeconds(pids) - before
 	}
-	return res, cpu, err
+	if after, err := measure.ReadMachineCPU(); err == nil && machineErr == nil {
+		run.machineCPU = after.BusySecondsSince(machineBefore)
+	}
+	return run, err
+}
+
+// iperfRun is an iperf3 result with the CPU time spent meanwhile by the
+// switch's processes and by the whole machine (seconds; -1 when not
+// measured). The machine's includes the iperf3 server's start and the
+// hosts' own work: direct shows what moving the bytes costs without a
+// switch.
+type iperfRun struct {
+	measure.IperfResult
+	switchCPU, machineCPU float64
 }
 
 // probeJSON runs a probe sub-command in ns, bounded, and decodes its
