@@ -33,9 +33,7 @@ type GVS struct {
 	Env Env
 	Opt GVSOptions
 
-	topo     *topo.Topo
-	dir      string
-	vswitchd *daemon
+	switchProc
 }
 
 func (g *GVS) Name() string        { return g.Opt.Name }
@@ -52,17 +50,6 @@ func (g *GVS) Available() (bool, string) {
 		return false, ovsVsctl + " is missing (install openvswitch-common)"
 	}
 	return haveIP()
-}
-
-func (g *GVS) PIDs() []int {
-	if g.vswitchd == nil {
-		return nil
-	}
-	return []int{g.vswitchd.pid}
-}
-
-func (g *GVS) vsctl(ctx context.Context, args ...string) (string, error) {
-	return vsctlAt(ctx, g.dir, args...)
 }
 
 func (g *GVS) Start(ctx context.Context, t *topo.Topo) error {

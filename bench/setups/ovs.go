@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"gvs/bench/topo"
@@ -40,11 +39,9 @@ type OVS struct {
 	Env Env
 	Opt OVSOptions
 
-	topo     *topo.Topo
-	dir      string
-	db       *daemon
-	vswitchd *daemon
-	restore  func() error
+	switchProc
+	db      *daemon
+	restore func() error
 }
 
 func (o *OVS) Name() string        { return o.Opt.Name }
@@ -58,17 +55,6 @@ func (o *OVS) Available() (bool, string) {
 		}
 	}
 	return haveIP()
-}
-
-func (o *OVS) PIDs() []int {
-	if o.vswitchd == nil {
-		return nil
-	}
-	return []int{o.vswitchd.pid}
-}
-
-func (o *OVS) vsctl(ctx context.Context, args ...string) (string, error) {
-	return vsctlAt(ctx, o.dir, args...)
 }
 
 func (o *OVS) Start(ctx context.Context, t *topo.Topo) error {
@@ -178,12 +164,4 @@ func txOff(ctx context.Context, env Env, t *topo.Topo) error {
 		}
 	}
 	return nil
-}
-
-// vsctlAt runs ovs-vsctl against the database socket in a setup's private
-// directory, as a user of either switch would.
-func vsctlAt(ctx context.Context, dir string, args ...string) (string, error) {
-	argv := append([]string{ovsVsctl, "--db=unix:" + filepath.Join(dir, "db.sock")}, args...)
-	out, err := topo.Run(ctx, "", argv...)
-	return strings.TrimSpace(out), err
 }
