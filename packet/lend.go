@@ -37,12 +37,31 @@ func (b *Buffer) Borrowed() bool { return b.loan.lender != nil }
 // endLoan gives the buffer its own memory back and returns the loan to
 // its lender. Called by Pool.Put.
 func (b *Buffer) endLoan() {
-	if b.loan.lender == nil {
-		return
+	if l, tok := b.TakeLoan(); l != nil {
+		l.Return(tok)
 	}
+}
+
+// Loan returns the lender and token of a borrowed buffer, or nil and 0.
+// With Headroom it locates the frame inside the lent memory: the frame
+// starts Headroom() bytes into the mem given to Lend.
+func (b *Buffer) Loan() (Lender, int) { return b.loan.lender, b.loan.token }
+
+// TakeLoan ends the loan without returning it: the caller takes over the
+// borrowed memory, and with it the duty to give it back to the lender (or
+// to whatever the lender's own protocol says: a transmit ring that hands
+// it back on completion, say). The buffer gets its own memory back, empty
+// (its metadata is kept), so that Put frees it without calling Return. It
+// returns what Loan returned before; nil and 0, and nothing changes, if
+// the buffer was not borrowed. Read Data or Headroom first: afterwards
+// they describe the buffer's own, empty memory.
+func (b *Buffer) TakeLoan() (Lender, int) {
 	l, tok := b.loan.lender, b.loan.token
+	if l == nil {
+		return nil, 0
+	}
 	b.buf = b.loan.own
 	b.loan = loan{}
 	b.off, b.end = b.headroom, b.headroom
-	l.Return(tok)
+	return l, tok
 }

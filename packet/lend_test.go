@@ -64,3 +64,64 @@ func TestLendNoAllocs(t *testing.T) {
 		t.Fatalf("Lend+Put allocates %.1f times", allocs)
 	}
 }
+
+// TestTakeLoanHandsTheMemoryOver checks that a taken loan is not
+// returned by Put, that Loan and Headroom locate the frame in the lent
+// memory beforehand, and that the buffer is its own, empty, afterwards.
+func TestTakeLoanHandsTheMemoryOver(t *testing.T) {
+	p, err := NewPool(PoolConfig{Buffers: 1, FrameSize: 128})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 2048)
+	copy(chunk[256:], "frame")
+	l := &recordingLender{}
+	b := p.Get()
+	if got, tok := b.TakeLoan(); got != nil || tok != 0 {
+		t.Fatalf("TakeLoan of an unborrowed buffer: %v %d", got, tok)
+	}
+	b.Lend(chunk, 256, 5, l, 4096)
+	copy(b.Prepend(4), "vlan")
+	got, tok := b.Loan()
+	if got != Lender(l) || tok != 4096 || b.Headroom() != 252 || string(chunk[b.Headroom():b.Headroom()+b.Len()]) != "vlanframe" {
+		t.Fatalf("Loan %v %d, headroom %d", got, tok, b.Headroom())
+	}
+	b.InPort = 3
+	if got, tok = b.TakeLoan(); got != Lender(l) || tok != 4096 {
+		t.Fatalf("TakeLoan returned %v %d", got, tok)
+	}
+	if b.Borrowed() || b.Len() != 0 || b.Headroom() != DefaultHeadroom || b.InPort != 3 {
+		t.Fatalf("after TakeLoan: borrowed %v len %d headroom %d in_port %d", b.Borrowed(), b.Len(), b.Headroom(), b.InPort)
+	}
+	p.Put(b)
+	if len(l.returned) != 0 {
+		t.Fatalf("Put returned a loan that was taken over: %v", l.returned)
+	}
+	b = p.Get()
+	b.Lend(chunk, 256, 5, l, 1) // the buffer can borrow again
+	p.Put(b)
+	if len(l.returned) != 1 || l.returned[0] != 1 {
+		t.Fatalf("returned %v, want [1]", l.returned)
+	}
+}
+
+func TestTakeLoanNoAllocs(t *testing.T) {
+	p, err := NewPool(PoolConfig{Buffers: 1, FrameSize: 128})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 2048)
+	l := &recordingLender{}
+	allocs := testing.AllocsPerRun(100, func() {
+		b := p.Get()
+		b.Lend(chunk, 256, 1500, l, 3)
+		if got, _ := b.Loan(); got == nil {
+			t.Fatal("no loan")
+		}
+		b.TakeLoan()
+		p.Put(b)
+	})
+	if allocs != 0 {
+		t.Fatalf("Lend+Loan+TakeLoan+Put allocates %.1f times", allocs)
+	}
+}

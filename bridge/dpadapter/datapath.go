@@ -41,6 +41,10 @@ type Datapath struct {
 	created map[string]time.Time // when each bridge was added
 	ports   map[string]*port
 	sockBuf int
+	// umem is the UMEM every afxdp port shares unless its
+	// options:xdp-shared-umem is false (made with the first afxdp port,
+	// closed by Close).
+	umem *afxdp.UMEMGroup
 }
 
 type port struct {
@@ -165,6 +169,12 @@ func (d *Datapath) open(spec bridge.PortSpec) (netdev.Device, error) {
 		if err != nil {
 			return nil, err
 		}
+		if d.umem == nil {
+			if d.umem, err = afxdp.NewUMEMGroup(afxdp.GroupConfig{Logger: d.log.With("module", "netdev")}); err != nil {
+				return nil, err
+			}
+		}
+		cfg.UMEM = d.umem
 		return afxdp.Open(cfg)
 	}
 	return nil, fmt.Errorf("%s: type %q: %w", spec.Name, spec.Type, bridge.ErrUnsupportedType)
@@ -319,6 +329,11 @@ func (d *Datapath) Close() error {
 	d.created = map[string]time.Time{}
 	if err := d.stopLocked(); err != nil {
 		errs = append(errs, err)
+	}
+	if d.umem != nil {
+		// Its memory goes when the last port and loan have let go.
+		errs = append(errs, d.umem.Close())
+		d.umem = nil
 	}
 	return errors.Join(errs...)
 }

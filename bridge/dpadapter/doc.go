@@ -7,6 +7,13 @@
 // offers the switch to package metrics and package appctl as a
 // source.Switch (View).
 //
+// Every afxdp port shares one afxdp.UMEMGroup (made with the first such
+// port, closed by Close), so frames forwarded between afxdp ports move as
+// descriptors without a copy; options:xdp-shared-umem=false gives a port
+// its own UMEM, and a port the group cannot take (full, jumbo MTU,
+// zero-copy) falls back to one by itself (Interface status shows
+// shared-umem and the reason).
+//
 // All bridges share one dpif.Datapath, as all of Open vSwitch's netdev
 // bridges share the one "ovs-netdev" datapath; datapath port numbers are
 // allocated here and are not the OpenFlow port numbers the reconciler

@@ -126,3 +126,65 @@ func BenchmarkSendRecv(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSharedUMEMTCP compares the bare forwarder with private UMEMs
+// (each frame copied into its transmit chunk) and with one shared UMEM
+// (frames moved as descriptors), in the same run, interleaved round by
+// round, on two topologies side by side. Per setup it reports the median
+// iperf3 TCP throughput, the forwarder process's CPU per forwarded frame
+// and CPU milliseconds per Gbit moved (CPU time over the run / Gbits
+// transferred). Run with -benchtime=Nx for N rounds of 3 s per setup.
+func BenchmarkSharedUMEMTCP(b *testing.B) {
+	for _, mode := range []XDPMode{ModeGeneric, ModeNative} {
+		b.Run(string(mode), func(b *testing.B) {
+			type setup struct {
+				name      string
+				tp        *fwdTopo
+				gbps      []float64
+				cpuPerGb  []float64
+				cpuFrame  []float64
+				retrans   int
+				zero      int
+				forwarder func() uint64
+			}
+			var setups []*setup
+			for _, shared := range []bool{false, true} {
+				tp := newFwdTopo(b)
+				cfg := Config{XDPMode: mode}
+				name := "private"
+				if shared {
+					cfg.UMEM = newGroupT(b, GroupConfig{})
+					name = "shared"
+				}
+				x, y := openPair(b, tp, cfg)
+				fw := startForwarder(b, x, y)
+				setups = append(setups, &setup{name: name, tp: tp, forwarder: fw.Moved.Load})
+			}
+			const secs = 3 * time.Second
+			for b.Loop() {
+				for _, s := range setups {
+					cpu0, pkts0 := cpuTime(), s.forwarder()
+					r, err := s.tp.e.IperfTCP(s.tp.nsB, s.tp.nsA, s.tp.addrB, secs, stallProbe...)
+					if err != nil {
+						b.Fatal(err)
+					}
+					cpu, pkts := cpuTime()-cpu0, s.forwarder()-pkts0
+					s.gbps = append(s.gbps, r.Gbps)
+					gbits := r.Gbps * secs.Seconds()
+					s.cpuPerGb = append(s.cpuPerGb, float64(cpu.Milliseconds())/gbits)
+					s.cpuFrame = append(s.cpuFrame, float64(cpu.Nanoseconds())/float64(pkts))
+					s.retrans += r.Retransmits
+					s.zero += r.ZeroIntervals
+				}
+			}
+			for _, s := range setups {
+				b.ReportMetric(medianF(s.gbps), s.name+"-Gbit/s")
+				b.ReportMetric(medianF(s.cpuPerGb), s.name+"-cpu-ms/Gbit")
+				b.ReportMetric(medianF(s.cpuFrame), s.name+"-cpu-ns/frame")
+				b.ReportMetric(float64(s.zero), s.name+"-zero-intervals")
+				b.Logf("%s: Gbit/s %.2f, cpu-ms/Gbit %.0f, cpu-ns/frame %.0f, retransmits %d",
+					s.name, s.gbps, s.cpuPerGb, s.cpuFrame, s.retrans)
+			}
+		})
+	}
+}

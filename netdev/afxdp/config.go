@@ -45,7 +45,8 @@ const (
 type Config struct {
 	Name string // kernel interface name; it must exist
 	// Queues is n_rxq: how many queues (sockets) to open, from queue 0
-	// up. Each gets its own UMEM and four rings. 0 means 1.
+	// up. Each gets four rings and reserves 2 × RingSize chunks of the
+	// UMEM. 0 means 1.
 	Queues int
 	// XDPMode is options:xdp-mode; "" means ModeBestEffort.
 	XDPMode XDPMode
@@ -55,12 +56,19 @@ type Config struct {
 	// RingSize is the size of each ring, a power of two; 0 means
 	// DefaultRingSize.
 	RingSize int
-	Logger   *slog.Logger // nil: slog.Default()
+	// UMEM is the group whose UMEM the sockets share (see UMEMGroup);
+	// nil, or a device the group cannot take (full, MTU beyond its
+	// chunks, zero-copy, sharing refused), gets a private UMEM.
+	UMEM *UMEMGroup
+	// PrivateUMEM is options:xdp-shared-umem=false: ignore UMEM.
+	PrivateUMEM bool
+	Logger      *slog.Logger // nil: slog.Default()
 }
 
 // ConfigFromOptions builds a Config from an Interface's options column
-// (n_rxq, xdp-mode, tx-batch-size); unknown keys are ignored, as Open
-// vSwitch ignores options another port type would use.
+// (n_rxq, xdp-mode, tx-batch-size, and gvs's xdp-shared-umem: true, the
+// default, or false); unknown keys are ignored, as Open vSwitch ignores
+// options another port type would use. The caller sets UMEM.
 func ConfigFromOptions(name string, options map[string]string, logger *slog.Logger) (Config, error) {
 	cfg := Config{Name: name, Logger: logger}
 	if v, ok := options["n_rxq"]; ok {
@@ -72,6 +80,13 @@ func ConfigFromOptions(name string, options map[string]string, logger *slog.Logg
 	}
 	if v, ok := options["xdp-mode"]; ok {
 		cfg.XDPMode = XDPMode(v)
+	}
+	if v, ok := options["xdp-shared-umem"]; ok {
+		shared, err := strconv.ParseBool(v)
+		if err != nil {
+			return cfg, fmt.Errorf("%s: invalid xdp-shared-umem %q (want true or false)", name, v)
+		}
+		cfg.PrivateUMEM = !shared
 	}
 	if v, ok := options["tx-batch-size"]; ok {
 		n, err := strconv.Atoi(v)

@@ -37,6 +37,10 @@ type Device struct {
 
 	red   *redirector
 	socks []*xsk
+	// group is the UMEM the sockets share: Config.UMEM, or a private
+	// one (privateReason says why) that Close closes.
+	group         *UMEMGroup
+	privateReason string
 
 	mu     sync.Mutex // guards closed and final
 	closed bool
@@ -87,30 +91,16 @@ func Open(cfg Config) (_ *Device, err error) {
 	spec := socketSpec{
 		ifindex:   d.ifindex,
 		ringSize:  cfg.RingSize,
-		chunkSize: d.chunkSize,
 		bindFlags: unix.XDP_COPY | unix.XDP_USE_NEED_WAKEUP | unix.XDP_USE_SG,
 	}
 	if cfg.XDPMode == ModeNativeZeroCopy {
 		spec.bindFlags = unix.XDP_ZEROCOPY | unix.XDP_USE_NEED_WAKEUP | unix.XDP_USE_SG
 	}
-	for q := range cfg.Queues {
-		s, err := openXSK(spec, q)
-		if err != nil && spec.bindFlags&unix.XDP_USE_SG != 0 {
-			// Perhaps a kernel or driver without multi-buffer AF_XDP:
-			// without it, frames beyond one chunk are dropped (and
-			// counted) by the kernel.
-			sgErr := err
-			spec.bindFlags &^= unix.XDP_USE_SG
-			if s, err = openXSK(spec, q); err == nil {
-				d.logger.Info("AF_XDP multi-buffer unavailable", "device", cfg.Name, "error", sgErr)
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", cfg.Name, err)
-		}
-		d.socks = append(d.socks, s)
-		d.multiBuffer = spec.bindFlags&unix.XDP_USE_SG != 0
-		if err := d.red.insert(q, s.fd); err != nil {
+	if err = d.openSockets(spec); err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Name, err)
+	}
+	for q, s := range d.socks {
+		if err = d.red.insert(q, s.fd); err != nil {
 			return nil, fmt.Errorf("%s: %w", cfg.Name, err)
 		}
 	}
@@ -119,8 +109,80 @@ func Open(cfg Config) (_ *Device, err error) {
 		d.red.mode = string(ModeNativeZeroCopy)
 	}
 	d.logger.Info("afxdp device open", "device", d.name, "xdp-mode", d.red.mode,
-		"queues", cfg.Queues, "chunk", d.chunkSize, "ring", cfg.RingSize, "tx-batch-size", cfg.TxBatchSize)
+		"queues", cfg.Queues, "chunk", d.chunkSize, "ring", cfg.RingSize, "tx-batch-size", cfg.TxBatchSize,
+		"shared-umem", !d.group.private)
 	return d, nil
+}
+
+// openSockets opens a socket per queue in the shared group when there is
+// one and the device fits it, else (or if sharing fails) in a private
+// group sized for the device, with the reason logged. The sockets are
+// not in the XSKMAP yet, so a failed attempt is closed without a fence.
+func (d *Device) openSockets(spec socketSpec) error {
+	g, reason := d.cfg.UMEM, ""
+	switch {
+	case g == nil:
+		reason = "no shared UMEM group configured"
+	case d.cfg.PrivateUMEM:
+		reason = "options:xdp-shared-umem=false"
+	case spec.bindFlags&unix.XDP_ZEROCOPY != 0:
+		reason = "zero-copy binding uses a private UMEM"
+	case uint64(d.chunkSize) > g.chunkSize:
+		reason = fmt.Sprintf("MTU needs %d-byte chunks, the shared UMEM has %d", d.chunkSize, g.chunkSize)
+	}
+	if reason == "" {
+		err := d.openSocketsIn(spec, g)
+		if err == nil {
+			d.group = g
+			d.chunkSize = int(g.chunkSize) // perhaps larger than the MTU needs
+			return nil
+		}
+		reason = err.Error()
+		d.closeSockets()
+		d.socks = nil
+	}
+	d.privateReason = reason
+	pg := newGroup(d.cfg.Queues*2*spec.ringSize, d.chunkSize, d.logger)
+	pg.private = true
+	d.group = pg
+	switch {
+	case d.cfg.UMEM != nil && d.cfg.PrivateUMEM:
+		d.logger.Info("afxdp: private UMEM as configured", "device", d.name)
+	case d.cfg.UMEM != nil:
+		d.logger.Warn("afxdp: private UMEM instead of the shared one", "device", d.name, "reason", reason)
+	}
+	return d.openSocketsIn(spec, pg)
+}
+
+// openSocketsIn opens cfg.Queues sockets in g, retrying the group's
+// registering socket without XDP_USE_SG where the kernel or driver lacks
+// multi-buffer AF_XDP (frames beyond one chunk are then dropped, and
+// counted, by the kernel).
+func (d *Device) openSocketsIn(spec socketSpec, g *UMEMGroup) error {
+	for q := range d.cfg.Queues {
+		s, err := openXSK(spec, q, g)
+		if err != nil && spec.bindFlags&unix.XDP_USE_SG != 0 && !errors.Is(err, errGroupFull) && !errors.Is(err, errGroupClosed) {
+			sgErr := err
+			spec.bindFlags &^= unix.XDP_USE_SG
+			if s, err = openXSK(spec, q, g); err == nil {
+				d.logger.Info("AF_XDP multi-buffer unavailable", "device", d.name, "error", sgErr)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		d.socks = append(d.socks, s)
+		d.multiBuffer = s.sg
+	}
+	return nil
+}
+
+// closeSockets closes the sockets (giving their chunks back to the
+// group). The slice stays: Stats still sums their counters after Close.
+func (d *Device) closeSockets() {
+	for _, s := range d.socks {
+		s.close()
+	}
 }
 
 // setMaxFrame records the MTU and the largest frame Send takes: MTU plus
@@ -179,6 +241,10 @@ func (d *Device) Status() map[string]string {
 		"tx-batch-size":      strconv.Itoa(d.cfg.TxBatchSize),
 		"n_rxq":              strconv.Itoa(len(d.socks)),
 		"multi-buffer":       strconv.FormatBool(d.multiBuffer),
+		"shared-umem":        strconv.FormatBool(!d.group.private),
+	}
+	if d.privateReason != "" && d.cfg.UMEM != nil {
+		st["shared-umem-fallback"] = d.privateReason
 	}
 	for k, v := range d.driver {
 		st[k] = v
@@ -200,7 +266,9 @@ func (d *Device) Close() error {
 }
 
 // closeAll detaches the program first, so the kernel stops redirecting
-// to the sockets, then closes them.
+// to the sockets, waits for redirects in flight (rcuFence), then closes
+// the sockets, giving their chunks back to the group; a private group is
+// closed too (its memory stays mapped until the last loan comes back).
 func (d *Device) closeAll() error {
 	var errs []error
 	if d.red != nil {
@@ -208,8 +276,12 @@ func (d *Device) closeAll() error {
 			errs = append(errs, fmt.Errorf("%s: detach XDP program: %w", d.name, err))
 		}
 	}
-	for _, s := range d.socks {
-		s.close()
+	if len(d.socks) > 0 {
+		rcuFence()
+	}
+	d.closeSockets()
+	if d.group != nil && d.group.private {
+		d.group.Close()
 	}
 	return errors.Join(errs...)
 }

@@ -19,23 +19,80 @@
 // which native veth XDP requires. Nothing is pinned: Close, or the process exiting,
 // detaches the program and frees the map.
 //
-// Each queue (Config.Queues, n_rxq) gets its own socket and UMEM: RingSize
-// receive chunks, all handed to the fill ring up front, and RingSize
-// transmit chunks, of 2048 bytes (4096 when the MTU needs it), with four
+// Each queue (Config.Queues, n_rxq) gets its own socket with four
 // RingSize rings mapped from the kernel. Sockets are bound in copy mode
 // with XDP_USE_NEED_WAKEUP and, where the kernel has it, XDP_USE_SG
 // (multi-buffer frames); native-with-zerocopy binds with XDP_ZEROCOPY
 // and fails where the driver lacks it (veth does). A socket enters the
 // XSKMAP only once bound.
 //
+// # UMEM: shared between ports where possible
+//
+// Packet memory is a UMEMGroup: one anonymous mapping of fixed-size
+// chunks (2048 bytes; 4096 when the MTU needs it), registered with the
+// kernel by its first socket (XDP_UMEM_REG); every other socket, of any
+// device and queue, binds with XDP_SHARED_UMEM and its own fill and
+// completion rings (a socket on the same device and queue as the one it
+// names would share those rings, so it names another). A caller that
+// wants ports to share passes one group in Config.UMEM (bridge/dpadapter
+// gives every afxdp port of a datapath the same one); otherwise, or when
+// the group cannot take the device (full: each queue reserves 2 ×
+// RingSize chunks and the size is fixed, since the kernel cannot grow a
+// registered UMEM; chunks too small for the MTU; zero-copy; the kernel
+// refusing the shared bind; options:xdp-shared-umem=false), Open gives
+// the device a private group sized for its queues and says why in the
+// log and in Status (shared-umem=false, shared-umem-fallback). Queues of
+// one device share its private group too.
+//
+// Free chunks are in the group's free list under a mutex, behind two
+// caches per socket (chunkCache: receive side and transmit side, each
+// owned by one goroutine) that take and give them a batch at a time: the
+// lock is taken once per batch of up to 256 chunks, never per packet.
+// The caches hand the fill ring their oldest chunks, so it gets them back
+// in the order the kernel filled them and the kernel keeps writing them
+// in one steady sequence (a stack scrambled that order: about 10% more
+// CPU per frame); copies (transmit, TSO segments) go into the newest,
+// likeliest still in the CPU's caches.
+//
+// Receive lends: a frame in one chunk becomes its buffer's memory
+// (packet.Buffer.Lend, with the kernel's 256-byte XDP_PACKET_HEADROOM in
+// front, so a VLAN push is done in place). When the buffer goes back to
+// its pool the chunk returns to the socket's receive cache (Return, on
+// the goroutine that received it: a lent buffer comes from that
+// goroutine's pool and stays there). Every Recv tops the fill ring up
+// from that cache, or from the group, so it stays full while buffers are
+// out. Send of a buffer lent by a socket of the same group puts a
+// descriptor of that chunk in the tx ring (address = chunk + the
+// frame's offset, which aligned mode allows as long as the frame ends in
+// the chunk), takes the loan over (packet.Buffer.TakeLoan), and the
+// completion ring brings the chunk back to the transmit cache: a frame
+// forwarded between afxdp ports, or queues, of one group is never copied
+// in user space. Anything else (buffers from other port types or pool
+// memory, multi-buffer frames) is copied into a free chunk as before.
+// CustomStats counts both (tx_zero_copy, tx_copied) and the loans
+// (rx_lent), and shows the group (umem_shared, umem_chunks,
+// umem_chunks_free, umem_members, umem_chunks_lost).
+//
+// Close detaches the program, waits for redirects in flight (an RCU
+// grace period, via membarrier), then gives the socket's chunks back:
+// unread rx descriptors, the fill ring's untaken chunks, unsent and
+// completed tx descriptors (after waiting briefly for the kernel to
+// complete what it took), the caches. Chunks the kernel kept (its own
+// free list in copy mode) are counted lost until the group's last
+// member leaves, when the kernel lets go of the UMEM and the group has
+// them all again. Loans still out when a socket closes become the
+// group's: they come back when their buffers return to their pools, and
+// the mapping stays until the group is closed, its last member gone and
+// its last loan back. Closing one member leaves the others working (the
+// kernel keeps the UMEM alive while any socket uses it).
+//
 // # Receive
 //
-// Recv copies each frame out of its UMEM chunk into a buffer from the
-// caller's pool (one copy) and hands the chunk straight back to the fill
-// ring, so the fill ring never runs dry while the datapath holds
-// packets. It never blocks; PollFD is the socket, readable when the rx
-// ring has frames (and poll(2) on it also transmits what the tx ring
-// holds, in copy mode: a PMD sleeping there strands nothing).
+// Recv lends each frame that fits one chunk to a buffer from the
+// caller's pool (no copy; see above). It never blocks; PollFD is the
+// socket, readable when the rx ring has frames (and poll(2) on it also
+// transmits what the tx ring holds, in copy mode: a PMD sleeping there
+// strands nothing).
 //
 // AF_XDP carries no metadata beside the frame, and two kinds of frames
 // from a veth with default offloads would otherwise break TCP (Open
@@ -50,9 +107,10 @@
 //     setting InPort.
 //   - TSO super-frames: native veth XDP turns TSO off on the peer, but
 //     generic XDP sees the peer's 64 KB TCP segments. They arrive as
-//     multi-buffer frames; Recv reassembles them and cuts them into
-//     MTU-sized TCP segments with full checksums, as the kernel's GSO
-//     would (any cut of a byte stream is valid, so the sender's MSS need
+//     multi-buffer frames; Recv reassembles them (one copy) and cuts them
+//     into MTU-sized TCP segments with full checksums, each written into
+//     a free chunk lent to its buffer (so a member sends it in place;
+//     pool memory when no chunk is free), as the kernel's GSO would (any cut of a byte stream is valid, so the sender's MSS need
 //     not be known), over as many calls as the batch and pool need. Other
 //     frames beyond the MTU (UDP_SEGMENT sends, whose datagram size is
 //     lost) are dropped and counted in RxErrors.
@@ -62,8 +120,9 @@
 //
 // # Transmit
 //
-// Send copies frames into free transmit chunks (a frame longer than a
-// chunk spans several: multi-buffer, XDP_PKT_CONTD) and puts at most
+// Send moves frames lent by the group as descriptors, copies the others
+// into free chunks (a frame longer than a chunk spans several:
+// multi-buffer, XDP_PKT_CONTD), and puts at most
 // tx-batch-size (default 32) descriptors in the tx ring per kick
 // (sendto with MSG_DONTWAIT: in copy mode the kernel transmits inside
 // that call), then kicks until the ring is empty, reaping the completion
@@ -86,6 +145,12 @@
 //     each is returned to its pool before Send returns and the batch is
 //     left empty. Buffers may come from any pool, but Send must run on
 //     the goroutine that owns those pools.
+//   - A buffer Recv returns may borrow a UMEM chunk: it must go back to
+//     its pool (or through Send) on the goroutine that called Recv, as
+//     every pool buffer does. It may outlive Close of the device (and
+//     of the group), but its Put must not race with that Close.
+//   - A UMEMGroup is safe for concurrent use; Close it when the devices
+//     using it are closed or closing (order does not matter).
 //   - Stats, CustomStats, Status, MAC, MTU, SetMTU, Link,
 //     SetSocketBuffers and ChecksumsFixed may be called from any
 //     goroutine. Close must not race with Recv or Send; it is
@@ -115,16 +180,29 @@
 //   - Send takes no virtio_net_hdr (Capabilities.VnetHdr is false): a GSO
 //     frame from a port that has one must be segmented before it gets
 //     here, and beyond MaxFrame it is dropped.
-//   - One copy each way: forwarding between afxdp ports by moving
-//     descriptors within a shared UMEM (XDP_SHARED_UMEM) is not done.
-//     On veth both copies together cost under 10% of the switch's CPU;
-//     the kernel's copy-mode transmit (which runs the receiving host's
-//     stack inside sendto) dominates.
+//   - Frames forwarded between an afxdp port and a port of another type,
+//     or between afxdp ports in different groups (private UMEMs), are
+//     copied once on transmit. Frames beyond one chunk are copied on
+//     receive (reassembly) and on transmit.
+//   - A group's size is fixed when it is made (DefaultGroupChunks: 32
+//     MiB, four queues at the default ring size); queues beyond it get
+//     private UMEMs.
+//   - On veth in copy mode sharing saves no measurable CPU: the user-space
+//     copies it removes were about 1-4% of the switch's CPU (profile),
+//     below this machine's noise; TCP through the whole switch measured
+//     within ±7% of the copying code in both directions
+//     (BenchmarkSharedUMEMTCP, and tests/datapath's TestAFXDPUMEMMeasure
+//     with GVSDP_UMEM_MEASURE set). The kernel's copy-mode transmit,
+//     which runs the receiving host's stack inside sendto, dominates.
+//     A shared UMEM also widens the set of chunks each socket's fill ring
+//     cycles through (chunks come back from other members' completion
+//     rings), which costs the kernel's receive path some cache misses.
 //   - Zero-copy binding is implemented but untested (veth refuses it).
 //
 // # Privileges
 //
 // Open needs CAP_NET_ADMIN and CAP_BPF (or root), and CAP_IPC_LOCK when
-// the UMEMs (2 × RingSize chunks per queue: 8 MiB at the defaults) exceed
-// RLIMIT_MEMLOCK.
+// the UMEMs (a shared group's whole size, mapped at its first member; a
+// private one's 2 × RingSize chunks per queue: 8 MiB at the defaults)
+// exceed RLIMIT_MEMLOCK.
 package afxdp

@@ -2,17 +2,22 @@ package afxdp
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
 	"gvs/packet"
 )
 
-// Recv copies up to the batch's free room of frames from queue q's rx
-// ring into buffers from pool, hands their chunks straight back to the
-// fill ring, completes partial TCP/UDP checksums and cuts oversized TCP
-// frames to the MTU (see the package documentation). It never blocks.
-// When the pool runs dry it stops and leaves the rest in the ring.
+// Recv delivers up to the batch's free room of frames from queue q's rx
+// ring in buffers from pool: a frame in one chunk is lent to its buffer
+// in place (packet.Buffer.Lend; the chunk comes back through the
+// socket's lender when the buffer returns to its pool, or through a
+// member's completion ring if a member sends it); multi-buffer frames
+// are copied out, and oversized TCP ones cut to the MTU. Partial TCP/UDP
+// checksums are completed (see the package documentation). The fill ring
+// is topped up from the free chunks once per call. It never blocks. When
+// the pool runs dry it stops and leaves the rest in the ring.
 func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error) {
 	if q < 0 || q >= len(d.socks) {
 		return 0, fmt.Errorf("%s: receive queue %d out of range", d.name, q)
@@ -21,6 +26,9 @@ func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error
 	s.kickStuck()
 	avail := s.rx.available(s.rx.size)
 	if avail == 0 && !s.seg.active {
+		if s.fillShort {
+			s.topUpFill()
+		}
 		if s.fill.needWakeup() {
 			s.kickRx()
 		}
@@ -36,26 +44,22 @@ func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error
 	var used uint32
 	for used < avail && !batch.Full() && !s.seg.active {
 		desc := &s.rx.descs[(s.rx.cachedCons+used)&s.rx.mask]
-		frame := s.umem.frame(desc.Addr, desc.Len)
+		frame := s.frame(desc.Addr, desc.Len)
 		if desc.Options&unix.XDP_PKT_CONTD == 0 && withinMTU(frame, fastMax) {
 			buf := pool.Get()
 			if buf == nil {
 				break // pool exhausted (the pool counts it): leave the rest queued
 			}
 			used++
-			s.refill(desc.Addr)
-			if frame == nil || len(frame) > len(buf.Room()) {
-				pool.Put(buf)
-				t.bad++
-				continue
-			}
-			copy(buf.Room(), frame)
-			buf.SetLen(len(frame))
+			base := s.chunkOf(desc.Addr)
+			buf.Lend(s.mem[base:base+s.chunk], int(desc.Addr-base), len(frame), s.lender, int(base))
+			s.lender.lent++
 			if repairChecksum(buf) {
 				t.fixed++
 			}
 			batch.Append(buf)
 			t.pkts++
+			t.lent++
 			t.bytes += uint64(len(frame))
 			continue
 		}
@@ -73,13 +77,35 @@ func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error
 	t.bad += s.seg.abandoned
 	s.seg.abandoned = 0
 	s.rx.release(used)
-	s.fill.submit(s.fillPending)
-	s.fillPending = 0
+	s.rxTaken += uint64(used)
+	s.topUpFill()
 	if s.fill.needWakeup() {
 		s.kickRx()
 	}
 	t.commit(&s.counters)
 	return batch.Len() - before, nil
+}
+
+// topUpFill puts free chunks in every slot of the fill ring the kernel
+// has emptied: from the receive cache, which loans coming back refill,
+// and from the group's free list a batch at a time. Chunks lent to
+// buffers or in transmit rings are not available: the fill ring stays
+// full as long as the group has free chunks (each queue reserved two
+// rings' worth), and a shortfall is retried on the next call.
+func (s *xsk) topUpFill() {
+	room := int(s.fill.size - (s.fill.cachedProd - atomic.LoadUint32(s.fill.consumer)))
+	if room == 0 {
+		s.fillShort = false
+		return
+	}
+	c := &s.lender.cache
+	n := c.ensure(s.group, room)
+	for i := range n {
+		s.fill.addrs[(s.fill.cachedProd+uint32(i))&s.fill.mask] = c.get()
+	}
+	s.fill.submit(uint32(n))
+	s.fillGiven += uint64(n)
+	s.fillShort = n < room
 }
 
 // withinMTU reports, without parsing, that frame cannot carry more than
@@ -100,7 +126,7 @@ func withinMTU(frame []byte, fastMax int) bool {
 
 // tally accumulates one Recv call's counts, committed with one atomic add
 // each.
-type tally struct{ pkts, bytes, bad, fixed, cut uint64 }
+type tally struct{ pkts, bytes, bad, fixed, cut, lent uint64 }
 
 func (t *tally) add(pkts, bytes uint64) { t.pkts += pkts; t.bytes += bytes }
 
@@ -118,10 +144,13 @@ func (t *tally) commit(c *counters) {
 	if t.cut != 0 {
 		c.rxSegmented.Add(t.cut)
 	}
+	if t.lent != 0 {
+		c.rxLent.Add(t.lent)
+	}
 }
 
 // gather copies the frame whose first descriptor is at used into the
-// segmenter's scratch buffer and queues its chunks for the fill ring. It
+// segmenter's scratch buffer and puts its chunks in the receive cache. It
 // returns how many descriptors the frame took (0 if its last one is not
 // in the ring yet) and its length, or -1 if it is malformed or does not
 // fit.
@@ -137,8 +166,10 @@ func (s *xsk) gather(used, avail uint32) (k uint32, n int) {
 	k++
 	for i := range k {
 		desc := &s.rx.descs[(s.rx.cachedCons+used+i)&s.rx.mask]
-		s.refill(desc.Addr)
-		part := s.umem.frame(desc.Addr, desc.Len)
+		part := s.frame(desc.Addr, desc.Len)
+		if desc.Addr < uint64(len(s.mem)) {
+			s.lender.cache.put(s.group, s.chunkOf(desc.Addr))
+		}
 		if part == nil || n < 0 || n+len(part) > len(s.seg.frame) {
 			n = -1
 			continue
@@ -183,14 +214,6 @@ func (s *xsk) deliverLarge(frame []byte, mtu int, batch *packet.Batch, pool *pac
 	}
 	batch.Append(buf)
 	t.add(1, uint64(len(frame)))
-}
-
-// refill queues the chunk holding addr for the fill ring; Recv submits
-// them together. The fill ring has a slot for every receive chunk, so
-// there is always room.
-func (s *xsk) refill(addr uint64) {
-	s.fill.addrs[(s.fill.cachedProd+s.fillPending)&s.fill.mask] = s.umem.chunkOf(addr)
-	s.fillPending++
 }
 
 // repairChecksum completes a partial TCP or UDP checksum: AF_XDP gives no

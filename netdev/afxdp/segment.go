@@ -47,6 +47,11 @@ type segmenter struct {
 	// abandoned counts frames given up part-way (pool buffers too small
 	// for a segment), for Recv's error count.
 	abandoned uint64
+	// lender, when set, gives each segment a free UMEM chunk to be
+	// written into (the buffer borrows it), so that a member of the
+	// group can send it without another copy; without a free chunk the
+	// segment goes into the pool buffer's own memory.
+	lender *rxLender
 }
 
 func newSegmenter() segmenter { return segmenter{frame: make([]byte, scratchSize)} }
@@ -103,6 +108,12 @@ func (g *segmenter) emit(batch *packet.Batch, pool *packet.Pool) (pkts, bytes ui
 			return pkts, bytes
 		}
 		n := min(g.mss, len(g.payload)-g.next)
+		if l := g.lender; l != nil && g.hdrLen+n <= int(l.chunk)-rxHeadroom && l.cache.ensure(l.group, 1) == 1 {
+			// Behind the kernel's own headroom, as a received frame.
+			base := l.cache.getNewest()
+			buf.Lend(l.mem[base:base+l.chunk], rxHeadroom, 0, l, int(base))
+			l.lent++
+		}
 		room := buf.Room()
 		if g.hdrLen+n > len(room) {
 			pool.Put(buf) // the pool's frames are smaller than the MTU: give up on the frame

@@ -17,13 +17,17 @@ const maxTxBatch = packet.BatchSize
 // before it leaves the rest to Recv's kick and moves on.
 const txKickAttempts = 4
 
-// Send copies the batch's frames into transmit chunks and has the kernel
-// send them, about tx-batch-size descriptors per kick, kicking until each
-// sub-batch has left the ring. A frame longer than a chunk spans several
-// (multi-buffer, XDP_PKT_CONTD). Frames larger than
+// Send has the kernel send the batch's frames, about tx-batch-size
+// descriptors per kick, kicking until each sub-batch has left the ring.
+// A frame lent by a member of the device's UMEM group goes into the tx
+// ring as a descriptor of the chunk it is in (no copy): the loan is taken
+// over (packet.Buffer.TakeLoan) and the completion ring gives the chunk
+// back. Other frames are copied into free chunks; one longer than a
+// chunk spans several (multi-buffer, XDP_PKT_CONTD). Frames larger than
 // Capabilities().MaxFrame and frames that find no chunk or ring slot are
-// dropped and counted in TxDrops. It takes ownership of every buffer: all
-// go back to their pools before it returns, and the batch is left empty.
+// dropped and counted in TxDrops. It takes ownership of every buffer:
+// all go back to their pools before it returns, and the batch is left
+// empty.
 func (d *Device) Send(q int, batch *packet.Batch) error {
 	if q < 0 || q >= len(d.socks) {
 		n := batch.Len()
@@ -36,27 +40,39 @@ func (d *Device) Send(q int, batch *packet.Batch) error {
 	s := d.socks[q]
 	maxFrame := int(d.maxFrame.Load())
 	bufs := batch.Buffers()
-	var sent, bytes, drops uint64
+	var sent, bytes, drops, zeroCopy uint64
 	i, idle := 0, 0
 	for i < len(bufs) && idle < txIdleRounds {
 		s.reap()
 		var produced uint32
 		for i < len(bufs) {
-			data := bufs[i].Data()
-			if len(data) > maxFrame || len(data) == 0 {
+			buf := bufs[i]
+			size := buf.Len()
+			if size > maxFrame || size == 0 {
 				drops++
 				i++
 				continue
 			}
-			need := s.descsFor(len(data))
-			if produced > 0 && produced+need > d.txBatch ||
-				s.tx.free(produced+need) < produced+need || uint32(len(s.txFree)) < need {
+			addr, inPlace := s.inPlace(buf)
+			need := uint32(1)
+			if !inPlace {
+				need = s.descsFor(size)
+			}
+			if produced > 0 && produced+need > d.txBatch || s.tx.free(produced+need) < produced+need ||
+				!inPlace && s.txCache.ensure(s.group, int(need)) < int(need) {
 				break
 			}
-			s.produce(produced, data)
+			if inPlace {
+				l, _ := buf.TakeLoan()
+				l.(*rxLender).handedOver()
+				s.tx.descs[(s.tx.cachedProd+produced)&s.tx.mask] = unix.XDPDesc{Addr: addr, Len: uint32(size)}
+				zeroCopy++
+			} else {
+				s.produce(produced, buf.Data())
+			}
 			produced += need
 			sent++
-			bytes += uint64(len(data))
+			bytes += uint64(size)
 			i++
 		}
 		if produced == 0 {
@@ -70,6 +86,7 @@ func (d *Device) Send(q int, batch *packet.Batch) error {
 		}
 		idle = 0
 		s.tx.submit(produced)
+		s.txInflight += int(produced)
 		s.flush()
 	}
 	drops += uint64(len(bufs) - i)
@@ -77,10 +94,29 @@ func (d *Device) Send(q int, batch *packet.Batch) error {
 	c := &s.counters
 	c.txPackets.Add(sent)
 	c.txBytes.Add(bytes)
+	if zeroCopy != 0 {
+		c.txZeroCopy.Add(zeroCopy)
+	}
+	if sent != zeroCopy {
+		c.txCopied.Add(sent - zeroCopy)
+	}
 	if drops != 0 {
 		c.txDrops.Add(drops)
 	}
 	return nil
+}
+
+// inPlace reports whether buf's frame is in a chunk of this socket's
+// UMEM, lent by a member's Recv, and its descriptor address: the chunk
+// plus the frame's offset in it (aligned mode takes any offset as long as
+// the frame ends inside the chunk, which Lend's bounds guarantee).
+func (s *xsk) inPlace(buf *packet.Buffer) (uint64, bool) {
+	l, token := buf.Loan()
+	rl, ok := l.(*rxLender)
+	if !ok || rl.group != s.group {
+		return 0, false
+	}
+	return uint64(token) + uint64(buf.Headroom()), true
 }
 
 // txIdleRounds bounds how many times Send waits for a chunk or ring slot
@@ -93,17 +129,16 @@ const maxTxDescs = 16
 
 // descsFor returns how many chunks a frame of n bytes spans.
 func (s *xsk) descsFor(n int) uint32 {
-	return uint32((uint64(n) + s.umem.chunkSize - 1) / s.umem.chunkSize)
+	return uint32((uint64(n) + s.chunk - 1) / s.chunk)
 }
 
-// produce copies data into free chunks and writes their descriptors at
-// offset off past the producer index, all but the last marked
-// XDP_PKT_CONTD. The caller checked there is room.
+// produce copies data into free chunks from the transmit cache and writes
+// their descriptors at offset off past the producer index, all but the
+// last marked XDP_PKT_CONTD. The caller checked there is room.
 func (s *xsk) produce(off uint32, data []byte) {
 	for {
-		addr := s.txFree[len(s.txFree)-1]
-		s.txFree = s.txFree[:len(s.txFree)-1]
-		n := copy(s.umem.mem[addr:addr+s.umem.chunkSize], data)
+		addr := s.txCache.getNewest()
+		n := copy(s.mem[addr:addr+s.chunk], data)
 		data = data[n:]
 		var opts uint32
 		if len(data) > 0 {
@@ -159,15 +194,17 @@ func (s *xsk) kickStuck() {
 	}
 }
 
-// reap moves completed transmit chunks back to the free stack. The stack
-// has room for every chunk, so it never grows.
+// reap moves completed transmit chunks, copies and frames sent in place
+// alike, to the transmit cache, which gives the surplus back to the
+// group a batch at a time.
 func (s *xsk) reap() {
 	n := s.comp.available(s.comp.size)
 	if n == 0 {
 		return
 	}
 	for i := range n {
-		s.txFree = append(s.txFree, s.umem.chunkOf(s.comp.addrs[(s.comp.cachedCons+i)&s.comp.mask]))
+		s.txCache.put(s.group, s.chunkOf(s.comp.addrs[(s.comp.cachedCons+i)&s.comp.mask]))
 	}
 	s.comp.release(n)
+	s.txInflight -= int(n)
 }

@@ -16,13 +16,16 @@ func strandDescriptors(t *testing.T, a *Device, n uint32) uint32 {
 	t.Helper()
 	frame := buildFrame(frameSpec{payload: 200})
 	s := a.socks[0]
+	if got := s.txCache.ensure(s.group, int(n)); got < int(n) {
+		t.Fatalf("only %d free chunks", got)
+	}
 	for i := range n {
-		addr := s.txFree[len(s.txFree)-1]
-		s.txFree = s.txFree[:len(s.txFree)-1]
-		copy(s.umem.mem[addr:], frame)
+		addr := s.txCache.get()
+		copy(s.mem[addr:], frame)
 		s.tx.descs[(s.tx.cachedProd+i)&s.tx.mask] = unix.XDPDesc{Addr: addr, Len: uint32(len(frame))}
 	}
 	s.tx.submit(n)
+	s.txInflight += int(n)
 	s.kickTx()
 	left := s.tx.outstanding()
 	if left == 0 {

@@ -92,7 +92,11 @@ func (d *Device) ChecksumsFixed() uint64 {
 // per-queue ones under Open vSwitch's names for its afxdp custom
 // statistics (xsk_queue_N_rx_dropped, _rx_invalid_descs,
 // _tx_invalid_descs; while the device is open), and what Recv and Send
-// did besides moving frames. Safe from any goroutine; it allocates.
+// did besides moving frames: rx_lent (frames delivered in their chunk),
+// tx_zero_copy (frames sent from the chunk a member received them in)
+// and tx_copied, and the UMEM's state (umem_shared, umem_chunks,
+// umem_chunks_free, umem_members: sockets in it, umem_chunks_lost). Safe
+// from any goroutine; it allocates.
 func (d *Device) CustomStats() map[string]uint64 {
 	d.mu.Lock()
 	k := d.kernelStats()
@@ -124,6 +128,20 @@ func (d *Device) CustomStats() map[string]uint64 {
 		out["rx_csum_completed"] += c.csumFixed.Load()
 		out["rx_tso_frames_cut"] += c.rxSegmented.Load()
 		out["tx_kicks"] += c.txKicks.Load()
+		out["rx_lent"] += c.rxLent.Load()
+		out["tx_zero_copy"] += c.txZeroCopy.Load()
+		out["tx_copied"] += c.txCopied.Load()
 	}
+	// The UMEM, shared or private: umem_shared is 1 when the sockets
+	// share the group's UMEM with whatever else joined it.
+	gs := d.group.Stats()
+	out["umem_shared"] = 0
+	if !d.group.private {
+		out["umem_shared"] = 1
+	}
+	out["umem_chunks"] = uint64(gs.Chunks)
+	out["umem_chunks_free"] = uint64(gs.Free)
+	out["umem_members"] = uint64(gs.Members)
+	out["umem_chunks_lost"] = gs.Lost
 	return out
 }

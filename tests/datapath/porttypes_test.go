@@ -19,6 +19,9 @@ type portVariant struct {
 	name    string
 	typ     string // type of the host-facing ports
 	xdpMode string
+	// sharedUMEM: the afxdp ports share one UMEM, and frames must cross
+	// between them without a copy (tx_zero_copy).
+	sharedUMEM bool
 	// internal: the far end is the switch's own internal port (a tap in
 	// the switch namespace, with an address) instead of a second host.
 	internal bool
@@ -28,6 +31,8 @@ var portVariants = []portVariant{
 	{name: "system", typ: "system"},
 	{name: "afxdp-generic", typ: "afxdp", xdpMode: "generic"},
 	{name: "afxdp-native", typ: "afxdp", xdpMode: "native"},
+	{name: "afxdp-generic-shared", typ: "afxdp", xdpMode: "generic", sharedUMEM: true},
+	{name: "afxdp-native-shared", typ: "afxdp", xdpMode: "native", sharedUMEM: true},
 	{name: "internal", typ: "system", internal: true},
 }
 
@@ -178,7 +183,34 @@ func testPortVariant(t *testing.T, v portVariant) {
 		}
 	})
 
-	logSwitch(t, e.sw.stats())
+	final := e.sw.stats()
+	logSwitch(t, final)
+	if v.sharedUMEM {
+		checkZeroCopy(t, v, final)
+	}
+}
+
+// checkZeroCopy: with a shared UMEM both afxdp ports are in it and the
+// frames crossed as descriptors: in native mode every frame arrives
+// MTU-sized and is forwarded in place; in generic mode the TSO
+// super-frames are cut into free chunks, which are sent in place too.
+func checkZeroCopy(t *testing.T, v portVariant, st switchState) {
+	t.Helper()
+	var zc, copied uint64
+	for _, p := range st.Ports {
+		if p.Status["shared-umem"] != "true" {
+			t.Errorf("port %s: not in the shared UMEM: status %v", p.Name, p.Status)
+		}
+		zc += p.Custom["tx_zero_copy"]
+		copied += p.Custom["tx_copied"]
+	}
+	t.Logf("%s: %d frames sent without a copy, %d copied", v.name, zc, copied)
+	if zc == 0 {
+		t.Errorf("no frame moved between the afxdp ports without a copy")
+	}
+	if copied*100 > zc {
+		t.Errorf("%d frames copied for %d moved in place (want under 1%%)", copied, zc)
+	}
 }
 
 // buildTwoEnds sets up the switch namespace, host A and either host B or
@@ -194,7 +226,7 @@ func buildTwoEnds(t *testing.T, v portVariant, mtu int) *twoEnds {
 	sub := tp.subnet(0)
 	e := &twoEnds{a: tp.host(swNS, "h1", "p1", sub+".1/24", mtu)}
 	e.links = append(e.links, [2]string{e.a.NS, "eth0"}, [2]string{swNS, "p1"})
-	spec := switchSpec{Ports: []portSpec{{Name: "p1", Type: v.typ, XDPMode: v.xdpMode}}}
+	spec := switchSpec{Ports: []portSpec{{Name: "p1", Type: v.typ, XDPMode: v.xdpMode, SharedUMEM: v.sharedUMEM}}}
 	if v.internal {
 		e.bNS, e.bIP = swNS, sub+".254"
 		spec.Ports = append(spec.Ports, portSpec{Name: "gvsint0", Type: "internal", MTU: mtu})
@@ -202,7 +234,7 @@ func buildTwoEnds(t *testing.T, v portVariant, mtu int) *twoEnds {
 		b := tp.host(swNS, "h2", "p2", sub+".2/24", mtu)
 		e.bNS, e.bIP, e.bMAC, e.bDev = b.NS, b.IP, b.MAC, b.Dev
 		e.links = append(e.links, [2]string{b.NS, "eth0"}, [2]string{swNS, "p2"})
-		spec.Ports = append(spec.Ports, portSpec{Name: "p2", Type: v.typ, XDPMode: v.xdpMode})
+		spec.Ports = append(spec.Ports, portSpec{Name: "p2", Type: v.typ, XDPMode: v.xdpMode, SharedUMEM: v.sharedUMEM})
 	}
 	for _, p := range spec.Ports {
 		e.ports = append(e.ports, p.Name)

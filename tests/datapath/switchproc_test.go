@@ -37,6 +37,9 @@ type portSpec struct {
 	Name    string
 	Type    string // "system", "afxdp" or "internal"
 	XDPMode string // afxdp: options:xdp-mode
+	// SharedUMEM: afxdp ports with it share one afxdp.UMEMGroup, as
+	// bridge/dpadapter's do.
+	SharedUMEM bool `json:",omitempty"`
 	// RxMode and SocketBuffer: system ports' receive mode and
 	// userspace-sock-buf-size ("" and 0: the backend's defaults).
 	RxMode       string
@@ -114,6 +117,7 @@ type builtSwitch struct {
 	br    *ofproto.Bridge
 	ports []portState // No, Name, Type filled at creation
 	devs  []netdev.Device
+	umem  *afxdp.UMEMGroup // the afxdp ports' shared UMEM, if any wants one
 }
 
 func buildSwitch(spec switchSpec, logger *slog.Logger) (_ *builtSwitch, err error) {
@@ -133,7 +137,12 @@ func buildSwitch(spec switchSpec, logger *slog.Logger) (_ *builtSwitch, err erro
 	}
 	s.br = br
 	for _, p := range spec.Ports {
-		dev, err := openDevice(p, logger.With("module", "netdev", "device", p.Name))
+		if p.SharedUMEM && s.umem == nil {
+			if s.umem, err = afxdp.NewUMEMGroup(afxdp.GroupConfig{Logger: logger}); err != nil {
+				return nil, err
+			}
+		}
+		dev, err := openDevice(p, s.umem, logger.With("module", "netdev", "device", p.Name))
 		if err != nil {
 			return nil, fmt.Errorf("open %s port %s: %w", p.Type, p.Name, err)
 		}
@@ -160,12 +169,16 @@ func buildSwitch(spec switchSpec, logger *slog.Logger) (_ *builtSwitch, err erro
 
 // openDevice opens a port's device with the backend of its type, as
 // bridge/dpadapter does, but with nothing from the database.
-func openDevice(p portSpec, logger *slog.Logger) (netdev.Device, error) {
+func openDevice(p portSpec, umem *afxdp.UMEMGroup, logger *slog.Logger) (netdev.Device, error) {
 	switch p.Type {
 	case "system":
 		return afpacket.Open(afpacket.Config{Name: p.Name, RxMode: p.RxMode, SocketBuffer: p.SocketBuffer, Logger: logger})
 	case "afxdp":
-		return afxdp.Open(afxdp.Config{Name: p.Name, XDPMode: afxdp.XDPMode(p.XDPMode), Logger: logger})
+		cfg := afxdp.Config{Name: p.Name, XDPMode: afxdp.XDPMode(p.XDPMode), Logger: logger}
+		if p.SharedUMEM {
+			cfg.UMEM = umem
+		}
+		return afxdp.Open(cfg)
 	case "internal", "tap":
 		return tap.Open(tap.Config{Name: p.Name, Type: p.Type, Logger: logger})
 	}
@@ -198,6 +211,9 @@ func (s *builtSwitch) close() error {
 	go func() { done <- s.dp.Close() }()
 	select {
 	case err := <-done:
+		if s.umem != nil {
+			s.umem.Close()
+		}
 		return err
 	case <-time.After(10 * time.Second):
 		return errors.New("datapath Close did not return within 10 s")
