@@ -382,3 +382,24 @@ func TestLinkFlapAndRemoval(t *testing.T) {
 		t.Fatal("Close hangs after the interface was removed")
 	}
 }
+
+// TestKernelTxBudget: the default transmit batch follows the kernel's
+// TX_BATCH_SIZE, 16 before Linux 5.13 and 32 since.
+func TestKernelTxBudget(t *testing.T) {
+	for release, want := range map[string]int{
+		"4.19.0-27-amd64": 16, "5.10.0-30-amd64": 16, "5.12.19": 16,
+		"5.13.0": 32, "5.15.0-91-generic": 32, "6.1.0-18-amd64": 32, "6.18.44-fc-v782": 32,
+		"": 16, "garbage": 16,
+	} {
+		if got := KernelTxBudget(release); got != want {
+			t.Errorf("KernelTxBudget(%q) = %d, want %d", release, got, want)
+		}
+	}
+	cfg, err := (Config{Name: "p"}).withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.TxBatchSize != DefaultTxBatchSize() || (cfg.TxBatchSize != 16 && cfg.TxBatchSize != 32) {
+		t.Errorf("default tx-batch-size %d, DefaultTxBatchSize() %d", cfg.TxBatchSize, DefaultTxBatchSize())
+	}
+}

@@ -123,7 +123,8 @@
 // Send moves frames lent by the group as descriptors, copies the others
 // into free chunks (a frame longer than a chunk spans several:
 // multi-buffer, XDP_PKT_CONTD), and puts at most
-// tx-batch-size (default 32) descriptors in the tx ring per kick
+// tx-batch-size (default: what the kernel drains per kick, 32 since
+// Linux 5.13 and 16 before; DefaultTxBatchSize) descriptors in the tx ring per kick
 // (sendto with MSG_DONTWAIT: in copy mode the kernel transmits inside
 // that call), then kicks until the ring is empty, reaping the completion
 // ring in between, before the next sub-batch. Open vSwitch queued 32 per
