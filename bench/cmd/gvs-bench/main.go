@@ -181,7 +181,7 @@ var legend = []string{
 		"(for direct, which has no switch, what the veth pair itself loses). The two add up to the total loss.", UDPWindow>>20),
 	fmt.Sprintf("New-flow test: %d senders at once (the client and %d more namespaces, each with its own veth, MAC and switch port; for direct, each with its own veth pair to the server) send one 64-byte UDP datagram per new 5-tuple (source port walking 60,000 ports, 8 destination ports), the rate split evenly; "+
 		"rates are tried in rising order, stopping at the first with loss; loss excludes the receiving host's own drops, as for UDP.", topo.FlowSenders, topo.FlowSenders-1),
-	"CPU: the switch process's user+system time (all threads) per Gbit delivered; kernel setups (direct, linux-bridge) have no process of their own, so \"-\".",
+	"CPU: the switch process's user+system time (all threads) per Gbit delivered; kernel setups (direct, linux-bridge) have no process of their own, so \"-\". \"Whole machine's CPU\": every CPU's busy time (/proc/stat: all but idle, iowait and steal) per Gbit, hosts and kernel included: what moving the bytes costs with each setup.",
 }
 
 func finish(results *report.Results, out string) int {
