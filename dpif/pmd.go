@@ -25,13 +25,13 @@ type rxq struct {
 
 // maxIdleShift bounds how many iterations a busy PMD skips a slow queue
 // (rxq.slow) that keeps coming back empty: the skip doubles with every
-// empty poll up to 2^maxIdleShift-1 = 31, and ends at the first packet. A read(2) on an
-// idle tap costs as much as forwarding a small batch (measured: 10% of
-// the switch's CPU with two afxdp ports and the bridge's internal port);
-// the price is at most 31 iterations of added delay for the
-// first packet on such a queue while other queues keep the PMD busy. An
-// idle PMD sleeps in ppoll on every queue and polls them all when it
-// wakes, so a lone packet waits no longer than before.
+// empty poll up to 2^maxIdleShift-1 = 31, and ends at the first packet.
+// A read(2) on an idle tap costs as much as forwarding a small batch
+// (measured: 10% of the switch's CPU with two afxdp ports and the
+// bridge's internal port); the price is at most 31 iterations of added
+// delay for the first packet on such a queue while other queues keep the
+// PMD busy. An idle PMD sleeps in ppoll on every queue and polls them all
+// when it wakes, so a lone packet waits no longer than before.
 const maxIdleShift = 5
 
 // idlePoll is a PMD's own skip state for one queue of its plan.
