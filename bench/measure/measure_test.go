@@ -225,3 +225,20 @@ func TestParseMachineCPU(t *testing.T) {
 		t.Error("no cpu line: no error")
 	}
 }
+
+func TestParseVmRSS(t *testing.T) {
+	status := "Name:\tovs-vswitchd\nVmPeak:\t  300000 kB\nVmRSS:\t   23456 kB\nRssAnon:\t 10000 kB\n"
+	if got, err := ParseVmRSS(status); err != nil || got != 23456*1024 {
+		t.Errorf("ParseVmRSS = %d, %v; want %d", got, err, 23456*1024)
+	}
+	if _, err := ParseVmRSS("Name:\tkthreadd\n"); err == nil {
+		t.Error("no VmRSS line: want an error")
+	}
+	if _, err := ParseVmRSS("VmRSS:\t12 MB\n"); err == nil {
+		t.Error("unknown unit: want an error")
+	}
+	self, err := RSSBytes([]int{os.Getpid()})
+	if err != nil || self <= 0 {
+		t.Errorf("RSSBytes(self) = %d, %v", self, err)
+	}
+}

@@ -130,3 +130,43 @@ func OutsideCPU(before, after Snapshot, self int) float64 {
 	}
 	return float64(max(0, ticks)) / ticksPerSecond
 }
+
+// ParseVmRSS returns the resident set size, in bytes, from the content of
+// /proc/PID/status (its VmRSS line, in kB).
+func ParseVmRSS(status string) (int64, error) {
+	for _, line := range strings.Split(status, "\n") {
+		rest, ok := strings.CutPrefix(line, "VmRSS:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0, fmt.Errorf("malformed VmRSS line %q", line)
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		return kb * 1024, nil
+	}
+	return 0, errors.New("no VmRSS line (kernel thread or exited process)")
+}
+
+// RSSBytes is the sum of the resident set sizes of the given processes;
+// it fails if one of them cannot be read (gone), since a sum without it
+// would understate the memory.
+func RSSBytes(pids []int) (int64, error) {
+	var total int64
+	for _, pid := range pids {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			return 0, err
+		}
+		rss, err := ParseVmRSS(string(data))
+		if err != nil {
+			return 0, fmt.Errorf("pid %d: %w", pid, err)
+		}
+		total += rss
+	}
+	return total, nil
+}
