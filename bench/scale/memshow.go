@@ -39,17 +39,21 @@ func RingBytes(counters map[string]uint64) (bytes int64, key string, ok bool) {
 		if strings.Contains(lower, "budget") || strings.Contains(lower, "max") || strings.Contains(lower, "limit") {
 			continue
 		}
-		var b int64
-		switch {
-		case strings.HasSuffix(lower, "-kb") || strings.HasSuffix(lower, "-kib") || strings.HasSuffix(lower, "_kb"):
-			b = int64(v) * 1024
-		case strings.HasSuffix(lower, "-mb") || strings.HasSuffix(lower, "-mib"):
-			b = int64(v) << 20
-		case strings.HasSuffix(lower, "bytes"):
-			b = int64(v)
-		default:
-			continue // a count of rings, not their size
+		unit := int64(0) // a count of rings, not their size, unless a word says
+		for _, word := range strings.FieldsFunc(lower, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+			switch word {
+			case "kb", "kib":
+				unit = 1 << 10
+			case "mb", "mib":
+				unit = 1 << 20
+			case "bytes":
+				unit = 1
+			}
 		}
+		if unit == 0 {
+			continue
+		}
+		b := int64(v) * unit
 		score := 0
 		if strings.Contains(lower, "total") || strings.Contains(lower, "in-use") || strings.Contains(lower, "used") {
 			score = 1
