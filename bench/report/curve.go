@@ -75,7 +75,7 @@ func WriteCurveSVG(w io.Writer, c Curve) error {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	b.WriteString(`<rect width="100%" height="100%" fill="white"/>` + "\n")
 	fmt.Fprintf(&b, `<text x="8" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", html.EscapeString(c.Title))
-	fmt.Fprintf(&b, `<text x="8" y="38" fill="#555">dots: every call; line: median of a window around each marked point</text>`+"\n")
+	fmt.Fprintf(&b, `<text x="8" y="38" fill="#555">dots: every call; line: window medians; dashed: the reported points</text>`+"\n")
 	// Axes and ticks.
 	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black"/>`+"\n", left, py(0), px(maxX), py(0))
 	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="black"/>`+"\n", left, py(0), left, py(maxY))

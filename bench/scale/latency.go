@@ -87,3 +87,19 @@ func Smooth(calls []Call, marks []int) []report.Point {
 	}
 	return out
 }
+
+// curveSteps is how many window medians, evenly spaced, a curve's line
+// has besides the marks.
+const curveSteps = 20
+
+// CurveXs returns the port counts a curve's line is drawn through: n/20,
+// 2n/20, ..., n and the marks, sorted, without repeats.
+func CurveXs(n int, marks []int) []int {
+	xs := slices.Clone(marks)
+	step := max(1, n/curveSteps)
+	for x := step; x <= n; x += step {
+		xs = append(xs, x)
+	}
+	slices.Sort(xs)
+	return slices.Compact(xs)
+}

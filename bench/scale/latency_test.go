@@ -96,3 +96,12 @@ func TestSmoothAndPoints(t *testing.T) {
 		t.Errorf("total = %v s", got)
 	}
 }
+
+func TestCurveXs(t *testing.T) {
+	if got := CurveXs(1000, Marks(1000)); len(got) != 21 || got[0] != 10 || got[1] != 50 || got[len(got)-1] != 1000 || !slices.IsSorted(got) {
+		t.Errorf("CurveXs(1000) = %v", got)
+	}
+	if got := CurveXs(5, Marks(5)); !slices.Equal(got, []int{1, 2, 3, 4, 5}) {
+		t.Errorf("CurveXs(5) = %v", got)
+	}
+}

@@ -208,7 +208,7 @@ func (r *Runner) sweep(s setups.ScaleSwitch) (err error) {
 	var add []Call
 	defer func() {
 		if len(add) > 0 {
-			r.addLines = append(r.addLines, report.Line{Setup: name, Kind: s.Kind(), Points: Points(add), Smooth: Smooth(add, reached(add, Marks(n), true))})
+			r.addLines = append(r.addLines, report.Line{Setup: name, Kind: s.Kind(), Points: Points(add), Smooth: Smooth(add, reached(add, CurveXs(n, Marks(n)), true))})
 		}
 	}()
 	for i := range n {
@@ -256,7 +256,7 @@ func (r *Runner) sweep(s setups.ScaleSwitch) (err error) {
 	var del []Call
 	defer func() {
 		if len(del) > 0 {
-			r.delLines = append(r.delLines, report.Line{Setup: name, Kind: s.Kind(), Points: Points(del), Smooth: Smooth(del, reached(del, Marks(n), false))})
+			r.delLines = append(r.delLines, report.Line{Setup: name, Kind: s.Kind(), Points: Points(del), Smooth: Smooth(del, reached(del, CurveXs(n, Marks(n)), false))})
 		}
 	}()
 	for i := n - 1; i >= 0; i-- {

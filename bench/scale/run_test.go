@@ -169,7 +169,7 @@ func TestRunnerMeasuresEveryStep(t *testing.T) {
 			t.Errorf("%s: %d one-transaction samples, want one per run", ser.Setup, len(ser.Samples))
 		}
 	}
-	if len(curves) != 2 || len(curves[0].Lines) != 2 || len(curves[0].Lines[1].Points) != 12 || len(curves[0].Lines[1].Smooth) != 2 {
+	if len(curves) != 2 || len(curves[0].Lines) != 2 || len(curves[0].Lines[1].Points) != 12 || len(curves[0].Lines[1].Smooth) != 12 {
 		t.Fatalf("curves: %+v", curves)
 	}
 	if p := curves[1].Lines[0].Points; p[0].X != 12 || p[11].X != 1 {
