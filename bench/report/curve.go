@@ -5,6 +5,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -60,22 +61,18 @@ func WriteCurveSVG(w io.Writer, c Curve) error {
 		left, right, top, bottom = 70, 150, 50, 50
 	)
 	plotW, plotH := float64(width-left-right), float64(height-top-bottom)
-	maxX, maxY := 0.0, 0.0
-	for _, l := range c.Lines {
-		for _, p := range append(append([]Point(nil), l.Points...), l.Smooth...) {
-			if !math.IsNaN(p.X) && !math.IsNaN(p.Y) {
-				maxX, maxY = math.Max(maxX, p.X), math.Max(maxY, p.Y)
-			}
-		}
-	}
-	maxX, maxY = niceCeil(maxX), niceCeil(maxY)
+	maxX, maxY, clipped := curveRange(c)
 	px := func(x float64) float64 { return left + plotW*x/maxX }
 	py := func(y float64) float64 { return top + plotH*(1-y/maxY) }
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	b.WriteString(`<rect width="100%" height="100%" fill="white"/>` + "\n")
 	fmt.Fprintf(&b, `<text x="8" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", html.EscapeString(c.Title))
-	fmt.Fprintf(&b, `<text x="8" y="38" fill="#555">dots: every call; line: window medians; dashed: the reported points</text>`+"\n")
+	sub := "dots: every call; line: window medians; dashed: the reported points"
+	if clipped > 0 {
+		sub += fmt.Sprintf("; %d slow outlier(s) drawn on the top edge", clipped)
+	}
+	fmt.Fprintf(&b, `<text x="8" y="38" fill="#555">%s</text>`+"\n", sub)
 	// Axes and ticks.
 	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black"/>`+"\n", left, py(0), px(maxX), py(0))
 	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="black"/>`+"\n", left, py(0), left, py(maxY))
@@ -101,7 +98,7 @@ func WriteCurveSVG(w io.Writer, c Curve) error {
 		}
 		for _, p := range l.Points {
 			if !math.IsNaN(p.Y) {
-				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="1.5" fill="%s" fill-opacity="0.45"/>`+"\n", px(p.X), py(p.Y), colour)
+				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="1.5" fill="%s" fill-opacity="0.45"/>`+"\n", px(p.X), py(math.Min(p.Y, maxY)), colour)
 			}
 		}
 		var path []string
@@ -120,6 +117,38 @@ func WriteCurveSVG(w io.Writer, c Curve) error {
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// curveRange returns the axes' ends: x up to the largest x, y up to the
+// largest window median or the 98th percentile of the raw points,
+// whichever is higher (a few slow calls would otherwise flatten
+// everything else), each rounded up; and how many raw points lie above.
+func curveRange(c Curve) (maxX, maxY float64, clipped int) {
+	var ys []float64
+	for _, l := range c.Lines {
+		for _, p := range l.Points {
+			if !math.IsNaN(p.X) && !math.IsNaN(p.Y) {
+				maxX = math.Max(maxX, p.X)
+				ys = append(ys, p.Y)
+			}
+		}
+		for _, p := range l.Smooth {
+			if !math.IsNaN(p.X) && !math.IsNaN(p.Y) {
+				maxX, maxY = math.Max(maxX, p.X), math.Max(maxY, p.Y)
+			}
+		}
+	}
+	if len(ys) > 0 {
+		slices.Sort(ys)
+		maxY = math.Max(maxY, ys[min(len(ys)-1, len(ys)*98/100)])
+	}
+	maxX, maxY = niceCeil(maxX), niceCeil(maxY*1.1)
+	for _, y := range ys {
+		if y > maxY {
+			clipped++
+		}
+	}
+	return maxX, maxY, clipped
 }
 
 func axisNumber(v float64) string {

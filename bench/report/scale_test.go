@@ -109,6 +109,24 @@ func TestCurveSVG(t *testing.T) {
 	}
 }
 
+// A few very slow calls do not set the y axis: they are drawn on its top
+// edge and counted.
+func TestCurveRangeClipsOutliers(t *testing.T) {
+	c := Curve{Lines: []Line{{Setup: "gvs", Kind: "gvs"}}}
+	for i := range 200 {
+		y := 10.0
+		if i == 50 || i == 150 {
+			y = 5000
+		}
+		c.Lines[0].Points = append(c.Lines[0].Points, Point{float64(i), y})
+	}
+	c.Lines[0].Smooth = []Point{{100, 10}, {200, 12}}
+	maxX, maxY, clipped := curveRange(c)
+	if maxX != 200 || maxY != 20 || clipped != 2 {
+		t.Errorf("range %v x %v with %d clipped, want 200 x 20 with 2", maxX, maxY, clipped)
+	}
+}
+
 func TestNiceCeil(t *testing.T) {
 	for in, want := range map[float64]float64{0: 1, 0.3: 0.5, 1: 1, 7: 10, 85: 100, 101: 200, 999: 1000, 1000: 1000} {
 		if got := niceCeil(in); got != want {

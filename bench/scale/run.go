@@ -25,7 +25,8 @@ const (
 	bulkCheckLimit   = time.Minute
 	restartLimit     = 5 * time.Minute
 	silenceWait      = time.Second
-	rssCheckInterval = 20 // calls between two looks at the switch's RSS
+	rssCheckInterval = 20  // calls between two looks at the switch's RSS
+	progressEvery    = 250 // calls between two progress lines of a sweep
 )
 
 // Runner runs the scale test on one topology. Fill the exported fields,
@@ -223,6 +224,9 @@ func (r *Runner) sweep(s setups.ScaleSwitch) (err error) {
 			return fmt.Errorf("add-port with %d ports: %w", i, err)
 		}
 		add = append(add, Call{Ports: i, Took: took})
+		if (i+1)%progressEvery == 0 && i+1 < n {
+			r.Logf("%s: %d of %d ports added one call each (%.1f s so far)", name, i+1, n, totalSeconds(add))
+		}
 		if (i+1)%rssCheckInterval == 0 && r.Cfg.RSSLimit > 0 {
 			if rss, err := measure.RSSBytes(s.Processes()); err == nil && rss > r.Cfg.RSSLimit {
 				err := fmt.Errorf("stopped at %d ports: RSS %d MB is past the limit of %d MB", i+1, rss>>20, r.Cfg.RSSLimit>>20)
@@ -271,6 +275,9 @@ func (r *Runner) sweep(s setups.ScaleSwitch) (err error) {
 			return fmt.Errorf("del-port with %d ports: %w", i+1, err)
 		}
 		del = append(del, Call{Ports: i + 1, Took: took})
+		if len(del)%progressEvery == 0 && i > 0 {
+			r.Logf("%s: %d of %d ports removed one call each (%.1f s so far)", name, len(del), n, totalSeconds(del))
+		}
 	}
 	outside = meter.outside()
 	for _, m := range reached(del, Marks(n), false) {

@@ -88,7 +88,7 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.runs, "runs", 0, "runs per figure (default 3; 1 with -quick)")
 	fs.StringVar(&o.out, "out", "bench-results", "results directory (a timestamped directory is created inside)")
 	fs.StringVar(&o.binDir, "bin", "bin", "directory holding gvs-vswitchd and gvs-ovsdb-server")
-	fs.StringVar(&o.only, "setups", "", "comma-separated setups to run (default: all but the extra ones, such as ovs-netdev-offloads)")
+	fs.StringVar(&o.only, "setups", "", "comma-separated setups to run (default: all but the extra ones, such as ovs-netdev-offloads); the scale part runs those of ovs-netdev and gvs-system named")
 	fs.BoolVar(&o.noOVSDB, "no-ovsdb", false, "skip the OVSDB comparison")
 	fs.Float64Var(&o.busyCPU, "busy-cpu", 0.3, "CPUs used by other processes during a test that make it \"busy\"")
 	fs.DurationVar(&o.maxTime, "max-time", 0, "time budget of the datapath part (default 18m30s; 150s with -quick)")
@@ -208,7 +208,7 @@ func benchMain(args []string) int {
 		results.OVSDB = r.sec
 	}
 	if o.parts["scale"] && ctx.Err() == nil {
-		results.Scale, results.Curves = r.runScale(scaleCfg, env)
+		results.Scale, results.Curves = r.runScale(scaleCfg, scaleSwitches(env, o.only))
 		results.ScaleTargets = results.Scale.Evaluate(scaleCfg.Targets())
 	}
 	results.Finished = time.Now()

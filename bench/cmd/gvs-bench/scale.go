@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,7 +38,7 @@ func scaleConfig(o options) (scale.Config, error) {
 
 // runScale creates the scale test's ports, runs it for Open vSwitch and
 // gvs and removes the ports, also on failure and interrupt.
-func (r *runner) runScale(cfg scale.Config, env setups.Env) (*report.Section, []report.Curve) {
+func (r *runner) runScale(cfg scale.Config, switches []setups.ScaleSwitch) (*report.Section, []report.Curve) {
 	ports := topo.NewPorts(cfg.Ports)
 	defer func() {
 		r.prog.setStage(1, "scale", "removing the ports")
@@ -49,7 +50,7 @@ func (r *runner) runScale(cfg scale.Config, env setups.Env) (*report.Section, []
 	if err := ports.Create(r.ctx); err != nil {
 		r.prog.logf("scale: %v", err)
 		sec := &report.Section{Title: "Scale", Figures: cfg.Figures()}
-		for _, s := range setups.ScaleSwitches(env) {
+		for _, s := range switches {
 			sec.Setups = append(sec.Setups, report.SetupInfo{Name: s.Name(), Kind: s.Kind(), Description: s.Description(),
 				Status: report.StatusFailed, Reason: "creating the ports: " + err.Error()})
 		}
@@ -58,7 +59,23 @@ func (r *runner) runScale(cfg scale.Config, env setups.Env) (*report.Section, []
 	sr := scale.Runner{Ctx: r.ctx, Cfg: cfg, SwitchNS: ports.Switch, Sink: topo.SinkPort, Ports: ports,
 		Check:   scale.ProbeChecker{Self: r.self, Ports: ports},
 		BusyCPU: r.busyCPU, Logf: r.prog.logf, Stage: r.prog.setStage}
-	return sr.Run(setups.ScaleSwitches(env))
+	return sr.Run(switches)
+}
+
+// scaleSwitches are the scale test's switches, only those named by
+// -setups when it is given (ovs-netdev, gvs-system).
+func scaleSwitches(env setups.Env, only string) []setups.ScaleSwitch {
+	all := setups.ScaleSwitches(env)
+	if only == "" {
+		return all
+	}
+	var out []setups.ScaleSwitch
+	for _, s := range all {
+		if slices.Contains(strings.Split(only, ","), s.Name()) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // scaleLegend explains the scale figures; it goes with every result that
