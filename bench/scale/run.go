@@ -212,6 +212,7 @@ func (r *Runner) sweep(s setups.ScaleSwitch) (err error) {
 			r.addLines = append(r.addLines, report.Line{Setup: name, Kind: s.Kind(), Points: Points(add), Smooth: Smooth(add, reached(add, CurveXs(n, Marks(n)), true))})
 		}
 	}()
+	var sweepErr error
 	for i := range n {
 		if i%50 == 0 {
 			r.Stage(1, name, fmt.Sprintf("add-port %d/%d", i, n))
@@ -220,8 +221,8 @@ func (r *Runner) sweep(s setups.ScaleSwitch) (err error) {
 		_, err := s.Vsctl(r.Ctx, vsctlTimeout, "add-port", "br0", r.Ports.Port(i))
 		took := time.Since(t0)
 		if err != nil {
-			r.sec.AddError(FigAddTotal, name, err.Error())
-			return fmt.Errorf("add-port with %d ports: %w", i, err)
+			sweepErr = fmt.Errorf("add-port with %d ports: %w", i, err)
+			break
 		}
 		add = append(add, Call{Ports: i, Took: took})
 		if (i+1)%progressEvery == 0 && i+1 < n {
@@ -229,16 +230,21 @@ func (r *Runner) sweep(s setups.ScaleSwitch) (err error) {
 		}
 		if (i+1)%rssCheckInterval == 0 && r.Cfg.RSSLimit > 0 {
 			if rss, err := measure.RSSBytes(s.Processes()); err == nil && rss > r.Cfg.RSSLimit {
-				err := fmt.Errorf("stopped at %d ports: RSS %d MB is past the limit of %d MB", i+1, rss>>20, r.Cfg.RSSLimit>>20)
-				r.sec.AddError(FigAddTotal, name, err.Error())
-				return err
+				sweepErr = fmt.Errorf("stopped at %d ports: RSS %d MB is past the limit of %d MB", i+1, rss>>20, r.Cfg.RSSLimit>>20)
+				break
 			}
 		}
 	}
+	// The port counts reached are reported even when the sweep stopped
+	// early; the rest of it is not run.
 	outside := meter.outside()
 	for _, m := range reached(add, Marks(n), true) {
 		v, _ := WindowMedian(add, m, WindowWidth)
 		r.record(FigAddAt(m), name, 1, v, outside)
+	}
+	if sweepErr != nil {
+		r.sec.AddError(FigAddTotal, name, sweepErr.Error())
+		return sweepErr
 	}
 	r.record(FigAddTotal, name, 1, totalSeconds(add), outside)
 
@@ -271,8 +277,8 @@ func (r *Runner) sweep(s setups.ScaleSwitch) (err error) {
 		_, err := s.Vsctl(r.Ctx, vsctlTimeout, "del-port", "br0", r.Ports.Port(i))
 		took := time.Since(t0)
 		if err != nil {
-			r.sec.AddError(FigDelTotal, name, err.Error())
-			return fmt.Errorf("del-port with %d ports: %w", i+1, err)
+			sweepErr = fmt.Errorf("del-port with %d ports: %w", i+1, err)
+			break
 		}
 		del = append(del, Call{Ports: i + 1, Took: took})
 		if len(del)%progressEvery == 0 && i > 0 {
@@ -283,6 +289,10 @@ func (r *Runner) sweep(s setups.ScaleSwitch) (err error) {
 	for _, m := range reached(del, Marks(n), false) {
 		v, _ := WindowMedian(del, m, WindowWidth)
 		r.record(FigDelAt(m), name, 1, v, outside)
+	}
+	if sweepErr != nil {
+		r.sec.AddError(FigDelTotal, name, sweepErr.Error())
+		return sweepErr
 	}
 	r.record(FigDelTotal, name, 1, totalSeconds(del), outside)
 	if err := r.silence(name, n); err != nil {

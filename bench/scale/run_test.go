@@ -3,6 +3,7 @@ package scale
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -209,4 +210,29 @@ func TestRunnerCountsPortsThatDoNotForward(t *testing.T) {
 	if len(logged) == 0 {
 		t.Error("failures were not logged")
 	}
+}
+
+// A switch growing past the RSS limit stops its sweep: the port counts
+// reached are reported, the rest of the sweep is not run.
+func TestRunnerStopsASweepPastTheRSSLimit(t *testing.T) {
+	gvs := &fakeSwitch{name: GVSName, kind: "gvs"}
+	cfg := Config{Ports: 30, Bulk: 2, Runs: 1, Settle: time.Millisecond, IdleWindow: time.Millisecond, RSSLimit: 1}
+	var logged []string
+	r := newTestRunner(cfg, &fakeChecker{sw: map[string]*fakeSwitch{"g": gvs}})
+	r.Logf = func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }
+	sec, curves := r.Run([]setups.ScaleSwitch{gvs})
+	value(t, sec, FigAddAt(10), GVSName)
+	for _, fig := range []string{FigAddAt(30), FigAddTotal, FigRSS, FigDelAt(10)} {
+		if _, ok := sec.Value(fig, GVSName); ok {
+			t.Errorf("%s recorded after the sweep stopped", fig)
+		}
+	}
+	if len(curves) != 1 || len(curves[0].Lines[0].Points) != rssCheckInterval {
+		t.Errorf("curves after a stop at %d ports: %+v", rssCheckInterval, curves)
+	}
+	if !strings.Contains(strings.Join(logged, "\n"), "past the limit") {
+		t.Errorf("the stop was not logged: %q", logged)
+	}
+	// The one-transaction round still ran.
+	value(t, sec, FigBulkAdd, GVSName)
 }
