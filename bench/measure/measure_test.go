@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"testing"
+	"time"
 )
 
 func TestSummarize(t *testing.T) {
@@ -240,5 +241,25 @@ func TestParseVmRSS(t *testing.T) {
 	self, err := RSSBytes([]int{os.Getpid()})
 	if err != nil || self <= 0 {
 		t.Errorf("RSSBytes(self) = %d, %v", self, err)
+	}
+}
+
+func TestSchedstat(t *testing.T) {
+	if got, err := ParseSchedstat("179333957 30842531 470\n"); err != nil || got != 0.179333957 {
+		t.Errorf("ParseSchedstat = %v, %v", got, err)
+	}
+	if _, err := ParseSchedstat(""); err == nil {
+		t.Error("empty schedstat: want an error")
+	}
+	before, ok := ThreadCPUSeconds([]int{os.Getpid()})
+	if !ok {
+		t.Skip("no schedstat on this kernel")
+	}
+	deadline := time.Now().Add(20 * time.Millisecond)
+	for time.Now().Before(deadline) {
+	}
+	after, _ := ThreadCPUSeconds([]int{os.Getpid()})
+	if after-before < 0.005 {
+		t.Errorf("20 ms of spinning counted as %v s", after-before)
 	}
 }

@@ -106,7 +106,10 @@ func (s *Section) evaluate(t Target) TargetResult {
 			rf, _ := s.Figure(refFig)
 			refName = refSetup + " " + rf.Test
 		}
-		refText = fmt.Sprintf(" vs %s %s (%.2fx)", refName, FormatWithUnit(r.Median, fig), safeRatio(v.Median, r.Median))
+		refText = fmt.Sprintf(" vs %s %s", refName, FormatWithUnit(r.Median, fig))
+		if ratio := safeRatio(v.Median, r.Median); !math.IsNaN(ratio) {
+			refText += fmt.Sprintf(" (%.2fx)", ratio)
+		}
 	}
 	if t.Plus != "" {
 		pf, _ := s.Figure(t.Plus)

@@ -307,12 +307,20 @@ func (r *Runner) sweep(s setups.ScaleSwitch) (err error) {
 func (r *Runner) measureIdle(s setups.ScaleSwitch, name string) error {
 	pids := s.Processes()
 	meter := newBusyMeter()
-	cpu0 := measure.CPUSeconds(pids)
+	// Per-thread schedstat, to the nanosecond: an idle switch uses too
+	// little for /proc/PID/stat's 10 ms ticks over a short window.
+	cpuSeconds := func() float64 {
+		if v, ok := measure.ThreadCPUSeconds(pids); ok {
+			return v
+		}
+		return measure.CPUSeconds(pids)
+	}
+	cpu0 := cpuSeconds()
 	t0 := time.Now()
 	if err := sleep(r.Ctx, r.Cfg.IdleWindow); err != nil {
 		return err
 	}
-	cpu := (measure.CPUSeconds(pids) - cpu0) / time.Since(t0).Seconds() * 100
+	cpu := (cpuSeconds() - cpu0) / time.Since(t0).Seconds() * 100
 	outside := meter.outside()
 	r.record(FigIdleCPU, name, 1, cpu, outside)
 	rss, err := measure.RSSBytes(pids)

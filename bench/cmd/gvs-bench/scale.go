@@ -82,11 +82,11 @@ func scaleSwitches(env setups.Env, only string) []setups.ScaleSwitch {
 // has them.
 func scaleLegend(c scale.Config) string {
 	return fmt.Sprintf("Scale: %d veth pairs, outer ends in the switch's namespace, peers in one host namespace, no IP addresses, IPv6 off; "+
-		"each switch starts with one bridge (netdev datapath) holding only a sink port. Per-change latency: wall time of one `ovs-vsctl add-port`/`del-port` "+
-		"(waiting for cur_cfg, so until the switch applied it), at each port count the median of the %d calls made nearest to it. "+
+		"each switch starts with one bridge (netdev datapath) holding only a sink port (not counted in the port counts). Per-change latency: wall time of one `ovs-vsctl add-port`/`del-port` "+
+		"(waiting for cur_cfg, so until the switch applied it; ovs-vsctl's own start included), at each port count the median of the %d calls made nearest to it. "+
 		"Forwarding check: from every port's peer one frame (EtherType 0x88b5) to the sink's MAC, which the sink announces by broadcast first, re-sent for ports not seen every 50 ms; "+
 		"removed ports must forward nothing within 1 s. RSS and CPU: all of the switch's processes (Open vSwitch: ovs-vswitchd and ovsdb-server), "+
-		"%v after the last add, CPU over %v. Restart: `ovs-appctl exit`, wait for the process to end, start it again the same way "+
+		"%v after the last add, CPU (every thread's time on CPU from schedstat) over %v. Restart: `ovs-appctl exit`, wait for the process to end, start it again the same way "+
 		"(Open vSwitch's ovsdb-server keeps running), outage until the last port's frame arrives. The sweep runs once per switch, "+
 		"the one-transaction and restart steps %d time(s), the switches interleaved.", c.Ports, scale.WindowWidth, c.Settle, c.IdleWindow, c.Runs)
 }
