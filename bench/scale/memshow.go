@@ -22,12 +22,19 @@ func ParseMemoryShow(s string) map[string]uint64 {
 	return out
 }
 
+// GVSRingKey is gvs's memory/show counter of the receive-ring memory of
+// all ports, in kB (beside rx-rings, rx-ring-kB(PORT) for the largest
+// rings, rx-ring-budget-kB and rx-ring-reserved-kB).
+const GVSRingKey = "rx-ring-kB"
+
 // RingBytes finds the receive-ring memory in use among memory/show's
-// counters. gvs is gaining such a key; its exact name is not fixed, so any
-// counter about rings ("ring" in its name) in kB or bytes counts, except
-// limits (budget, max, limit); with several, one saying "total" or "in-use"
-// wins, else the largest (a total is at least each of its parts). key is
-// the counter used; ok is false when there is none.
+// counters: GVSRingKey when present; otherwise, tolerant of another
+// naming, any counter about rings ("ring" in its name) whose name has a
+// word kB, KiB, MB, MiB or bytes, except the budget's (budget, max,
+// limit, reserved); with several, one saying "total" or "in-use" wins,
+// else the largest (a total is at least each of its parts). Per-port
+// counters, "rx-ring-kB(p0)", have no such word on their own and do not
+// count. key is the counter used; ok is false when there is none.
 func RingBytes(counters map[string]uint64) (bytes int64, key string, ok bool) {
 	best, bestScore := "", -1
 	var bestBytes int64
@@ -36,8 +43,8 @@ func RingBytes(counters map[string]uint64) (bytes int64, key string, ok bool) {
 		if !strings.Contains(lower, "ring") {
 			continue
 		}
-		if strings.Contains(lower, "budget") || strings.Contains(lower, "max") || strings.Contains(lower, "limit") {
-			continue
+		if strings.Contains(lower, "budget") || strings.Contains(lower, "max") || strings.Contains(lower, "limit") || strings.Contains(lower, "reserved") {
+			continue // the budget's side, not the rings'
 		}
 		unit := int64(0) // a count of rings, not their size, unless a word says
 		for _, word := range strings.FieldsFunc(lower, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
@@ -55,7 +62,10 @@ func RingBytes(counters map[string]uint64) (bytes int64, key string, ok bool) {
 		}
 		b := int64(v) * unit
 		score := 0
-		if strings.Contains(lower, "total") || strings.Contains(lower, "in-use") || strings.Contains(lower, "used") {
+		switch {
+		case name == GVSRingKey:
+			score = 2
+		case strings.Contains(lower, "total") || strings.Contains(lower, "in-use") || strings.Contains(lower, "used"):
 			score = 1
 		}
 		if score > bestScore || (score == bestScore && (b > bestBytes || (b == bestBytes && name < best))) {

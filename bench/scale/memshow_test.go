@@ -28,8 +28,11 @@ func TestRingBytes(t *testing.T) {
 		{map[string]uint64{"rings": 1000, "ring-MiB": 3}, 3 << 20, "ring-MiB", true},
 		// A per-port counter beside the total: the total wins.
 		{map[string]uint64{"rx-ring-kB-p0": 4096, "rx-ring-total-kB": 1024}, 1024 * 1024, "rx-ring-total-kB", true},
+		// gvs's own counters: the total, not the reservation or a port's.
+		{ParseMemoryShow("bridges:1 ports:201 rx-ring-budget-kB:1048576 rx-ring-kB:51200 rx-ring-kB(p7):4096 rx-ring-reserved-kB:60000 rx-rings:200"), 51200 * 1024, "rx-ring-kB", true},
+		{ParseMemoryShow("rx-ring-kB(p7):4096 rx-rings:200"), 0, "", false},
 		// Two counters, neither a total: the larger.
-		{map[string]uint64{"rx-ring-kB": 10, "tx-ring-kB": 30}, 30 * 1024, "tx-ring-kB", true},
+		{map[string]uint64{"ring-a-kB": 10, "ring-b-kB": 30}, 30 * 1024, "ring-b-kB", true},
 	} {
 		got, key, ok := RingBytes(tc.in)
 		if got != tc.want || key != tc.key || ok != tc.ok {
