@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"testing"
+	"time"
 )
 
 func TestSummarize(t *testing.T) {
@@ -223,5 +224,42 @@ func TestParseMachineCPU(t *testing.T) {
 	}
 	if _, err := ParseMachineCPU("intr 1 2\n"); err == nil {
 		t.Error("no cpu line: no error")
+	}
+}
+
+func TestParseVmRSS(t *testing.T) {
+	status := "Name:\tovs-vswitchd\nVmPeak:\t  300000 kB\nVmRSS:\t   23456 kB\nRssAnon:\t 10000 kB\n"
+	if got, err := ParseVmRSS(status); err != nil || got != 23456*1024 {
+		t.Errorf("ParseVmRSS = %d, %v; want %d", got, err, 23456*1024)
+	}
+	if _, err := ParseVmRSS("Name:\tkthreadd\n"); err == nil {
+		t.Error("no VmRSS line: want an error")
+	}
+	if _, err := ParseVmRSS("VmRSS:\t12 MB\n"); err == nil {
+		t.Error("unknown unit: want an error")
+	}
+	self, err := RSSBytes([]int{os.Getpid()})
+	if err != nil || self <= 0 {
+		t.Errorf("RSSBytes(self) = %d, %v", self, err)
+	}
+}
+
+func TestSchedstat(t *testing.T) {
+	if got, err := ParseSchedstat("179333957 30842531 470\n"); err != nil || got != 0.179333957 {
+		t.Errorf("ParseSchedstat = %v, %v", got, err)
+	}
+	if _, err := ParseSchedstat(""); err == nil {
+		t.Error("empty schedstat: want an error")
+	}
+	before, ok := ThreadCPUSeconds([]int{os.Getpid()})
+	if !ok {
+		t.Skip("no schedstat on this kernel")
+	}
+	deadline := time.Now().Add(20 * time.Millisecond)
+	for time.Now().Before(deadline) {
+	}
+	after, _ := ThreadCPUSeconds([]int{os.Getpid()})
+	if after-before < 0.005 {
+		t.Errorf("20 ms of spinning counted as %v s", after-before)
 	}
 }

@@ -130,3 +130,83 @@ func OutsideCPU(before, after Snapshot, self int) float64 {
 	}
 	return float64(max(0, ticks)) / ticksPerSecond
 }
+
+// ParseVmRSS returns the resident set size, in bytes, from the content of
+// /proc/PID/status (its VmRSS line, in kB).
+func ParseVmRSS(status string) (int64, error) {
+	for _, line := range strings.Split(status, "\n") {
+		rest, ok := strings.CutPrefix(line, "VmRSS:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0, fmt.Errorf("malformed VmRSS line %q", line)
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		return kb * 1024, nil
+	}
+	return 0, errors.New("no VmRSS line (kernel thread or exited process)")
+}
+
+// RSSBytes is the sum of the resident set sizes of the given processes;
+// it fails if one of them cannot be read (gone), since a sum without it
+// would understate the memory.
+func RSSBytes(pids []int) (int64, error) {
+	var total int64
+	for _, pid := range pids {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			return 0, err
+		}
+		rss, err := ParseVmRSS(string(data))
+		if err != nil {
+			return 0, fmt.Errorf("pid %d: %w", pid, err)
+		}
+		total += rss
+	}
+	return total, nil
+}
+
+// ParseSchedstat returns the time on CPU, in seconds, from the content of
+// /proc/PID/task/TID/schedstat (its first field, in nanoseconds).
+func ParseSchedstat(s string) (float64, error) {
+	f := strings.Fields(s)
+	if len(f) < 1 {
+		return 0, errors.New("empty schedstat")
+	}
+	ns, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	return float64(ns) / 1e9, nil
+}
+
+// ThreadCPUSeconds is the time on CPU of every current thread of the given
+// processes, from schedstat, to the nanosecond: idle daemons use too little
+// for /proc/PID/stat's 10 ms ticks. Threads that ended are not counted, so
+// it suits long-lived threads (an idle switch's), not short-lived ones.
+// ok is false when schedstat cannot be read (a kernel without it).
+func ThreadCPUSeconds(pids []int) (seconds float64, ok bool) {
+	for _, pid := range pids {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			return 0, false
+		}
+		for _, t := range tasks {
+			data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
+			if err != nil {
+				continue // the thread ended meanwhile
+			}
+			s, err := ParseSchedstat(string(data))
+			if err != nil {
+				return 0, false
+			}
+			seconds += s
+		}
+	}
+	return seconds, true
+}

@@ -16,6 +16,7 @@ var commands = map[string]func(args []string, stdout io.Writer) error{
 	"_flow-recv": flowRecvMain,
 	"_flow-send": flowSendMain,
 	"_txoff":     txOffMain,
+	"_l2check":   l2CheckMain,
 }
 
 // IsCommand reports whether name is a hidden sub-command.

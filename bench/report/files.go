@@ -38,10 +38,7 @@ func WriteFiles(dir string, r *Results, refs References) ([]string, error) {
 	if err := write("results.csv", func(w io.Writer) error { return WriteCSV(w, r) }); err != nil {
 		return written, err
 	}
-	for _, sec := range []*Section{r.Datapath, r.OVSDB} {
-		if sec == nil {
-			continue
-		}
+	for _, sec := range r.Sections() {
 		for _, f := range sec.Figures {
 			if !sec.hasAny(f.ID) {
 				continue
@@ -50,6 +47,12 @@ func WriteFiles(dir string, r *Results, refs References) ([]string, error) {
 			if err := write(name, func(w io.Writer) error { return sec.WriteSVG(w, f) }); err != nil {
 				return written, err
 			}
+		}
+	}
+	for _, c := range r.Curves {
+		name := filepath.Join("plots", c.ID+".svg")
+		if err := write(name, func(w io.Writer) error { return WriteCurveSVG(w, c) }); err != nil {
+			return written, err
 		}
 	}
 	if err := write("results.md", func(w io.Writer) error { return WriteMarkdown(w, r, refs, "plots") }); err != nil {
@@ -88,7 +91,7 @@ func jsonSafe(r *Results) any {
 
 func nanFree(r *Results) *Results {
 	c := *r
-	for _, sec := range []**Section{&c.Datapath, &c.OVSDB} {
+	for _, sec := range []**Section{&c.Datapath, &c.OVSDB, &c.Scale} {
 		if *sec == nil {
 			continue
 		}
@@ -123,10 +126,7 @@ func WriteCSV(w io.Writer, r *Results) error {
 		}
 		return strconv.FormatFloat(v, 'g', 6, 64)
 	}
-	for _, sec := range []*Section{r.Datapath, r.OVSDB} {
-		if sec == nil {
-			continue
-		}
+	for _, sec := range r.Sections() {
 		for _, ser := range sec.Series {
 			f, _ := sec.Figure(ser.Figure)
 			var samples []string

@@ -61,24 +61,43 @@ func WriteMarkdown(w io.Writer, r *Results, refs References, plotDir string) err
 		markdownTable(w, sec.grid(true))
 		fmt.Fprintln(w)
 	}
+	if sec := r.Scale; sec != nil {
+		fmt.Fprintf(w, "## %s\n\n", sec.Title)
+		markdownTable(w, sec.grid(true))
+		fmt.Fprintln(w)
+		if len(r.ScaleTargets) > 0 {
+			fmt.Fprintf(w, "### Targets of the scale issue\n\n")
+			rows := [][]string{{"target", "status", "measured"}}
+			for _, t := range r.ScaleTargets {
+				rows = append(rows, []string{t.Text, t.Status, t.Measured})
+			}
+			markdownTableAligned(w, rows, "---")
+			fmt.Fprintln(w)
+		}
+		for _, c := range r.Curves {
+			fmt.Fprintf(w, "![%s](%s)\n", c.Title, path.Join(plotDir, c.ID+".svg"))
+		}
+		if len(r.Curves) > 0 {
+			fmt.Fprintln(w)
+		}
+	}
 	fmt.Fprintf(w, "## Setups\n\n")
-	for _, sec := range []*Section{r.Datapath, r.OVSDB} {
-		if sec == nil {
-			continue
+	for _, sec := range r.Sections() {
+		where := ""
+		if sec == r.Scale {
+			// The same names as the datapath's setups, started differently.
+			where = " (" + strings.ToLower(sec.Title) + ")"
 		}
 		for _, si := range sec.Setups {
 			status := ""
 			if si.Status != StatusMeasured {
 				status = fmt.Sprintf(" **%s: %s**", si.Status, si.Reason)
 			}
-			fmt.Fprintf(w, "- `%s`: %s.%s\n", si.Name, si.Description, status)
+			fmt.Fprintf(w, "- `%s`%s: %s.%s\n", si.Name, where, si.Description, status)
 		}
 	}
 	fmt.Fprintf(w, "\n## Plots\n\n")
-	for _, sec := range []*Section{r.Datapath, r.OVSDB} {
-		if sec == nil {
-			continue
-		}
+	for _, sec := range r.Sections() {
 		for _, f := range sec.Figures {
 			if sec.hasAny(f.ID) {
 				fmt.Fprintf(w, "![%s](%s)\n", f.Heading(), path.Join(plotDir, f.ID+".svg"))

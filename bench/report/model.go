@@ -82,6 +82,22 @@ type Results struct {
 	Datapath *Section       `json:"datapath"`
 	OVSDB    *Section       `json:"ovsdb"`
 	Targets  []TargetResult `json:"targets"`
+	// Scale is the scale test (many ports, one change at a time, in bulk,
+	// restart); its curves are plotted as lines, its targets listed apart.
+	Scale        *Section       `json:"scale,omitempty"`
+	ScaleTargets []TargetResult `json:"scale_targets,omitempty"`
+	Curves       []Curve        `json:"curves,omitempty"`
+}
+
+// Sections returns the sections present, in page order.
+func (r *Results) Sections() []*Section {
+	var out []*Section
+	for _, s := range []*Section{r.Datapath, r.OVSDB, r.Scale} {
+		if s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Add records a sample of figure for setup.

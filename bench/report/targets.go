@@ -19,6 +19,17 @@ type Target struct {
 	// Context is a figure of the same setup shown beside the measured
 	// value to explain it ("" for none).
 	Context string
+	// RefFigure compares with another figure instead of the same one (of
+	// Ref, or of Setup itself when Ref is empty): "at 1,000 ports within
+	// 1.5x of the 10-port figure".
+	RefFigure string
+	// Plus is a figure of Setup added to the bound (after Factor), e.g.
+	// the ring memory gvs has in use; when Setup has no value for it the
+	// bound goes without and the result says "n/a".
+	Plus string
+	// RefText names the reference in the result ("at 10 ports"); empty:
+	// the reference setup's name (and figure, with RefFigure).
+	RefText string
 }
 
 // Target states.
@@ -70,14 +81,48 @@ func (s *Section) evaluate(t Target) TargetResult {
 		return res
 	}
 	bound, refText := t.Bound, ""
-	if t.Ref != "" {
-		r, ok := s.Value(t.Figure, t.Ref)
+	if t.Ref != "" || t.RefFigure != "" {
+		refSetup, refFig := t.Ref, t.Figure
+		if refSetup == "" {
+			refSetup = t.Setup
+		}
+		if t.RefFigure != "" {
+			if refFig = t.RefFigure; !s.hasFigure(refFig) {
+				res.Measured = "figure " + refFig + " not in this run"
+				return res
+			}
+		}
+		r, ok := s.Value(refFig, refSetup)
 		if !ok {
-			res.Measured = t.Ref + " " + s.absence(t.Ref)
+			res.Measured = refSetup + " " + s.absence(refSetup)
 			return res
 		}
 		bound = t.Factor * r.Median
-		refText = fmt.Sprintf(" vs %s %s (%.2fx)", t.Ref, FormatWithUnit(r.Median, fig), safeRatio(v.Median, r.Median))
+		refName := refSetup
+		switch {
+		case t.RefText != "":
+			refName = t.RefText
+		case t.RefFigure != "":
+			rf, _ := s.Figure(refFig)
+			refName = refSetup + " " + rf.Test
+		}
+		refText = fmt.Sprintf(" vs %s %s", refName, FormatWithUnit(r.Median, fig))
+		if ratio := safeRatio(v.Median, r.Median); !math.IsNaN(ratio) {
+			refText += fmt.Sprintf(" (%.2fx)", ratio)
+		}
+	}
+	if t.Plus != "" {
+		pf, _ := s.Figure(t.Plus)
+		if pv, ok := s.Value(t.Plus, t.Setup); ok && s.hasFigure(t.Plus) {
+			bound += pv.Median
+			refText += fmt.Sprintf(", bound %s with %s %s", FormatWithUnit(bound, fig), pf.Label, FormatWithUnit(pv.Median, pf))
+		} else {
+			name := t.Plus
+			if pf.Label != "" {
+				name = pf.Label
+			}
+			refText += fmt.Sprintf(", bound %s (%s: n/a)", FormatWithUnit(bound, fig), name)
+		}
 	}
 	met := v.Median >= bound
 	if t.AtMost {
@@ -94,6 +139,11 @@ func (s *Section) evaluate(t Target) TargetResult {
 		}
 	}
 	return res
+}
+
+func (s *Section) hasFigure(id string) bool {
+	_, ok := s.Figure(id)
+	return ok
 }
 
 func (s *Section) absence(setup string) string {

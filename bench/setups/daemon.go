@@ -17,6 +17,10 @@ type daemon struct {
 	name   string
 	pid    int
 	exited chan struct{}
+	// How it was started, so that restart can start it again.
+	ns, dir string
+	env     []string
+	argv    []string
 }
 
 // startDaemon runs argv in namespace ns (root when "") with env added, its
@@ -34,13 +38,34 @@ func startDaemon(ns, dir, name string, env []string, argv ...string) (*daemon, e
 		out.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	d := &daemon{name: name, pid: cmd.Process.Pid, exited: make(chan struct{})}
+	d := &daemon{name: name, pid: cmd.Process.Pid, exited: make(chan struct{}), ns: ns, dir: dir, env: env, argv: argv}
 	go func() {
 		cmd.Wait()
 		out.Close()
 		close(d.exited)
 	}()
 	return d, nil
+}
+
+// again starts a new process the way d was started, once d has exited;
+// the old process's output is kept beside the new one's.
+func (d *daemon) again() (*daemon, error) {
+	if d.running() {
+		return nil, fmt.Errorf("%s (pid %d) still runs", d.name, d.pid)
+	}
+	out := filepath.Join(d.dir, d.name+".out")
+	os.Rename(out, out+".before-restart")
+	return startDaemon(d.ns, d.dir, d.name, d.env, d.argv...)
+}
+
+// wait waits up to limit for the process to exit.
+func (d *daemon) wait(limit time.Duration) bool {
+	select {
+	case <-d.exited:
+		return true
+	case <-time.After(limit):
+		return false
+	}
 }
 
 // running reports whether the process has not exited.

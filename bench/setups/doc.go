@@ -12,6 +12,11 @@
 // runner reports as "skipped: reason" and never as a failure. Setups are
 // used from one goroutine.
 //
+// ScaleSwitch is the scale test's view of the Open vSwitch and gvs setups
+// (ScaleSwitches): started in a namespace with an empty bridge, driven with
+// ovs-vsctl and ovs-appctl, restarted with `ovs-appctl exit`, all their
+// processes reported for memory and CPU.
+//
 // Daemons are started privately: their own database, run, log and control
 // files in a temporary directory, stopped by their own pid, never the
 // packaged service.

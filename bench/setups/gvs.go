@@ -57,7 +57,40 @@ func (g *GVS) Start(ctx context.Context, t *topo.Topo) error {
 	if err := t.LinkSwitched(ctx); err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", t.Prefix+"g")
+	if err := g.startSwitch(ctx, t.Switch, t.Prefix+"g"); err != nil {
+		return err
+	}
+	add := []string{fmt.Sprintf("--timeout=%d", gvsConfigWait), "add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev"}
+	for _, port := range t.SwitchPorts() {
+		add = append(add, "--", "add-port", "br0", port)
+		if g.Opt.AFXDP {
+			add = append(add, "--", "set", "interface", port, "type=afxdp")
+		}
+	}
+	if _, err := g.vsctl(ctx, add...); err != nil {
+		if !g.vswitchd.running() {
+			return fmt.Errorf("gvs-vswitchd exited: %s", tail(filepath.Join(g.dir, "gvs-vswitchd.out"), 3))
+		}
+		if strings.Contains(err.Error(), "alarm clock") {
+			return Skip("ovs-vsctl add-br/add-port timed out after %d s waiting for gvs-vswitchd to apply the configuration (no datapath yet?)", gvsConfigWait)
+		}
+		return Skip("ovs-vsctl add-br/add-port failed: %s", lastPart(err.Error()))
+	}
+	for _, port := range t.SwitchPorts() {
+		if msg, _ := g.vsctl(ctx, "get", "interface", port, "error"); msg != "" && msg != "[]" {
+			return Skip("gvs refused port %s: %s", port, msg)
+		}
+	}
+	if err := WaitForwarding(ctx, g.Env, t, g.Env.ForwardWait); err != nil {
+		return Skip("gvs-vswitchd does not forward yet: %v", err)
+	}
+	return nil
+}
+
+// startSwitch starts gvs-vswitchd in namespace ns with its state in a
+// private directory (named from dirPrefix) and initialises its database.
+func (g *GVS) startSwitch(ctx context.Context, ns, dirPrefix string) error {
+	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
 		return err
 	}
@@ -66,7 +99,7 @@ func (g *GVS) Start(ctx context.Context, t *topo.Topo) error {
 	ctl := filepath.Join(dir, "ovs-vswitchd.ctl")
 	// No database operand: gvs-vswitchd then hosts the database itself on
 	// $OVS_RUNDIR/db.sock, the whole switch in one process.
-	g.vswitchd, err = startDaemon(t.Switch, dir, "gvs-vswitchd", env, g.binary(),
+	g.vswitchd, err = startDaemon(ns, dir, "gvs-vswitchd", env, g.binary(),
 		"--unixctl="+ctl,
 		"--pidfile="+filepath.Join(dir, "ovs-vswitchd.pid"), "--log-file="+filepath.Join(dir, "ovs-vswitchd.log"))
 	if err != nil {
@@ -81,30 +114,6 @@ func (g *GVS) Start(ctx context.Context, t *topo.Topo) error {
 	}
 	if _, err := g.vsctl(ctx, init...); err != nil {
 		return err
-	}
-	add := []string{fmt.Sprintf("--timeout=%d", gvsConfigWait), "add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev"}
-	for _, port := range t.SwitchPorts() {
-		add = append(add, "--", "add-port", "br0", port)
-		if g.Opt.AFXDP {
-			add = append(add, "--", "set", "interface", port, "type=afxdp")
-		}
-	}
-	if _, err := g.vsctl(ctx, add...); err != nil {
-		if !g.vswitchd.running() {
-			return fmt.Errorf("gvs-vswitchd exited: %s", tail(filepath.Join(dir, "gvs-vswitchd.out"), 3))
-		}
-		if strings.Contains(err.Error(), "alarm clock") {
-			return Skip("ovs-vsctl add-br/add-port timed out after %d s waiting for gvs-vswitchd to apply the configuration (no datapath yet?)", gvsConfigWait)
-		}
-		return Skip("ovs-vsctl add-br/add-port failed: %s", lastPart(err.Error()))
-	}
-	for _, port := range t.SwitchPorts() {
-		if msg, _ := g.vsctl(ctx, "get", "interface", port, "error"); msg != "" && msg != "[]" {
-			return Skip("gvs refused port %s: %s", port, msg)
-		}
-	}
-	if err := WaitForwarding(ctx, g.Env, t, g.Env.ForwardWait); err != nil {
-		return Skip("gvs-vswitchd does not forward yet: %v", err)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ const (
 	ovsdbServer   = "/usr/sbin/ovsdb-server"
 	ovsdbTool     = "/usr/bin/ovsdb-tool"
 	ovsVsctl      = "/usr/bin/ovs-vsctl"
+	ovsAppctl     = "/usr/bin/ovs-appctl"
 	vswitchSchema = "/usr/share/openvswitch/vswitch.ovsschema"
 )
 
@@ -67,7 +68,40 @@ func (o *OVS) Start(ctx context.Context, t *topo.Topo) error {
 			return err
 		}
 	}
-	dir, err := os.MkdirTemp("", t.Prefix+"o")
+	if err := o.startDaemons(ctx, t.Switch, t.Prefix+"o"); err != nil {
+		return err
+	}
+	add := []string{"--timeout=20", "add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev"}
+	for _, port := range t.SwitchPorts() {
+		add = append(add, "--", "add-port", "br0", port)
+		if o.Opt.AFXDP {
+			add = append(add, "--", "set", "interface", port, "type=afxdp")
+		}
+	}
+	if _, err := o.vsctl(ctx, add...); err != nil {
+		return fmt.Errorf("%w (log: %s)", err, tail(filepath.Join(o.dir, "ovs-vswitchd.log"), 3))
+	}
+	for _, port := range t.SwitchPorts() {
+		if msg, _ := o.vsctl(ctx, "get", "interface", port, "error"); msg != "" && msg != "[]" {
+			return Skip("Open vSwitch refused port %s: %s", port, msg)
+		}
+	}
+	if err := WaitForwarding(ctx, o.Env, t, o.Env.ForwardWait); err != nil {
+		return fmt.Errorf("%w (log: %s)", err, tail(filepath.Join(o.dir, "ovs-vswitchd.log"), 3))
+	}
+	// The sysctls are global: keep them raised only while Open vSwitch
+	// opens its sockets, so the hosts' own sockets keep the defaults.
+	if o.restore != nil {
+		return o.restore()
+	}
+	return nil
+}
+
+// startDaemons creates a fresh database in a private directory (named
+// from dirPrefix), starts ovsdb-server on it in the root namespace and
+// ovs-vswitchd in namespace ns, and returns once both listen.
+func (o *OVS) startDaemons(ctx context.Context, ns, dirPrefix string) error {
+	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
 		return err
 	}
@@ -100,39 +134,13 @@ func (o *OVS) Start(ctx context.Context, t *topo.Topo) error {
 		}
 	}
 	ctl := filepath.Join(dir, "ovs-vswitchd.ctl")
-	o.vswitchd, err = startDaemon(t.Switch, dir, "ovs-vswitchd", env, ovsVswitchd, "unix:"+sock,
+	o.vswitchd, err = startDaemon(ns, dir, "ovs-vswitchd", env, ovsVswitchd, "unix:"+sock,
 		"--unixctl="+ctl, "--pidfile="+filepath.Join(dir, "ovs-vswitchd.pid"),
 		"--log-file="+filepath.Join(dir, "ovs-vswitchd.log"))
 	if err != nil {
 		return err
 	}
-	if err := waitSocket(ctx, o.vswitchd, ctl, 10*time.Second); err != nil {
-		return err
-	}
-	add := []string{"--timeout=20", "add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev"}
-	for _, port := range t.SwitchPorts() {
-		add = append(add, "--", "add-port", "br0", port)
-		if o.Opt.AFXDP {
-			add = append(add, "--", "set", "interface", port, "type=afxdp")
-		}
-	}
-	if _, err := o.vsctl(ctx, add...); err != nil {
-		return fmt.Errorf("%w (log: %s)", err, tail(filepath.Join(dir, "ovs-vswitchd.log"), 3))
-	}
-	for _, port := range t.SwitchPorts() {
-		if msg, _ := o.vsctl(ctx, "get", "interface", port, "error"); msg != "" && msg != "[]" {
-			return Skip("Open vSwitch refused port %s: %s", port, msg)
-		}
-	}
-	if err := WaitForwarding(ctx, o.Env, t, o.Env.ForwardWait); err != nil {
-		return fmt.Errorf("%w (log: %s)", err, tail(filepath.Join(dir, "ovs-vswitchd.log"), 3))
-	}
-	// The sysctls are global: keep them raised only while Open vSwitch
-	// opens its sockets, so the hosts' own sockets keep the defaults.
-	if o.restore != nil {
-		return o.restore()
-	}
-	return nil
+	return waitSocket(ctx, o.vswitchd, ctl, 10*time.Second)
 }
 
 func (o *OVS) Stop() error {

@@ -12,6 +12,11 @@
 // vSwitch, gvs) joins the outer ends (SwitchPorts). Addresses come from
 // 198.18.0.0/15 only.
 //
+// Ports is the scale test's topology, apart from Topo: N veth pairs from a
+// switch namespace (gb<pid>k) to one host namespace (gb<pid>h) plus a sink
+// pair, created with ip(8) in batch mode, no addresses, IPv6 off.
+// RemoveStale knows both names.
+//
 // A Topo is used from one goroutine. Destroy removes every link (outer ends
 // explicitly, since namespace deletion is asynchronous) and every namespace,
 // and is safe to call more than once and after a partial Create.

@@ -29,7 +29,13 @@ func Command(ctx context.Context, ns string, argv ...string) *exec.Cmd {
 // Run runs argv in ns with a bounded time and returns its standard output;
 // the error carries standard error.
 func Run(ctx context.Context, ns string, argv ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	return RunFor(ctx, commandTimeout, ns, argv...)
+}
+
+// RunFor is Run with a time limit of its own, for commands that may
+// legitimately take long (a switch applying hundreds of ports).
+func RunFor(ctx context.Context, limit time.Duration, ns string, argv ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	cmd := Command(ctx, ns, argv...)
 	var stdout, stderr bytes.Buffer

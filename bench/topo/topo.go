@@ -278,7 +278,8 @@ func RemoveStale(ctx context.Context) []string {
 }
 
 // stalePID extracts the pid from a name gb<pid><role>, role one of c, s,
-// w or f<digit> (an extra flow sender).
+// w or f<digit> (an extra flow sender), or k or h (the scale test's switch
+// and host namespaces).
 func stalePID(name string) (int, bool) {
 	rest, ok := strings.CutPrefix(name, NamePrefix)
 	if !ok {
@@ -286,7 +287,7 @@ func stalePID(name string) (int, bool) {
 	}
 	digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
 	role := rest[digits:]
-	known := role == "c" || role == "s" || role == "w" ||
+	known := role == "c" || role == "s" || role == "w" || role == "k" || role == "h" ||
 		(len(role) == 2 && role[0] == 'f' && role[1] >= '1' && role[1] <= '9')
 	if digits == 0 || !known {
 		return 0, false

@@ -4,6 +4,11 @@
 // results as a terminal table, JSON, CSV, Markdown and SVG plots.
 //
 //	gvs-bench [-quick] [-runs N] [-out DIR] [-bin DIR] [-setups a,b] [-no-ovsdb]
+//	          [-only datapath,ovsdb,scale] [-scale-ports N] [-scale-bulk N] [-scale-runs N]
+//
+// The scale part (package bench/scale) runs last: Open vSwitch and gvs with
+// 1,000 ports (100 with -quick) added and removed one ovs-vsctl call each,
+// memory and idle CPU, 200 ports in one transaction and a restart.
 //
 // It needs root (network namespaces), iperf3 and, for the Open vSwitch
 // setups, openvswitch-switch (`make bench` installs both). Everything it
@@ -50,6 +55,30 @@ type options struct {
 	busyCPU  float64
 	maxTime  time.Duration
 	startCmd string
+	parts    map[string]bool // datapath, ovsdb, scale
+
+	scalePorts, scaleBulk, scaleRuns int
+	scaleIdle                        time.Duration
+}
+
+// benchParts are the parts -only chooses from, in the order they run.
+var benchParts = []string{"datapath", "ovsdb", "scale"}
+
+func parseParts(only string) (map[string]bool, error) {
+	parts := map[string]bool{}
+	if only == "" {
+		for _, p := range benchParts {
+			parts[p] = true
+		}
+		return parts, nil
+	}
+	for _, p := range strings.Split(only, ",") {
+		if !slices.Contains(benchParts, p) {
+			return nil, fmt.Errorf("unknown part %q for -only (known: %s)", p, strings.Join(benchParts, ", "))
+		}
+		parts[p] = true
+	}
+	return parts, nil
 }
 
 func parseOptions(args []string) (options, error) {
@@ -59,12 +88,25 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.runs, "runs", 0, "runs per figure (default 3; 1 with -quick)")
 	fs.StringVar(&o.out, "out", "bench-results", "results directory (a timestamped directory is created inside)")
 	fs.StringVar(&o.binDir, "bin", "bin", "directory holding gvs-vswitchd and gvs-ovsdb-server")
-	fs.StringVar(&o.only, "setups", "", "comma-separated setups to run (default: all but the extra ones, such as ovs-netdev-offloads)")
+	fs.StringVar(&o.only, "setups", "", "comma-separated setups to run (default: all but the extra ones, such as ovs-netdev-offloads); the scale part runs those of ovs-netdev and gvs-system named")
 	fs.BoolVar(&o.noOVSDB, "no-ovsdb", false, "skip the OVSDB comparison")
 	fs.Float64Var(&o.busyCPU, "busy-cpu", 0.3, "CPUs used by other processes during a test that make it \"busy\"")
-	fs.DurationVar(&o.maxTime, "max-time", 0, "time budget (default 18m30s; 150s with -quick)")
+	fs.DurationVar(&o.maxTime, "max-time", 0, "time budget of the datapath part (default 18m30s; 150s with -quick)")
+	only := fs.String("only", "", "comma-separated parts to run: datapath, ovsdb, scale (default: all)")
+	fs.IntVar(&o.scalePorts, "scale-ports", 0, "ports of the scale test's one-at-a-time sweep (default 1000; 100 with -quick)")
+	fs.IntVar(&o.scaleBulk, "scale-bulk", 0, "ports of the scale test's one-transaction and restart steps (default 200, at most -scale-ports)")
+	fs.IntVar(&o.scaleRuns, "scale-runs", 0, "rounds of the scale test's one-transaction and restart steps (default 3; 1 with -quick)")
+	fs.DurationVar(&o.scaleIdle, "scale-idle", 0, "window of the scale test's idle CPU (default 30s; 5s with -quick)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	var err error
+	if o.parts, err = parseParts(*only); err != nil {
+		fmt.Fprintln(fs.Output(), "gvs-bench:", err)
+		return o, err
+	}
+	if o.noOVSDB {
+		delete(o.parts, "ovsdb")
 	}
 	if o.maxTime == 0 {
 		o.maxTime = 18*time.Minute + 30*time.Second
@@ -120,15 +162,22 @@ func benchMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "gvs-bench: raising net.core.rmem_max/wmem_max:", err)
 		return 1
 	}
+	scaleCfg, err := scaleConfig(o)
+	if err != nil && o.parts["scale"] {
+		fmt.Fprintln(os.Stderr, "gvs-bench:", err)
+		return 2
+	}
 	t := topo.New()
 	defer func() {
 		if err := t.Destroy(); err != nil {
 			fmt.Fprintln(os.Stderr, "gvs-bench: cleanup:", err)
 		}
 	}()
-	if err := t.Create(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "gvs-bench:", err)
-		return 1
+	if o.parts["datapath"] {
+		if err := t.Create(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "gvs-bench:", err)
+			return 1
+		}
 	}
 
 	cfg := newConfig(o.quick, o.runs)
@@ -146,22 +195,34 @@ func benchMain(args []string) int {
 		deadline: started.Add(o.maxTime - min(75*time.Second, o.maxTime/5)),
 		repeat:   !o.quick,
 		sec:      &report.Section{Title: "Datapath"}}
-	r.runDatapath(all)
 	results := &report.Results{Command: o.startCmd, Quick: o.quick, Runs: cfg.runs, Started: started,
-		Machine: describeMachine(), Datapath: r.sec}
-	if !o.noOVSDB && ctx.Err() == nil {
+		Machine: describeMachine()}
+	if o.parts["datapath"] {
+		r.runDatapath(all)
+		results.Datapath = r.sec
+		results.Targets = results.Datapath.Evaluate(report.DatapathTargets())
+	}
+	if o.parts["ovsdb"] && ctx.Err() == nil {
 		r.sec = &report.Section{Title: "OVSDB"}
 		r.runOVSDB(binDir)
 		results.OVSDB = r.sec
 	}
+	if o.parts["scale"] && ctx.Err() == nil {
+		results.Scale, results.Curves = r.runScale(scaleCfg, scaleSwitches(env, o.only))
+		results.ScaleTargets = results.Scale.Evaluate(scaleCfg.Targets())
+	}
 	results.Finished = time.Now()
-	results.Targets = results.Datapath.Evaluate(report.DatapathTargets())
 	if ctx.Err() != nil {
 		results.Notes = append(results.Notes, "interrupted: partial results")
 	}
 	results.Notes = append(results.Notes,
 		fmt.Sprintf("busy: more than %.2f CPUs used by processes outside the benchmark during a test", o.busyCPU))
-	results.Notes = append(results.Notes, legend...)
+	if results.Datapath != nil {
+		results.Notes = append(results.Notes, legend...)
+	}
+	if results.Scale != nil {
+		results.Notes = append(results.Notes, scaleLegend(scaleCfg))
+	}
 	prog.clear()
 	status := finish(results, o.out)
 	if ctx.Err() != nil && status == 0 {
@@ -186,14 +247,12 @@ var legend = []string{
 
 func finish(results *report.Results, out string) int {
 	refs := report.References{Direct: setups.DirectName, OVSDefault: setups.OVSDefaultName, OVSKind: setups.KindOVS}
-	fmt.Println()
-	results.Datapath.WriteText(os.Stdout)
-	if results.OVSDB != nil {
+	for _, sec := range results.Sections() {
 		fmt.Println()
-		results.OVSDB.WriteText(os.Stdout)
+		sec.WriteText(os.Stdout)
 	}
 	fmt.Println()
-	for _, tr := range results.Targets {
+	for _, tr := range append(results.Targets, results.ScaleTargets...) {
 		fmt.Printf("target %-13s %s: %s\n", "["+tr.Status+"]", tr.Text, tr.Measured)
 	}
 	dir := filepath.Join(out, results.Started.UTC().Format("20060102-150405"))

@@ -83,3 +83,25 @@ func TestFullPlanFigures(t *testing.T) {
 		}
 	}
 }
+
+func TestParts(t *testing.T) {
+	o, err := parseOptions([]string{"-only", "scale", "-scale-ports", "50"})
+	if err != nil || !o.parts["scale"] || o.parts["datapath"] || o.parts["ovsdb"] {
+		t.Fatalf("-only scale: %v, %v", o.parts, err)
+	}
+	c, err := scaleConfig(o)
+	if err != nil || c.Ports != 50 || c.Bulk != 50 || c.Runs != 3 || c.RSSLimit <= 0 {
+		t.Errorf("-scale-ports 50: %+v, %v", c, err)
+	}
+	o, err = parseOptions([]string{"-no-ovsdb"})
+	if err != nil || !o.parts["datapath"] || !o.parts["scale"] || o.parts["ovsdb"] {
+		t.Errorf("default parts with -no-ovsdb: %v, %v", o.parts, err)
+	}
+	if _, err := parseOptions([]string{"-only", "datapath,bogus"}); err == nil {
+		t.Error("an unknown part was accepted")
+	}
+	o, _ = parseOptions([]string{"-quick", "-scale-bulk", "500"})
+	if _, err := scaleConfig(o); err == nil {
+		t.Error("-scale-bulk above -scale-ports was accepted")
+	}
+}
