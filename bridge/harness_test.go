@@ -23,7 +23,7 @@ const vsctlPath = "/usr/bin/ovs-vsctl"
 // env is a real in-process OVSDB server on a unix socket, the fake
 // datapath, and a reconciler between them.
 type env struct {
-	t    *testing.T
+	t    testing.TB
 	sock string
 	// remote is what the reconciler connects to; "" means unix:sock.
 	remote string
@@ -41,6 +41,12 @@ type env struct {
 }
 
 func newEnv(t *testing.T) *env {
+	t.Helper()
+	return newEnvLogging(t, slog.LevelDebug)
+}
+
+// newEnvLogging is newEnv logging from level up (benchmarks log less).
+func newEnvLogging(t testing.TB, level slog.Level) *env {
 	t.Helper()
 	if _, err := os.Stat(vsctlPath); err != nil {
 		t.Skip("ovs-vsctl not installed: " + err.Error())
@@ -61,7 +67,7 @@ func newEnv(t *testing.T) *env {
 		logMu:   &sync.Mutex{},
 		logText: &strings.Builder{},
 	}
-	e.log = slog.New(slog.NewTextHandler(testWriter{t, e.logMu, e.logText}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	e.log = slog.New(slog.NewTextHandler(testWriter{t, e.logMu, e.logText}, &slog.HandlerOptions{Level: level}))
 	e.db = db.New(sc, e.log)
 	e.startServer()
 	t.Cleanup(func() {
@@ -107,6 +113,7 @@ func (e *env) startReconciler() {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	e.dp.SetLinkListener(r.PortsChanged) // as dpadapter's link events do
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel, e.rec = cancel, r
 	e.done.Add(1)
@@ -163,7 +170,7 @@ func (e *env) eventually(what string, cond func() bool) {
 
 // testWriter logs to the test and keeps the text for assertions.
 type testWriter struct {
-	t    *testing.T
+	t    testing.TB
 	mu   *sync.Mutex
 	text *strings.Builder
 }

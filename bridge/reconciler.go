@@ -49,6 +49,9 @@ type Reconciler struct {
 
 	kick chan struct{}
 
+	changedMu sync.Mutex // guards changed; a leaf
+	changed   changedPorts
+
 	mu     sync.Mutex // guards client, connCtx and ofports
 	client client.Client
 	// connCtx ends when client's connection is given up, so a pass
@@ -87,12 +90,13 @@ func New(cfg Config) (*Reconciler, error) {
 		return nil, err
 	}
 	return &Reconciler{
-		cfg:   cfg,
-		log:   cfg.Logger,
-		dp:    cfg.Datapath,
-		model: m,
-		kick:  make(chan struct{}, 1),
-		state: newState(),
+		cfg:     cfg,
+		log:     cfg.Logger,
+		dp:      cfg.Datapath,
+		model:   m,
+		kick:    make(chan struct{}, 1),
+		changed: changedPorts{names: map[string]bool{}},
+		state:   newState(),
 	}, nil
 }
 
@@ -102,6 +106,51 @@ func (r *Reconciler) Kick() {
 	select {
 	case r.kick <- struct{}{}:
 	default:
+	}
+}
+
+// PortsChanged tells the reconciler that the kernel devices of these
+// names changed (link events: appeared, went away, link state, MTU,
+// address): the next pass, which it asks for, re-reads the state of their
+// ports and tries again to add interfaces of those names that failed.
+// Other ports are not looked at. Any goroutine may call it.
+func (r *Reconciler) PortsChanged(names ...string) {
+	r.changedMu.Lock()
+	for _, n := range names {
+		r.changed.names[n] = true
+	}
+	r.changedMu.Unlock()
+	r.Kick()
+}
+
+// ResyncPorts is PortsChanged for every port and every failed interface,
+// for when the link events may have been lost (the netlink socket
+// overflowed or was resubscribed). Any goroutine may call it.
+func (r *Reconciler) ResyncPorts() {
+	r.changedMu.Lock()
+	r.changed.all = true
+	r.changedMu.Unlock()
+	r.Kick()
+}
+
+// takeChanged returns what PortsChanged and ResyncPorts reported since
+// the last call.
+func (r *Reconciler) takeChanged() changedPorts {
+	r.changedMu.Lock()
+	defer r.changedMu.Unlock()
+	c := r.changed
+	r.changed = changedPorts{names: map[string]bool{}}
+	return c
+}
+
+// giveBackChanged returns c to the set for the next pass (this one could
+// not read the database).
+func (r *Reconciler) giveBackChanged(c changedPorts) {
+	r.changedMu.Lock()
+	defer r.changedMu.Unlock()
+	r.changed.all = r.changed.all || c.all
+	for n := range c.names {
+		r.changed.names[n] = true
 	}
 }
 
@@ -257,7 +306,8 @@ func (r *Reconciler) worker(ctx context.Context) {
 		}
 		interval := r.state.statsInterval
 		start := time.Now()
-		err := r.pass(connCtx, c, statsDue)
+		changed := r.takeChanged()
+		err := r.pass(connCtx, c, statsDue, changed)
 		if r.cfg.Metrics != nil {
 			r.cfg.Metrics.RecordPass(time.Since(start), err)
 		}

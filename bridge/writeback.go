@@ -48,13 +48,17 @@ const transactTimeout = 30 * time.Second
 // database could not be read or written, and the pass is to be retried
 // soon; per-interface failures are not errors (they go to
 // Interface.error).
-func (r *Reconciler) pass(ctx context.Context, c client.Client, statsDue bool) error {
-	d, err := readDesired(ctx, c, r.cfg.MinStatsInterval)
+func (r *Reconciler) pass(ctx context.Context, c client.Client, statsDue bool, changed changedPorts) error {
+	d, err := readDesired(c, r.cfg.MinStatsInterval)
 	if err != nil {
 		r.log.Debug("reading the database: " + err.Error())
+		r.giveBackChanged(changed)
 		return err
 	}
-	r.apply(d)
+	r.apply(d, changed)
+	if statsDue {
+		r.readAll()
+	}
 	if d.ovs == nil {
 		return nil // nothing to report into before `ovs-vsctl init`
 	}
@@ -168,10 +172,7 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 	u := rowUpdate{row: &row}
 	var ps *PortState
 	if n, ok := ofports[old.UUID]; ok {
-		st, err := r.dp.PortState(di.spec.Name)
-		if err == nil {
-			ps = &st
-		}
+		ps = r.state.seen[di.spec.Name]
 		row.Ofport = &n
 		// A working port may still carry an error (settings SetPort
 		// refused); it keeps its number.
@@ -180,13 +181,9 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 			row.Error = &msg
 		}
 		if ps != nil {
-			lt := r.state.links[di.spec.Name]
-			if lt == nil {
-				lt = &linkTrack{carrier: ps.Link.CarrierUp}
-				r.state.links[di.spec.Name] = lt
-			} else if lt.carrier != ps.Link.CarrierUp {
-				lt.carrier = ps.Link.CarrierUp
-				lt.resets++
+			resets := 0
+			if lt := r.state.links[di.spec.Name]; lt != nil {
+				resets = lt.resets
 			}
 			row.AdminState = upDown(ps.Link.AdminUp)
 			row.LinkState = upDown(ps.Link.CarrierUp)
@@ -194,7 +191,7 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 			if ps.Link.SpeedMbps > 0 {
 				row.LinkSpeed = ptr(ps.Link.SpeedMbps * 1000000)
 			}
-			row.LinkResets = ptr(lt.resets)
+			row.LinkResets = ptr(resets)
 			row.MACInUse = nil
 			if len(ps.MAC) > 0 {
 				row.MACInUse = ptr(ps.MAC.String())
@@ -208,8 +205,14 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 				row.Ifindex = ptr(ps.Link.IfIndex)
 			}
 			row.Status = ps.Status
+			// Counters are read on the statistics timer only; a new port
+			// starts at zero.
 			if statsDue || len(old.Statistics) == 0 {
-				row.Statistics = statistics(ps)
+				var counters PortStats
+				if cs := r.state.counters[di.spec.Name]; cs != nil {
+					counters = *cs
+				}
+				row.Statistics = statistics(counters)
 			}
 		}
 	} else {
@@ -241,7 +244,7 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 // device's custom ones (afxdp: xsk_rx_ring_full, ...), as Open vSwitch's
 // iface_refresh_stats appends netdev custom statistics. A custom counter
 // never replaces a standard one of the same name.
-func statistics(ps *PortState) map[string]int {
+func statistics(ps PortStats) map[string]int {
 	s := ps.Stats
 	m := map[string]int{
 		"rx_packets": int(s.RxPackets), "rx_bytes": int(s.RxBytes),
@@ -249,7 +252,7 @@ func statistics(ps *PortState) map[string]int {
 		"rx_dropped": int(s.RxKernelDrops), "tx_dropped": int(s.TxDrops),
 		"rx_errors": int(s.RxErrors), "tx_errors": int(s.TxErrors),
 	}
-	for k, v := range ps.CustomStats {
+	for k, v := range ps.Custom {
 		if _, standard := m[k]; !standard {
 			m[k] = int(v)
 		}
