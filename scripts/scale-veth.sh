@@ -31,6 +31,7 @@ cleanup() {
 		ip netns del "${P}n$i" 2>/dev/null # takes the veth pair with it
 		ip link del "${P}v$i" 2>/dev/null
 	done
+	[ -n "${KEEPLOG:-}" ] && cp "$RUN"/ovs-vswitchd.log "$KEEPLOG"
 	rm -rf "$RUN"
 }
 trap cleanup EXIT
@@ -116,7 +117,8 @@ stop
 echo "exit: $(since "$t0") s"
 t1=$(now)
 start
-while [ "$(ovs-vsctl --no-wait --bare --columns=ofport list Interface | grep -c '^[1-9]')" -lt $((N + 1)) ]; do sleep 0.02; done
-echo "restart: all $N ofports $(since "$t1") s after start"
+# The database still holds the old ofports: ask the datapath instead.
+while [ "$(ovs-appctl -t ovs-vswitchd dpif/show 2>/dev/null | grep -c "${P}v")" -lt "$N" ]; do sleep 0.02; done
+echo "restart: all $N ports in the datapath $(since "$t1") s after start"
 echo "unreachable after restart: $(pingall); all forwarding $(since "$t1") s after start, outage $(since "$t0") s"
 echo "RSS: $(ps -o rss= -p "$DAEMON") KiB"
