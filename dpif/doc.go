@@ -124,11 +124,11 @@
 // PortsAdd and PortsDel change many ports in one step: one new immutable
 // port table, one plan per PMD, one wait for every PMD to take it (and,
 // for PortsDel, one pass over the flows), instead of one each per port.
-// PortsDel, and Close, close the devices concurrently (CloseDevices, at
+// PortsDel and Close close the devices concurrently (CloseDevices, at
 // most MaxParallelDeviceOps at a time; closing a packet socket waits for
-// an RCU grace period in the kernel) after portMu is released, since no
-// PMD, sender or table refers to them any more. Parallel is the same
-// bounded pool for callers opening devices in bulk.
+// an RCU grace period in the kernel); PortsDel does so after releasing
+// portMu, since no PMD, sender or table refers to them any more. Parallel
+// is the same bounded pool for callers opening devices in bulk.
 //
 // # Counters
 //
