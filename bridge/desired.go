@@ -188,7 +188,12 @@ func readDesiredOnce(c client.Client, minStats time.Duration) (*desired, error) 
 // slices are shared with the cache, which replaces rather than changes
 // them: the reconciler only reads them.
 func listRows[T any](c client.Client, table string) ([]T, error) {
-	rc := c.Cache().Table(table)
+	tc := c.Cache()
+	if tc == nil {
+		// The client was closed (the connection dropped) under the pass.
+		return nil, fmt.Errorf("listing %s: not connected", table)
+	}
+	rc := tc.Table(table)
 	if rc == nil {
 		return nil, fmt.Errorf("listing %s: table not in the cache", table)
 	}
