@@ -13,6 +13,7 @@ import (
 
 	"gvs/bridge"
 	"gvs/bridge/bridgetest"
+	"gvs/metrics/source"
 	"gvs/ovsdb/db"
 	"gvs/ovsdb/server"
 	"gvs/schema"
@@ -35,9 +36,10 @@ type env struct {
 	logMu   *sync.Mutex
 	logText *strings.Builder
 
-	cancel context.CancelFunc
-	done   sync.WaitGroup
-	rec    *bridge.Reconciler
+	cancel  context.CancelFunc
+	done    sync.WaitGroup
+	rec     *bridge.Reconciler
+	metrics *source.Reconciler // the reconciler's passes
 }
 
 func newEnv(t *testing.T) *env {
@@ -66,6 +68,7 @@ func newEnvLogging(t testing.TB, level slog.Level) *env {
 		dp:      bridgetest.New(),
 		logMu:   &sync.Mutex{},
 		logText: &strings.Builder{},
+		metrics: source.NewReconciler(),
 	}
 	e.log = slog.New(slog.NewTextHandler(testWriter{t, e.logMu, e.logText}, &slog.HandlerOptions{Level: level}))
 	e.db = db.New(sc, e.log)
@@ -109,6 +112,7 @@ func (e *env) startReconciler() {
 		MinStatsInterval: 100 * time.Millisecond,
 		MinBackoff:       20 * time.Millisecond,
 		MaxBackoff:       200 * time.Millisecond,
+		Metrics:          e.metrics,
 	})
 	if err != nil {
 		e.t.Fatal(err)
