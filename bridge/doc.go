@@ -4,7 +4,10 @@
 // A Reconciler follows the database through libovsdb's client and cache
 // (models in gvs/schema/vswitchd), monitoring Open_vSwitch, Bridge, Port,
 // Interface, Datapath, Mirror and QoS. Every cache event only sets a dirty
-// flag (a one-slot channel); one worker goroutine then reads the whole
+// flag (a one-slot channel), except an update of only the columns the
+// reconciler writes itself (its own write-back coming back, echo.go); the
+// worker takes the rest of a burst of kicks (up to 5 ms) before a pass,
+// so one database update makes one pass. The worker goroutine then reads the whole
 // desired state from the cache (never from the events, which libovsdb drops
 // past its 65,536-entry buffer; shallow copies, not libovsdb's List, which
 // clones every row through JSON; listed again when next_cfg moved
