@@ -222,6 +222,14 @@ func (r *Reconciler) apply(d *desired, changed changedPorts) {
 			r.readState(name)
 		}
 	}
+	watched := make(map[string]bool, len(s.ports)+len(s.failed))
+	for name := range s.ports {
+		watched[name] = true
+	}
+	for name := range s.failed {
+		watched[name] = true
+	}
+	r.setWatched(watched)
 	for id, msg := range errs {
 		if s.errors[id] != msg {
 			r.log.Warn(msg)

@@ -49,8 +49,11 @@ type Reconciler struct {
 
 	kick chan struct{}
 
-	changedMu sync.Mutex // guards changed; a leaf
+	changedMu sync.Mutex // guards changed and watched; a leaf
 	changed   changedPorts
+	// watched are the device names a link event matters for: the ports
+	// and the failed interfaces, as of the last pass.
+	watched map[string]bool
 
 	mu     sync.Mutex // guards client, connCtx and ofports
 	client client.Client
@@ -113,14 +116,38 @@ func (r *Reconciler) Kick() {
 // names changed (link events: appeared, went away, link state, MTU,
 // address): the next pass, which it asks for, re-reads the state of their
 // ports and tries again to add interfaces of those names that failed.
-// Other ports are not looked at. Any goroutine may call it.
+// Other ports are not looked at, and names that are neither a port nor a
+// failed interface cause no pass. Any goroutine may call it.
 func (r *Reconciler) PortsChanged(names ...string) {
 	r.changedMu.Lock()
+	relevant := false
 	for _, n := range names {
+		// Kept even when not watched: the pass under way may be about
+		// to fail to add it (setWatched then asks for another pass).
 		r.changed.names[n] = true
+		relevant = relevant || r.watched[n]
 	}
 	r.changedMu.Unlock()
-	r.Kick()
+	if relevant {
+		r.Kick()
+	}
+}
+
+// setWatched records the names PortsChanged is to pass on.
+// A name reported during the pass that is watched now (an interface that
+// just failed for want of its device, which has appeared since) asks for
+// another pass.
+func (r *Reconciler) setWatched(names map[string]bool) {
+	r.changedMu.Lock()
+	r.watched = names
+	again := false
+	for n := range r.changed.names {
+		again = again || names[n]
+	}
+	r.changedMu.Unlock()
+	if again {
+		r.Kick()
+	}
 }
 
 // ResyncPorts is PortsChanged for every port and every failed interface,
