@@ -34,8 +34,7 @@ type state struct {
 	ofports  map[string]int    // Interface UUID -> ofport assigned
 	// ofportAlloc numbers new ports of each bridge (by name).
 	ofportAlloc map[string]*ofportAllocator
-	links       map[string]*linkTrack // interface name
-	logged      map[string]bool       // warnings already logged
+	logged      map[string]bool // warnings already logged
 	// datapathInserted is when we last inserted the "netdev" Datapath row.
 	datapathInserted time.Time
 }
@@ -51,11 +50,6 @@ type failedIface struct {
 	msg  string // Interface.error
 }
 
-type linkTrack struct {
-	carrier bool
-	resets  int
-}
-
 func newState() *state {
 	return &state{
 		statsInterval: DefaultStatsInterval,
@@ -67,7 +61,6 @@ func newState() *state {
 		errors:        map[string]string{},
 		ofports:       map[string]int{},
 		ofportAlloc:   map[string]*ofportAllocator{},
-		links:         map[string]*linkTrack{},
 		logged:        map[string]bool{},
 	}
 }
@@ -295,21 +288,13 @@ func (r *Reconciler) addPorts(adding []*desiredIface, errs map[string]string) {
 	}
 }
 
-// readState reads a port's state into s.seen and counts its carrier
-// transitions (link_resets).
+// readState reads a port's state into s.seen.
 func (r *Reconciler) readState(name string) error {
 	st, err := r.dp.PortState(name)
 	if err != nil {
 		return err
 	}
-	s := r.state
-	s.seen[name] = &st
-	if lt := s.links[name]; lt == nil {
-		s.links[name] = &linkTrack{carrier: st.Link.CarrierUp}
-	} else if lt.carrier != st.Link.CarrierUp {
-		lt.carrier = st.Link.CarrierUp
-		lt.resets++
-	}
+	r.state.seen[name] = &st
 	return nil
 }
 
@@ -340,7 +325,6 @@ func (r *Reconciler) delPorts(names []string) {
 			r.log.Info(fmt.Sprintf("bridge %s: deleted interface %s", ap.spec.Bridge, name))
 		}
 		delete(s.ports, name)
-		delete(s.links, name)
 		delete(s.seen, name)
 		delete(s.counters, name)
 	}

@@ -76,3 +76,29 @@ func TestStatisticsOnTheirTimer(t *testing.T) {
 		}
 	}
 }
+
+// TestCarrierChanges: a port's carrier going down and up shows in
+// link_state and counts in link_resets, read for that port only.
+func TestCarrierChanges(t *testing.T) {
+	e := newEnv(t)
+	e.startReconciler()
+	e.dp.AddDevice("k1")
+	e.dp.AddDevice("k2")
+	e.vsctl("add-br", "br0", "--", "add-port", "br0", "k1", "--", "add-port", "br0", "k2")
+	if got := e.get("Interface", "k1", "link_resets"); got != "0" {
+		t.Fatalf("link_resets = %s", got)
+	}
+	e.dp.ResetCalls()
+	e.dp.SetCarrier("k1", false)
+	e.eventually("k1 down", func() bool { return e.get("Interface", "k1", "link_state") == "down" })
+	e.dp.SetCarrier("k1", true)
+	e.eventually("k1 up after two transitions", func() bool {
+		return e.get("Interface", "k1", "link_state") == "up" && e.get("Interface", "k1", "link_resets") == "2"
+	})
+	if n := e.dp.CallCount("PortState k2"); n != 0 {
+		t.Errorf("k2's state read %d times for k1's carrier", n)
+	}
+	if got := e.get("Interface", "k2", "link_resets"); got != "0" {
+		t.Errorf("k2 link_resets = %s", got)
+	}
+}

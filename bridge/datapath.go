@@ -108,10 +108,13 @@ type PortSpec struct {
 // PortState is what the reconciler writes back for a port, beside its
 // statistics.
 type PortState struct {
-	Link   netdev.LinkState
-	MAC    net.HardwareAddr
-	MTU    int
-	Status map[string]string
+	Link netdev.LinkState
+	// CarrierResets counts the carrier's transitions (up to down or
+	// down to up) since the port was added: Interface.link_resets.
+	CarrierResets int
+	MAC           net.HardwareAddr
+	MTU           int
+	Status        map[string]string
 }
 
 // PortStats are a port's counters, for Interface.statistics.

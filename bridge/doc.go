@@ -56,8 +56,9 @@
 //     deleted and re-added when the device is back. ResyncPorts (the
 //     link-event stream was lost) re-reads every port and retries every
 //     failed interface once; so does a new userspace-sock-buf-size,
-//     whose sizes show in every port's status. link_resets counts the
-//     carrier transitions seen in the states read.
+//     whose sizes show in every port's status. link_resets is the
+//     datapath's count of carrier transitions (PortState.CarrierResets),
+//     which it takes from every link event, not from the states read.
 //   - ofports survive restarts: the number already assigned (in memory,
 //     else in the database) is kept, ofport_request wins when free, new
 //     interfaces (and ones whose device came back) get numbers as Open

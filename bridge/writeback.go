@@ -292,17 +292,13 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 			row.Error = &msg
 		}
 		if ps != nil {
-			resets := 0
-			if lt := r.state.links[di.spec.Name]; lt != nil {
-				resets = lt.resets
-			}
 			row.AdminState = upDown(ps.Link.AdminUp)
 			row.LinkState = upDown(ps.Link.CarrierUp)
 			row.LinkSpeed = nil
 			if ps.Link.SpeedMbps > 0 {
 				row.LinkSpeed = ptr(ps.Link.SpeedMbps * 1000000)
 			}
-			row.LinkResets = ptr(resets)
+			row.LinkResets = ptr(ps.CarrierResets)
 			row.MACInUse = nil
 			if len(ps.MAC) > 0 {
 				row.MACInUse = ptr(ps.MAC.String())

@@ -27,8 +27,11 @@ import (
 
 // Port is a port of the fake datapath as last configured.
 type Port struct {
-	Spec  bridge.PortSpec
-	Stats netdev.Stats
+	Spec bridge.PortSpec
+	// CarrierDown and CarrierResets are the link as SetCarrier left it.
+	CarrierDown   bool
+	CarrierResets int
+	Stats         netdev.Stats
 	// CustomStats are what an afxdp device reports (nil: none).
 	CustomStats map[string]uint64
 }
@@ -103,6 +106,19 @@ func (f *Datapath) AddDevice(name string) {
 func (f *Datapath) RemoveDevice(name string) {
 	f.mu.Lock()
 	delete(f.devices, name)
+	f.mu.Unlock()
+	f.linkChanged(name)
+}
+
+// SetCarrier sets a port's carrier, counting transitions as the real
+// datapath counts them from link events, and reports the change to the
+// link listener.
+func (f *Datapath) SetCarrier(name string, up bool) {
+	f.mu.Lock()
+	if p := f.ports[name]; p != nil && p.CarrierDown == up {
+		p.CarrierDown = !up
+		p.CarrierResets++
+	}
 	f.mu.Unlock()
 	f.linkChanged(name)
 }
@@ -336,10 +352,11 @@ func (f *Datapath) PortState(name string) (bridge.PortState, error) {
 		status["socket_rcvbuf"] = strconv.Itoa(2 * f.sockBuf)
 	}
 	return bridge.PortState{
-		Link:   netdev.LinkState{AdminUp: true, CarrierUp: true, SpeedMbps: 10000, IfIndex: 100 + int(mac[5])},
-		MAC:    mac,
-		MTU:    mtu,
-		Status: status,
+		Link:          netdev.LinkState{AdminUp: true, CarrierUp: !p.CarrierDown, SpeedMbps: 10000, IfIndex: 100 + int(mac[5])},
+		CarrierResets: p.CarrierResets,
+		MAC:           mac,
+		MTU:           mtu,
+		Status:        status,
 	}, nil
 }
 

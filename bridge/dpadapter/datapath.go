@@ -55,10 +55,11 @@ type port struct {
 	// described it (read from the device when the port was added); gone:
 	// the device was deleted, renamed or replaced by another of the same
 	// name.
-	link netdev.LinkState
-	mac  net.HardwareAddr
-	mtu  int
-	gone bool
+	link   netdev.LinkState
+	resets int // carrier transitions seen
+	mac    net.HardwareAddr
+	mtu    int
+	gone   bool
 }
 
 var _ bridge.Datapath = (*Datapath)(nil)
@@ -391,7 +392,7 @@ func (d *Datapath) PortState(name string) (bridge.PortState, error) {
 	var st bridge.PortState
 	gone := false
 	if p != nil {
-		st = bridge.PortState{Link: p.link, MAC: slices.Clone(p.mac), MTU: p.mtu}
+		st = bridge.PortState{Link: p.link, CarrierResets: p.resets, MAC: slices.Clone(p.mac), MTU: p.mtu}
 		gone = p.gone
 	}
 	d.mu.Unlock()

@@ -181,11 +181,17 @@ func TestLinkEventsKeepPortState(t *testing.T) {
 	if st, err := d.PortState("gvbaw1"); err != nil || !st.Link.AdminUp || st.Link.IfIndex == 0 {
 		t.Fatalf("new port: %+v %v", st, err)
 	}
+	// The peer coming up brings the carrier: one transition.
+	ip(t, "link", "set", "gvbaw1p", "up")
+	waitFor("the carrier", func() bool {
+		st, err := d.PortState("gvbaw1")
+		return err == nil && st.Link.CarrierUp && st.CarrierResets == 1
+	})
 	before := rec.count("gvbaw1")
 	ip(t, "link", "set", "gvbaw1", "down", "mtu", "1400")
 	waitFor("the port to be down with MTU 1400", func() bool {
 		st, err := d.PortState("gvbaw1")
-		return err == nil && !st.Link.AdminUp && st.MTU == 1400
+		return err == nil && !st.Link.AdminUp && !st.Link.CarrierUp && st.CarrierResets == 2 && st.MTU == 1400
 	})
 	if rec.count("gvbaw1") == before {
 		t.Error("the watcher was not told about the change")

@@ -204,6 +204,7 @@ func (d *Datapath) applyLocked(p *port, u LinkUpdate) {
 			p.mac = slices.Clone(u.MAC)
 		}
 		if carrierWas != u.CarrierUp {
+			p.resets++ // link_resets
 			// The speed comes with the carrier (sysfs reads -1 without).
 			p.link.SpeedMbps = p.dev.Link().SpeedMbps
 		}
