@@ -142,8 +142,7 @@ func (r *Reconciler) apply(d *desired, changed changedPorts) {
 	// Remove what is no longer wanted, or must be reopened, or whose
 	// device went away.
 	var doomed []string
-	for _, name := range slices.Sorted(maps.Keys(s.ports)) {
-		ap := s.ports[name]
+	for name, ap := range s.ports {
 		di := d.byName[name]
 		if di == nil || di.problem != "" || di.row.UUID != ap.uuid || !sameDevice(ap.spec, di.spec) {
 			doomed = append(doomed, name)
@@ -156,6 +155,7 @@ func (r *Reconciler) apply(d *desired, changed changedPorts) {
 			}
 		}
 	}
+	slices.Sort(doomed)
 	r.delPorts(doomed)
 	want := map[string]*desiredBridge{}
 	for _, b := range d.bridges {

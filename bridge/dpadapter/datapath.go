@@ -299,7 +299,13 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 		}
 		p := opened[i]
 		p.no = nos[j]
-		if err := d.bridges[p.spec.Bridge].AddPort(p.no, portConfig(p.spec.VLAN)); err != nil {
+		br := d.bridges[p.spec.Bridge]
+		if br == nil { // deleted while the devices opened
+			undo = append(undo, p.no)
+			errs[i] = fmt.Errorf("%w: %s", ofproto.ErrNoBridge, p.spec.Bridge)
+			continue
+		}
+		if err := br.AddPort(p.no, portConfig(p.spec.VLAN)); err != nil {
 			undo = append(undo, p.no) // PortsDel closes the device
 			errs[i] = err
 			continue
