@@ -22,12 +22,19 @@ type state struct {
 	sockBufSet bool
 	bridges    map[string]BridgeConfig
 	ports      map[string]appliedPort // by interface name
-	errors     map[string]string      // Interface UUID -> Interface.error
-	ofports    map[string]int         // Interface UUID -> ofport assigned
+	// failed are the interfaces AddPorts refused, by name: tried again
+	// only when their configuration changes or a link event names them
+	// (PortsChanged, ResyncPorts), not on every pass.
+	failed map[string]failedIface
+	// seen and counters are what the datapath last reported of each
+	// port in s.ports (PortState, PortStats), by interface name.
+	seen     map[string]*PortState
+	counters map[string]*PortStats
+	errors   map[string]string // Interface UUID -> Interface.error
+	ofports  map[string]int    // Interface UUID -> ofport assigned
 	// ofportAlloc numbers new ports of each bridge (by name).
 	ofportAlloc map[string]*ofportAllocator
-	links       map[string]*linkTrack // interface name
-	logged      map[string]bool       // warnings already logged
+	logged      map[string]bool // warnings already logged
 	// datapathInserted is when we last inserted the "netdev" Datapath row.
 	datapathInserted time.Time
 }
@@ -37,9 +44,10 @@ type appliedPort struct {
 	spec PortSpec
 }
 
-type linkTrack struct {
-	carrier bool
-	resets  int
+type failedIface struct {
+	uuid string
+	spec PortSpec
+	msg  string // Interface.error
 }
 
 func newState() *state {
@@ -47,10 +55,12 @@ func newState() *state {
 		statsInterval: DefaultStatsInterval,
 		bridges:       map[string]BridgeConfig{},
 		ports:         map[string]appliedPort{},
+		failed:        map[string]failedIface{},
+		seen:          map[string]*PortState{},
+		counters:      map[string]*PortStats{},
 		errors:        map[string]string{},
 		ofports:       map[string]int{},
 		ofportAlloc:   map[string]*ofportAllocator{},
-		links:         map[string]*linkTrack{},
 		logged:        map[string]bool{},
 	}
 }
@@ -79,8 +89,21 @@ func (r *Reconciler) warnOnce(current map[string]bool, msg string) {
 	}
 }
 
-// apply brings the datapath to d and records per-interface errors.
-func (r *Reconciler) apply(d *desired) {
+// changedPorts are the device names link events reported since the last
+// pass; all: every port (the event stream was lost, or a setting that
+// shows in every port's status changed).
+type changedPorts struct {
+	names map[string]bool
+	all   bool
+}
+
+func (c changedPorts) has(name string) bool { return c.all || c.names[name] }
+
+// apply brings the datapath to d and records per-interface errors. It
+// calls the datapath only for what differs from the state it keeps, and
+// reads the state of only the ports in changed, the ones it adds and the
+// ones it sets.
+func (r *Reconciler) apply(d *desired, changed changedPorts) {
 	s := r.state
 	warned := map[string]bool{}
 	for _, w := range append(d.global.warnings, d.warnings...) {
@@ -110,22 +133,30 @@ func (r *Reconciler) apply(d *desired) {
 		if err := r.dp.SetSocketBuffers(d.global.sockBuf); err != nil {
 			r.warnOnce(warned, "userspace-sock-buf-size: "+err.Error())
 		}
+		if s.sockBufSet {
+			changed.all = true // the sizes show in every port's status
+		}
 		s.sockBuf, s.sockBufSet = d.global.sockBuf, true
 	}
 
-	// Remove what is no longer wanted, or must be reopened.
-	for _, name := range slices.Sorted(maps.Keys(s.ports)) {
-		ap := s.ports[name]
+	// Remove what is no longer wanted, or must be reopened, or whose
+	// device went away.
+	var doomed []string
+	for name, ap := range s.ports {
 		di := d.byName[name]
 		if di == nil || di.problem != "" || di.row.UUID != ap.uuid || !sameDevice(ap.spec, di.spec) {
-			r.delPort(name)
+			doomed = append(doomed, name)
 			continue
 		}
-		if _, err := r.dp.PortState(name); errors.Is(err, netdev.ErrNoDevice) {
-			r.log.Warn(fmt.Sprintf("%s: network device went away; the port is re-added when it returns", name))
-			r.delPort(name)
+		if changed.has(name) {
+			if err := r.readState(name); errors.Is(err, netdev.ErrNoDevice) {
+				r.log.Warn(fmt.Sprintf("%s: network device went away; the port is re-added when it returns", name))
+				doomed = append(doomed, name)
+			}
 		}
 	}
+	slices.Sort(doomed)
+	r.delPorts(doomed)
 	want := map[string]*desiredBridge{}
 	for _, b := range d.bridges {
 		want[b.row.Name] = b
@@ -141,6 +172,7 @@ func (r *Reconciler) apply(d *desired) {
 	}
 
 	errs := map[string]string{}
+	var adding []*desiredIface
 	for _, b := range d.bridges {
 		name := b.row.Name
 		cfg, exists := s.bridges[name]
@@ -163,11 +195,34 @@ func (r *Reconciler) apply(d *desired) {
 			}
 		}
 		for _, di := range b.ifaces {
-			if msg := r.applyIface(di); msg != "" {
+			msg, add := r.applyIface(di, changed)
+			if msg != "" {
 				errs[di.row.UUID] = msg
+			}
+			if add {
+				adding = append(adding, di)
 			}
 		}
 	}
+	r.addPorts(adding, errs)
+	for name, f := range s.failed {
+		if di := d.byName[name]; di == nil || di.row.UUID != f.uuid {
+			delete(s.failed, name)
+		}
+	}
+	if changed.all {
+		for name := range s.ports {
+			r.readState(name)
+		}
+	}
+	watched := make(map[string]bool, len(s.ports)+len(s.failed))
+	for name := range s.ports {
+		watched[name] = true
+	}
+	for name := range s.failed {
+		watched[name] = true
+	}
+	r.setWatched(watched)
 	for id, msg := range errs {
 		if s.errors[id] != msg {
 			r.log.Warn(msg)
@@ -182,39 +237,97 @@ func (r *Reconciler) apply(d *desired) {
 	maps.Copy(s.logged, warned)
 }
 
-// applyIface adds or updates one interface and returns its error text.
-func (r *Reconciler) applyIface(di *desiredIface) string {
+// applyIface updates one interface already in the datapath, or says it
+// is to be added; it returns the interface's error text.
+func (r *Reconciler) applyIface(di *desiredIface, changed changedPorts) (msg string, add bool) {
 	s := r.state
 	if di.problem != "" {
-		return di.problem
+		return di.problem, false
 	}
 	name := di.spec.Name
 	if ap, ok := s.ports[name]; ok {
 		if !sameSettings(ap.spec, di.spec) {
 			if err := r.dp.SetPort(di.spec); err != nil {
-				return fmt.Sprintf("%s: %v", name, err)
+				return fmt.Sprintf("%s: %v", name, err), false
 			}
 			s.ports[name] = appliedPort{uuid: di.row.UUID, spec: di.spec}
+			r.readState(name) // the MTU may have changed
 		}
-		return ""
+		return "", false
 	}
-	if err := r.dp.AddPort(di.spec); err != nil {
-		return openError(name, err)
+	if f, ok := s.failed[name]; ok && f.uuid == di.row.UUID && sameSpec(f.spec, di.spec) && !changed.has(name) {
+		return f.msg, false
 	}
-	s.ports[name] = appliedPort{uuid: di.row.UUID, spec: di.spec}
-	r.log.Info(fmt.Sprintf("bridge %s: added interface %s (type %s)", di.spec.Bridge, name, di.spec.Type))
-	return ""
+	return "", true
 }
 
-func (r *Reconciler) delPort(name string) {
-	ap := r.state.ports[name]
-	if err := r.dp.DelPort(name); err != nil {
-		r.log.Warn(fmt.Sprintf("bridge %s: deleting interface %s: %v", ap.spec.Bridge, name, err))
-	} else {
-		r.log.Info(fmt.Sprintf("bridge %s: deleted interface %s", ap.spec.Bridge, name))
+// addPorts adds the interfaces in one AddPorts call and records the
+// errors in errs.
+func (r *Reconciler) addPorts(adding []*desiredIface, errs map[string]string) {
+	if len(adding) == 0 {
+		return
 	}
-	delete(r.state.ports, name)
-	delete(r.state.links, name)
+	s := r.state
+	specs := make([]PortSpec, len(adding))
+	for i, di := range adding {
+		specs[i] = di.spec
+	}
+	for i, err := range r.dp.AddPorts(specs) {
+		di := adding[i]
+		name := di.spec.Name
+		if err != nil {
+			msg := openError(name, err)
+			s.failed[name] = failedIface{uuid: di.row.UUID, spec: di.spec, msg: msg}
+			errs[di.row.UUID] = msg
+			continue
+		}
+		delete(s.failed, name)
+		s.ports[name] = appliedPort{uuid: di.row.UUID, spec: di.spec}
+		r.readState(name)
+		r.log.Info(fmt.Sprintf("bridge %s: added interface %s (type %s)", di.spec.Bridge, name, di.spec.Type))
+	}
+}
+
+// readState reads a port's state into s.seen.
+func (r *Reconciler) readState(name string) error {
+	st, err := r.dp.PortState(name)
+	if err != nil {
+		return err
+	}
+	r.state.seen[name] = &st
+	return nil
+}
+
+// readAll refreshes the state and counters of every port: the
+// statistics timer's work, written back in one transaction.
+func (r *Reconciler) readAll() {
+	s := r.state
+	for name := range s.ports {
+		r.readState(name)
+		if st, err := r.dp.PortStats(name); err == nil {
+			s.counters[name] = &st
+		}
+	}
+}
+
+// delPorts removes the ports in one DelPorts call.
+func (r *Reconciler) delPorts(names []string) {
+	if len(names) == 0 {
+		return
+	}
+	s := r.state
+	for i, err := range r.dp.DelPorts(names) {
+		name := names[i]
+		ap := s.ports[name]
+		if err != nil {
+			r.log.Warn(fmt.Sprintf("bridge %s: deleting interface %s: %v", ap.spec.Bridge, name, err))
+		} else {
+			r.log.Info(fmt.Sprintf("bridge %s: deleted interface %s", ap.spec.Bridge, name))
+		}
+		delete(s.ports, name)
+		delete(s.seen, name)
+		delete(s.counters, name)
+	}
 }
 
 // sameDevice: the port can stay open (otherwise it is deleted and re-added).
@@ -227,6 +340,11 @@ func sameDevice(a, b PortSpec) bool {
 func sameSettings(a, b PortSpec) bool {
 	return a.MTURequest == b.MTURequest && a.VLAN.Tag == b.VLAN.Tag && a.VLAN.Mode == b.VLAN.Mode &&
 		slices.Equal(a.VLAN.Trunks, b.VLAN.Trunks)
+}
+
+// sameSpec: nothing in the spec differs.
+func sameSpec(a, b PortSpec) bool {
+	return a.Name == b.Name && a.Port == b.Port && sameDevice(a, b) && sameSettings(a, b)
 }
 
 func macEqual(a, b net.HardwareAddr) bool { return string(a) == string(b) }

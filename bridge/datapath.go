@@ -15,7 +15,8 @@ import (
 //
 // Contract: the reconciler calls every method from its one worker
 // goroutine, never concurrently. A method that fails leaves the datapath as
-// it was (AddPort opened nothing, DelPort removed the port anyway).
+// it was (a port AddPorts failed to add opened nothing, DelPorts removed
+// the port anyway).
 type Datapath interface {
 	// SetConfig applies the datapath-wide settings, with bridges and
 	// ports in place: they stay, with their devices, flows and MAC
@@ -29,20 +30,32 @@ type Datapath interface {
 	SetBridge(name string, cfg BridgeConfig) error
 	// DelBridge removes a bridge that has no ports left.
 	DelBridge(name string) error
-	// AddPort opens spec's device and adds it to spec.Bridge. Errors
-	// wrap netdev.ErrNoDevice when the kernel device does not exist and
-	// ErrUnsupportedType for a type the datapath does not know.
-	AddPort(spec PortSpec) error
+	// AddPorts opens the devices of specs (concurrently: opening is
+	// kernel work, mostly waiting) and adds them to their bridges, all
+	// published to the datapath in one step. errs[i] is specs[i]'s, nil
+	// when it was added; an error wraps netdev.ErrNoDevice when the
+	// kernel device does not exist and ErrUnsupportedType for a type the
+	// datapath does not know, and a spec that failed opened nothing.
+	AddPorts(specs []PortSpec) (errs []error)
 	// SetPort changes what can change without reopening the device:
 	// the VLAN configuration and the MTU.
 	SetPort(spec PortSpec) error
-	// DelPort removes the port and closes its device.
-	DelPort(name string) error
-	// PortState reads a port's device. It returns an error wrapping
+	// DelPorts removes the named ports in one step and closes their
+	// devices (concurrently). errs[i] is names[i]'s; a port is removed
+	// even when closing its device failed.
+	DelPorts(names []string) (errs []error)
+	// PortState is a port's device as the datapath last saw it: link,
+	// MAC, MTU (kept up to date from the kernel's link events, not read
+	// per call) and status; no counters. It returns an error wrapping
 	// netdev.ErrNoDevice when the device has gone away (or was replaced
 	// by another of the same name): the reconciler then deletes the port
-	// and re-adds it when the device is back.
+	// and re-adds it when the device is back. The reconciler calls it
+	// only for ports that changed (added, set, named by PortsChanged)
+	// and, for all ports, on the statistics timer.
 	PortState(name string) (PortState, error)
+	// PortStats reads a port's counters; the reconciler calls it only on
+	// the statistics timer.
+	PortStats(name string) (PortStats, error)
 	// SetSocketBuffers applies userspace-sock-buf-size (bytes, already
 	// clamped; 0 for the kernel defaults) to every port and to the ports
 	// added later. The effective sizes show in PortState.Status.
@@ -92,16 +105,24 @@ type PortSpec struct {
 	VLAN       VLANConfig
 }
 
-// PortState is what the reconciler writes back for a port.
+// PortState is what the reconciler writes back for a port, beside its
+// statistics.
 type PortState struct {
-	Link  netdev.LinkState
-	MAC   net.HardwareAddr
-	MTU   int
+	Link netdev.LinkState
+	// CarrierResets counts the carrier's transitions (up to down or
+	// down to up) since the port was added: Interface.link_resets.
+	CarrierResets int
+	MAC           net.HardwareAddr
+	MTU           int
+	Status        map[string]string
+}
+
+// PortStats are a port's counters, for Interface.statistics.
+type PortStats struct {
 	Stats netdev.Stats
-	// CustomStats are the device's counters beyond Stats (afxdp ports:
+	// Custom are the device's counters beyond Stats (afxdp ports:
 	// XDP_STATISTICS), written into Interface.statistics beside the
 	// standard ones as Open vSwitch writes a netdev's custom statistics;
 	// nil for devices without.
-	CustomStats map[string]uint64
-	Status      map[string]string
+	Custom map[string]uint64
 }

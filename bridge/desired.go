@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"slices"
@@ -44,29 +43,60 @@ type desiredIface struct {
 }
 
 // readDesired lists the monitored tables. The Open_vSwitch row is read
-// first, so the next_cfg seen is never newer than the rest of the state.
-func readDesired(ctx context.Context, c client.Client, minStats time.Duration) (*desired, error) {
-	var ovsRows []vswitchd.OpenvSwitch
-	if err := c.List(ctx, &ovsRows); err != nil {
-		return nil, fmt.Errorf("listing Open_vSwitch: %w", err)
+// first, so the next_cfg seen is never newer than the rest of the state;
+// when an update reached the cache while the tables were listed (the
+// Open_vSwitch row changed meanwhile), they are listed again, so that one
+// pass sees a whole ovs-vsctl transaction, with its next_cfg, and writes
+// it back with cur_cfg in one transaction instead of two.
+func readDesired(c client.Client, minStats time.Duration) (*desired, error) {
+	const attempts = 3
+	for i := 1; ; i++ {
+		d, err := readDesiredOnce(c, minStats)
+		if err != nil || i == attempts {
+			return d, err
+		}
+		ovsRows, err := listRows[vswitchd.OpenvSwitch](c, "Open_vSwitch")
+		if err != nil {
+			return nil, err
+		}
+		if (d.ovs == nil) == (len(ovsRows) == 0) && (d.ovs == nil || d.ovs.NextCfg == ovsRows[0].NextCfg) {
+			return d, nil
+		}
 	}
-	var bridges []vswitchd.Bridge
-	var ports []vswitchd.Port
-	var ifaces []vswitchd.Interface
-	var dps []vswitchd.Datapath
+}
+
+func readDesiredOnce(c client.Client, minStats time.Duration) (*desired, error) {
+	ovsRows, err := listRows[vswitchd.OpenvSwitch](c, "Open_vSwitch")
+	if err != nil {
+		return nil, err
+	}
 	d := &desired{
 		byName:       map[string]*desiredIface{},
 		allBridges:   map[string]*vswitchd.Bridge{},
 		allIfaces:    map[string]*vswitchd.Interface{},
 		datapathRows: map[string]*vswitchd.Datapath{},
 	}
-	for _, l := range []struct {
-		name string
-		dst  any
-	}{{"Bridge", &bridges}, {"Port", &ports}, {"Interface", &ifaces}, {"Datapath", &dps}, {"Mirror", &d.mirrors}, {"QoS", &d.qos}} {
-		if err := c.List(ctx, l.dst); err != nil {
-			return nil, fmt.Errorf("listing %s: %w", l.name, err)
-		}
+	bridges, err := listRows[vswitchd.Bridge](c, "Bridge")
+	if err != nil {
+		return nil, err
+	}
+	ports, err := listRows[vswitchd.Port](c, "Port")
+	if err != nil {
+		return nil, err
+	}
+	ifaces, err := listRows[vswitchd.Interface](c, "Interface")
+	if err != nil {
+		return nil, err
+	}
+	dps, err := listRows[vswitchd.Datapath](c, "Datapath")
+	if err != nil {
+		return nil, err
+	}
+	if d.mirrors, err = listRows[vswitchd.Mirror](c, "Mirror"); err != nil {
+		return nil, err
+	}
+	if d.qos, err = listRows[vswitchd.QoS](c, "QoS"); err != nil {
+		return nil, err
 	}
 	if len(ovsRows) > 0 {
 		d.ovs = &ovsRows[0]
@@ -150,6 +180,33 @@ func readDesired(ctx context.Context, c client.Client, minStats time.Duration) (
 	}
 	slices.SortFunc(d.bridges, func(a, b *desiredBridge) int { return cmpString(a.row.Name, b.row.Name) })
 	return d, nil
+}
+
+// listRows copies a table's rows out of the client's cache without
+// cloning their maps and slices (libovsdb's List clones every row through
+// JSON, which at 1,000 ports was most of a pass's time). The maps and
+// slices are shared with the cache, which replaces rather than changes
+// them: the reconciler only reads them.
+func listRows[T any](c client.Client, table string) ([]T, error) {
+	tc := c.Cache()
+	if tc == nil {
+		// The client was closed (the connection dropped) under the pass.
+		return nil, fmt.Errorf("listing %s: not connected", table)
+	}
+	rc := tc.Table(table)
+	if rc == nil {
+		return nil, fmt.Errorf("listing %s: table not in the cache", table)
+	}
+	rows := rc.RowsShallow()
+	out := make([]T, 0, len(rows))
+	for _, m := range rows {
+		row, ok := m.(*T)
+		if !ok {
+			return nil, fmt.Errorf("listing %s: row of type %T", table, m)
+		}
+		out = append(out, *row)
+	}
+	return out, nil
 }
 
 func cmpString(a, b string) int {

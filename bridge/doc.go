@@ -4,10 +4,23 @@
 // A Reconciler follows the database through libovsdb's client and cache
 // (models in gvs/schema/vswitchd), monitoring Open_vSwitch, Bridge, Port,
 // Interface, Datapath, Mirror and QoS. Every cache event only sets a dirty
-// flag (a one-slot channel); one worker goroutine then reads the whole
+// flag (a one-slot channel), except an update of only the columns the
+// reconciler writes itself (its own write-back coming back, echo.go); the
+// worker takes the rest of a burst of kicks (up to 5 ms) before a pass,
+// so one database update makes one pass. The worker goroutine then reads the whole
 // desired state from the cache (never from the events, which libovsdb drops
-// past its 65,536-entry buffer), diffs it with what it applied to the
-// Datapath, applies the difference, and writes the results back in one
+// past its 65,536-entry buffer; shallow copies, not libovsdb's List, which
+// clones every row through JSON; listed again when next_cfg moved
+// meanwhile, so one pass sees a whole ovs-vsctl transaction), diffs it
+// in memory with the state it applied and keeps (bridges, ports, failed
+// interfaces, and per port the PortState it last read), and calls the
+// Datapath only for the difference: the ports added or removed in a pass
+// go in one AddPorts or DelPorts call (the datapath opens and closes
+// their devices concurrently), and a port's state is read only when it
+// was added or set, or when PortsChanged names it. So a change to one
+// port costs one port's datapath work, whatever the number of ports; the
+// in-memory diff and write-back comparison stay proportional to the
+// ports, as does the cache. It then writes the results back in one
 // transaction: cur_cfg = next_cfg (so `ovs-vsctl` without --no-wait returns
 // once the change is live), Interface ofport, error, admin_state,
 // link_state, link_speed, link_resets, mac_in_use, mtu, ifindex, status
@@ -15,7 +28,10 @@
 // Open vSwitch appends them), Bridge datapath_id and datapath_version, the
 // Open_vSwitch version and type columns, and the "netdev" Datapath row
 // with its capabilities. Only columns whose values differ are written, so
-// a pass that changes nothing sends nothing.
+// a pass that changes nothing sends nothing. Statistics (PortStats) are
+// read only on the statistics timer (stats-update-interval, default 5 s
+// as in Open vSwitch), whose pass also re-reads every port's state and
+// writes all of it in one transaction; a new port starts with zeroes.
 //
 // The Datapath interface (datapath.go) is all the reconciler knows of the
 // switching side; bridge/dpadapter implements it on dpif, ofproto and the
@@ -32,8 +48,17 @@
 //     failed interface has ofport -1 and never stops the other ports.
 //     Options: n_rxq (system, afxdp), rx-mode (system), xdp-mode and
 //     tx-batch-size (afxdp), as the netdev backends read them.
-//     Devices that appear later are picked up on the next pass: Kick
-//     (called on netlink link events) or the statistics timer.
+//     A failed interface is tried again when its configuration changes
+//     or a link event names its device (PortsChanged: a device that
+//     appears later is picked up then), not on every pass. A port whose
+//     device went away or was replaced (PortState wraps
+//     netdev.ErrNoDevice once a link event told the datapath) is
+//     deleted and re-added when the device is back. ResyncPorts (the
+//     link-event stream was lost) re-reads every port and retries every
+//     failed interface once; so does a new userspace-sock-buf-size,
+//     whose sizes show in every port's status. link_resets is the
+//     datapath's count of carrier transitions (PortState.CarrierResets),
+//     which it takes from every link event, not from the states read.
 //   - ofports survive restarts: the number already assigned (in memory,
 //     else in the database) is kept, ofport_request wins when free, new
 //     interfaces (and ones whose device came back) get numbers as Open
@@ -53,8 +78,10 @@
 //     fresh client and cache each time; meanwhile the datapath keeps
 //     forwarding with what it has.
 //
-// Contract: New, then Run once (it blocks until its context ends); Kick
-// from any goroutine. The Datapath is called only from Run's worker
-// goroutine, never concurrently; Run leaves it configured and the caller
-// closes it. Lock order: Reconciler.mu (the current client) is a leaf.
+// Contract: New, then Run once (it blocks until its context ends); Kick,
+// PortsChanged and ResyncPorts from any goroutine (they never block). The
+// Datapath is called only from Run's worker goroutine, never concurrently;
+// Run leaves it configured and the caller closes it. Lock order:
+// Reconciler.mu (the current client) and changedMu (the names link events
+// reported) are leaves.
 package bridge

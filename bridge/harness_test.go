@@ -13,6 +13,7 @@ import (
 
 	"gvs/bridge"
 	"gvs/bridge/bridgetest"
+	"gvs/metrics/source"
 	"gvs/ovsdb/db"
 	"gvs/ovsdb/server"
 	"gvs/schema"
@@ -23,7 +24,7 @@ const vsctlPath = "/usr/bin/ovs-vsctl"
 // env is a real in-process OVSDB server on a unix socket, the fake
 // datapath, and a reconciler between them.
 type env struct {
-	t    *testing.T
+	t    testing.TB
 	sock string
 	// remote is what the reconciler connects to; "" means unix:sock.
 	remote string
@@ -35,12 +36,19 @@ type env struct {
 	logMu   *sync.Mutex
 	logText *strings.Builder
 
-	cancel context.CancelFunc
-	done   sync.WaitGroup
-	rec    *bridge.Reconciler
+	cancel  context.CancelFunc
+	done    sync.WaitGroup
+	rec     *bridge.Reconciler
+	metrics *source.Reconciler // the reconciler's passes
 }
 
 func newEnv(t *testing.T) *env {
+	t.Helper()
+	return newEnvLogging(t, slog.LevelDebug)
+}
+
+// newEnvLogging is newEnv logging from level up (benchmarks log less).
+func newEnvLogging(t testing.TB, level slog.Level) *env {
 	t.Helper()
 	if _, err := os.Stat(vsctlPath); err != nil {
 		t.Skip("ovs-vsctl not installed: " + err.Error())
@@ -60,8 +68,9 @@ func newEnv(t *testing.T) *env {
 		dp:      bridgetest.New(),
 		logMu:   &sync.Mutex{},
 		logText: &strings.Builder{},
+		metrics: source.NewReconciler(),
 	}
-	e.log = slog.New(slog.NewTextHandler(testWriter{t, e.logMu, e.logText}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	e.log = slog.New(slog.NewTextHandler(testWriter{t, e.logMu, e.logText}, &slog.HandlerOptions{Level: level}))
 	e.db = db.New(sc, e.log)
 	e.startServer()
 	t.Cleanup(func() {
@@ -103,10 +112,12 @@ func (e *env) startReconciler() {
 		MinStatsInterval: 100 * time.Millisecond,
 		MinBackoff:       20 * time.Millisecond,
 		MaxBackoff:       200 * time.Millisecond,
+		Metrics:          e.metrics,
 	})
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	e.dp.SetLinkListener(r.PortsChanged) // as dpadapter's link events do
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel, e.rec = cancel, r
 	e.done.Add(1)
@@ -163,7 +174,7 @@ func (e *env) eventually(what string, cond func() bool) {
 
 // testWriter logs to the test and keeps the text for assertions.
 type testWriter struct {
-	t    *testing.T
+	t    testing.TB
 	mu   *sync.Mutex
 	text *strings.Builder
 }

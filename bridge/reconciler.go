@@ -49,6 +49,12 @@ type Reconciler struct {
 
 	kick chan struct{}
 
+	changedMu sync.Mutex // guards changed and watched; a leaf
+	changed   changedPorts
+	// watched are the device names a link event matters for: the ports
+	// and the failed interfaces, as of the last pass.
+	watched map[string]bool
+
 	mu     sync.Mutex // guards client, connCtx and ofports
 	client client.Client
 	// connCtx ends when client's connection is given up, so a pass
@@ -87,12 +93,13 @@ func New(cfg Config) (*Reconciler, error) {
 		return nil, err
 	}
 	return &Reconciler{
-		cfg:   cfg,
-		log:   cfg.Logger,
-		dp:    cfg.Datapath,
-		model: m,
-		kick:  make(chan struct{}, 1),
-		state: newState(),
+		cfg:     cfg,
+		log:     cfg.Logger,
+		dp:      cfg.Datapath,
+		model:   m,
+		kick:    make(chan struct{}, 1),
+		changed: changedPorts{names: map[string]bool{}},
+		state:   newState(),
 	}, nil
 }
 
@@ -102,6 +109,75 @@ func (r *Reconciler) Kick() {
 	select {
 	case r.kick <- struct{}{}:
 	default:
+	}
+}
+
+// PortsChanged tells the reconciler that the kernel devices of these
+// names changed (link events: appeared, went away, link state, MTU,
+// address): the next pass, which it asks for, re-reads the state of their
+// ports and tries again to add interfaces of those names that failed.
+// Other ports are not looked at, and names that are neither a port nor a
+// failed interface cause no pass. Any goroutine may call it.
+func (r *Reconciler) PortsChanged(names ...string) {
+	r.changedMu.Lock()
+	relevant := false
+	for _, n := range names {
+		// Kept even when not watched: the pass under way may be about
+		// to fail to add it (setWatched then asks for another pass).
+		r.changed.names[n] = true
+		relevant = relevant || r.watched[n]
+	}
+	r.changedMu.Unlock()
+	if relevant {
+		r.Kick()
+	}
+}
+
+// setWatched records the names PortsChanged is to pass on.
+// A name reported during the pass that is watched now (an interface that
+// just failed for want of its device, which has appeared since) asks for
+// another pass.
+func (r *Reconciler) setWatched(names map[string]bool) {
+	r.changedMu.Lock()
+	r.watched = names
+	again := false
+	for n := range r.changed.names {
+		again = again || names[n]
+	}
+	r.changedMu.Unlock()
+	if again {
+		r.Kick()
+	}
+}
+
+// ResyncPorts is PortsChanged for every port and every failed interface,
+// for when the link events may have been lost (the netlink socket
+// overflowed or was resubscribed). Any goroutine may call it.
+func (r *Reconciler) ResyncPorts() {
+	r.changedMu.Lock()
+	r.changed.all = true
+	r.changedMu.Unlock()
+	r.Kick()
+}
+
+// takeChanged returns what PortsChanged and ResyncPorts reported since
+// the last call.
+func (r *Reconciler) takeChanged() changedPorts {
+	r.changedMu.Lock()
+	defer r.changedMu.Unlock()
+	c := r.changed
+	r.changed = changedPorts{names: map[string]bool{}}
+	return c
+}
+
+// giveBackChanged returns c to the set for the next pass (this one could
+// not read the database).
+func (r *Reconciler) giveBackChanged(c changedPorts) {
+	r.changedMu.Lock()
+	defer r.changedMu.Unlock()
+	r.changed.all = r.changed.all || c.all
+	for n := range c.names {
+		r.changed.names[n] = true
 	}
 }
 
@@ -217,7 +293,11 @@ func (r *Reconciler) connect(ctx context.Context) (client.Client, error) {
 	c.Cache().AddEventHandler(&cache.EventHandlerFuncs{
 		AddFunc:    kick,
 		DeleteFunc: kick,
-		UpdateFunc: func(string, model.Model, model.Model) { r.Kick() },
+		UpdateFunc: func(_ string, old, new model.Model) {
+			if configChanged(old, new) {
+				r.Kick()
+			}
+		},
 	})
 	mon := c.NewMonitor(
 		client.WithTable(&vswitchd.OpenvSwitch{}),
@@ -245,6 +325,7 @@ func (r *Reconciler) worker(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-r.kick:
+			r.settle(ctx)
 		case <-timer.C:
 			statsDue = true
 		}
@@ -257,7 +338,8 @@ func (r *Reconciler) worker(ctx context.Context) {
 		}
 		interval := r.state.statsInterval
 		start := time.Now()
-		err := r.pass(connCtx, c, statsDue)
+		changed := r.takeChanged()
+		err := r.pass(connCtx, c, statsDue, changed)
 		if r.cfg.Metrics != nil {
 			r.cfg.Metrics.RecordPass(time.Since(start), err)
 		}
@@ -269,6 +351,37 @@ func (r *Reconciler) worker(ctx context.Context) {
 			// A failed transaction is retried after a pause, not in a
 			// tight loop.
 			time.AfterFunc(500*time.Millisecond, r.Kick)
+		}
+	}
+}
+
+// settleQuiet and settleMax bound how long a pass waits after a kick for
+// the rest of a burst of kicks: one database update reaches the cache
+// whole, but its rows' events arrive one after another, each a kick; a
+// pass started at the first would be followed by one more for the rest,
+// which at 1,000 ports costs as much as the first.
+const (
+	settleQuiet = 300 * time.Microsecond
+	settleMax   = 5 * time.Millisecond
+)
+
+// settle waits until no kick has come for settleQuiet (at most
+// settleMax), taking the kicks that come meanwhile.
+func (r *Reconciler) settle(ctx context.Context) {
+	deadline := time.Now().Add(settleMax)
+	quiet := time.NewTimer(settleQuiet)
+	defer quiet.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.kick:
+			if time.Now().After(deadline) {
+				return
+			}
+			quiet.Reset(settleQuiet)
+		case <-quiet.C:
+			return
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"reflect"
 	"slices"
 	"time"
 
@@ -48,13 +49,17 @@ const transactTimeout = 30 * time.Second
 // database could not be read or written, and the pass is to be retried
 // soon; per-interface failures are not errors (they go to
 // Interface.error).
-func (r *Reconciler) pass(ctx context.Context, c client.Client, statsDue bool) error {
-	d, err := readDesired(ctx, c, r.cfg.MinStatsInterval)
+func (r *Reconciler) pass(ctx context.Context, c client.Client, statsDue bool, changed changedPorts) error {
+	d, err := readDesired(c, r.cfg.MinStatsInterval)
 	if err != nil {
 		r.log.Debug("reading the database: " + err.Error())
+		r.giveBackChanged(changed)
 		return err
 	}
-	r.apply(d)
+	r.apply(d, changed)
+	if statsDue {
+		r.readAll()
+	}
 	if d.ovs == nil {
 		return nil // nothing to report into before `ovs-vsctl init`
 	}
@@ -81,8 +86,8 @@ func (r *Reconciler) pass(ctx context.Context, c client.Client, statsDue bool) e
 
 // rowUpdate collects the changed columns of one row.
 type rowUpdate struct {
-	row    model.Model
-	fields []any
+	row    model.Model // pointer to the row struct
+	fields []any       // pointers to its changed fields
 }
 
 func (u *rowUpdate) set(changed bool, field any) {
@@ -91,11 +96,121 @@ func (u *rowUpdate) set(changed bool, field any) {
 	}
 }
 
-func (u *rowUpdate) ops(c client.Client, where model.Model) ([]ovsdb.Operation, error) {
+// ops is the update operation of the changed columns of row uuid of
+// table. It is built here, from the struct's ovsdb tags and the schema's
+// column types, rather than with libovsdb's Where(...).Update(...), which
+// validates the whole model and maps every field by reflection: 0.2 to
+// 0.4 ms a row, most of a write-back of hundreds of rows.
+func (u *rowUpdate) ops(c client.Client, table, uuid string) ([]ovsdb.Operation, error) {
 	if len(u.fields) == 0 {
 		return nil, nil
 	}
-	return c.Where(where).Update(u.row, u.fields...)
+	ts := c.Schema().Table(table)
+	if ts == nil {
+		return nil, fmt.Errorf("table %s not in the schema", table)
+	}
+	rv := reflect.ValueOf(u.row).Elem()
+	rt := rv.Type()
+	row := ovsdb.Row{}
+	for _, f := range u.fields {
+		p := reflect.ValueOf(f).Pointer()
+		found := false
+		for i := range rt.NumField() {
+			fv := rv.Field(i)
+			if fv.Addr().Pointer() != p || fv.Addr().Type() != reflect.TypeOf(f) {
+				continue
+			}
+			col := rt.Field(i).Tag.Get("ovsdb")
+			cs := ts.Column(col)
+			if cs == nil {
+				return nil, fmt.Errorf("%s.%s not in the schema", table, col)
+			}
+			v, err := datum(fv, cs)
+			if err != nil {
+				return nil, fmt.Errorf("%s.%s: %w", table, col, err)
+			}
+			row[col] = v
+			found = true
+			break
+		}
+		if !found {
+			return nil, fmt.Errorf("%s: field %T is not in the row", table, f)
+		}
+	}
+	return []ovsdb.Operation{{
+		Op:    ovsdb.OperationUpdate,
+		Table: table,
+		Row:   row,
+		Where: []ovsdb.Condition{ovsdb.NewCondition("_uuid", ovsdb.ConditionEqual, ovsdb.UUID{GoUUID: uuid})},
+	}}, nil
+}
+
+// datum is a struct field's value in OVSDB's JSON notation: an optional
+// value (a pointer) as a set of zero or one atom, a map as a map, a
+// slice as a set, and uuid atoms as uuids (or named-uuids).
+func datum(v reflect.Value, cs *ovsdb.ColumnSchema) (any, error) {
+	var keyType, valueType string
+	if cs.TypeObj != nil {
+		if cs.TypeObj.Key != nil {
+			keyType = cs.TypeObj.Key.Type
+		}
+		if cs.TypeObj.Value != nil {
+			valueType = cs.TypeObj.Value.Type
+		}
+	} else {
+		keyType = cs.Type
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return ovsdb.OvsSet{GoSet: []any{}}, nil
+		}
+		a, err := atom(v.Elem(), keyType)
+		return ovsdb.OvsSet{GoSet: []any{a}}, err
+	case reflect.Map:
+		m := make(map[any]any, v.Len())
+		iter := v.MapRange()
+		for iter.Next() {
+			k, err := atom(iter.Key(), keyType)
+			if err != nil {
+				return nil, err
+			}
+			val, err := atom(iter.Value(), valueType)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = val
+		}
+		return ovsdb.OvsMap{GoMap: m}, nil
+	case reflect.Slice:
+		set := make([]any, v.Len())
+		for i := range v.Len() {
+			a, err := atom(v.Index(i), keyType)
+			if err != nil {
+				return nil, err
+			}
+			set[i] = a
+		}
+		return ovsdb.OvsSet{GoSet: set}, nil
+	}
+	return atom(v, keyType)
+}
+
+func atom(v reflect.Value, typ string) (any, error) {
+	switch v.Kind() {
+	case reflect.String:
+		if typ == ovsdb.TypeUUID {
+			return ovsdb.UUID{GoUUID: v.String()}, nil
+		}
+		return v.String(), nil
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return int(v.Int()), nil
+	case reflect.Bool:
+		return v.Bool(), nil
+	case reflect.Float64, reflect.Float32:
+		return v.Float(), nil
+	}
+	return nil, fmt.Errorf("unsupported value of kind %s", v.Kind())
 }
 
 // writeback builds one transaction with every column whose value changed.
@@ -168,10 +283,7 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 	u := rowUpdate{row: &row}
 	var ps *PortState
 	if n, ok := ofports[old.UUID]; ok {
-		st, err := r.dp.PortState(di.spec.Name)
-		if err == nil {
-			ps = &st
-		}
+		ps = r.state.seen[di.spec.Name]
 		row.Ofport = &n
 		// A working port may still carry an error (settings SetPort
 		// refused); it keeps its number.
@@ -180,21 +292,13 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 			row.Error = &msg
 		}
 		if ps != nil {
-			lt := r.state.links[di.spec.Name]
-			if lt == nil {
-				lt = &linkTrack{carrier: ps.Link.CarrierUp}
-				r.state.links[di.spec.Name] = lt
-			} else if lt.carrier != ps.Link.CarrierUp {
-				lt.carrier = ps.Link.CarrierUp
-				lt.resets++
-			}
 			row.AdminState = upDown(ps.Link.AdminUp)
 			row.LinkState = upDown(ps.Link.CarrierUp)
 			row.LinkSpeed = nil
 			if ps.Link.SpeedMbps > 0 {
 				row.LinkSpeed = ptr(ps.Link.SpeedMbps * 1000000)
 			}
-			row.LinkResets = ptr(lt.resets)
+			row.LinkResets = ptr(ps.CarrierResets)
 			row.MACInUse = nil
 			if len(ps.MAC) > 0 {
 				row.MACInUse = ptr(ps.MAC.String())
@@ -208,8 +312,14 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 				row.Ifindex = ptr(ps.Link.IfIndex)
 			}
 			row.Status = ps.Status
+			// Counters are read on the statistics timer only; a new port
+			// starts at zero.
 			if statsDue || len(old.Statistics) == 0 {
-				row.Statistics = statistics(ps)
+				var counters PortStats
+				if cs := r.state.counters[di.spec.Name]; cs != nil {
+					counters = *cs
+				}
+				row.Statistics = statistics(counters)
 			}
 		}
 	} else {
@@ -232,7 +342,7 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 	u.set(!eqPtr(old.Ifindex, row.Ifindex), &row.Ifindex)
 	u.set(!maps.Equal(old.Status, row.Status), &row.Status)
 	u.set(!maps.Equal(old.Statistics, row.Statistics), &row.Statistics)
-	o, err := u.ops(c, &vswitchd.Interface{UUID: old.UUID})
+	o, err := u.ops(c, "Interface", old.UUID)
 	*ops = append(*ops, o...)
 	return ps, err
 }
@@ -241,7 +351,7 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 // device's custom ones (afxdp: xsk_rx_ring_full, ...), as Open vSwitch's
 // iface_refresh_stats appends netdev custom statistics. A custom counter
 // never replaces a standard one of the same name.
-func statistics(ps *PortState) map[string]int {
+func statistics(ps PortStats) map[string]int {
 	s := ps.Stats
 	m := map[string]int{
 		"rx_packets": int(s.RxPackets), "rx_bytes": int(s.RxBytes),
@@ -249,7 +359,7 @@ func statistics(ps *PortState) map[string]int {
 		"rx_dropped": int(s.RxKernelDrops), "tx_dropped": int(s.TxDrops),
 		"rx_errors": int(s.RxErrors), "tx_errors": int(s.TxErrors),
 	}
-	for k, v := range ps.CustomStats {
+	for k, v := range ps.Custom {
 		if _, standard := m[k]; !standard {
 			m[k] = int(v)
 		}
@@ -277,7 +387,7 @@ func (r *Reconciler) bridgeUpdate(c client.Client, b *desiredBridge, macs []net.
 	row.DatapathVersion = datapathVersion
 	u.set(!eqPtr(old.DatapathID, row.DatapathID), &row.DatapathID)
 	u.set(old.DatapathVersion != row.DatapathVersion, &row.DatapathVersion)
-	return u.ops(c, &vswitchd.Bridge{UUID: old.UUID})
+	return u.ops(c, "Bridge", old.UUID)
 }
 
 // openvswitchUpdate reports the switch's versions and types, creates the
@@ -315,7 +425,7 @@ func (r *Reconciler) openvswitchUpdate(c client.Client, d *desired) ([]ovsdb.Ope
 		dr.DatapathVersion = datapathVersion
 		du.set(!maps.Equal(dp.Capabilities, dr.Capabilities), &dr.Capabilities)
 		du.set(dp.DatapathVersion != dr.DatapathVersion, &dr.DatapathVersion)
-		o, err := du.ops(c, &vswitchd.Datapath{UUID: dp.UUID})
+		o, err := du.ops(c, "Datapath", dp.UUID)
 		if err != nil {
 			return nil, err
 		}
@@ -342,7 +452,7 @@ func (r *Reconciler) openvswitchUpdate(c client.Client, d *desired) ([]ovsdb.Ope
 		row.Datapaths["netdev"] = named
 		u.set(true, &row.Datapaths)
 	}
-	o, err := u.ops(c, &vswitchd.OpenvSwitch{UUID: old.UUID})
+	o, err := u.ops(c, "Open_vSwitch", old.UUID)
 	if err != nil {
 		return nil, err
 	}

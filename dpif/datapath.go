@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"gvs/netdev"
 	"gvs/packet"
 )
 
@@ -289,9 +290,14 @@ func (dp *Datapath) Close() error {
 	dp.stopPMDs()
 	close(dp.stop)
 	dp.wg.Wait()
-	for _, pt := range dp.ports.Load().list {
-		if err := pt.dev.Close(); err != nil && dp.closeErr == nil {
-			dp.closeErr = fmt.Errorf("close %s: %w", pt.dev.Name(), err)
+	list := dp.ports.Load().list
+	devs := make([]netdev.Device, len(list))
+	for i, pt := range list {
+		devs[i] = pt.dev
+	}
+	for i, err := range CloseDevices(devs) {
+		if err != nil && dp.closeErr == nil {
+			dp.closeErr = fmt.Errorf("close %s: %w", devs[i].Name(), err)
 		}
 	}
 	dp.ports.Store(&portTable{idx: map[uint32]int32{}})

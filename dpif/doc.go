@@ -114,8 +114,21 @@
 //     the call; it must not keep the Upcall.
 //   - Execute copies the caller's frame into the non-PMD pool; the caller
 //     keeps its slice. Slow upcalls likewise work on copies.
-//   - After PortAdd the datapath owns the device: PortDel and Close close
-//     it, after every PMD has stopped using it.
+//   - After PortAdd (or PortsAdd, for the devices it added) the datapath
+//     owns the device: PortDel, PortsDel and Close close it, after every
+//     PMD has stopped using it. A device PortsAdd reports an error for
+//     stays the caller's.
+//
+// # Port changes in bulk
+//
+// PortsAdd and PortsDel change many ports in one step: one new immutable
+// port table, one plan per PMD, one wait for every PMD to take it (and,
+// for PortsDel, one pass over the flows), instead of one each per port.
+// PortsDel and Close close the devices concurrently (CloseDevices, at
+// most MaxParallelDeviceOps at a time; closing a packet socket waits for
+// an RCU grace period in the kernel); PortsDel does so after releasing
+// portMu, since no PMD, sender or table refers to them any more. Parallel
+// is the same bounded pool for callers opening devices in bulk.
 //
 // # Counters
 //
@@ -143,5 +156,6 @@
 // holding none, so a handler may call Put, DelTagged and TagUsed.
 // SetPMDConfig and Close hold portMu while they wait for the slow-upcall
 // goroutines: a SlowUpcall handler must not call them, nor anything else
-// that takes portMu (PortAdd, PortDel, Ports, the rx queue methods).
+// that takes portMu (PortAdd, PortsAdd, PortDel, PortsDel, Ports, the rx
+// queue methods).
 package dpif

@@ -2,10 +2,14 @@
 // reconciler: it keeps bridges and ports in memory, opens "system" and
 // "afxdp" ports only on devices the test created with AddDevice (as the
 // kernel would), creates "internal" and "tap" devices itself, and records
-// every call.
+// every call (one line per port for the batch calls, and one for each
+// PortState and PortStats read, so a test can count the work a change
+// caused). Devices appearing and disappearing are reported to the
+// function given to SetLinkListener, as dpadapter reports link events.
 //
 // Contract: all methods are safe from any goroutine (the reconciler calls
-// the bridge.Datapath methods from its worker while the test inspects).
+// the bridge.Datapath methods from its worker while the test inspects);
+// the link listener is called without the fake's lock held.
 package bridgetest
 
 import (
@@ -23,8 +27,11 @@ import (
 
 // Port is a port of the fake datapath as last configured.
 type Port struct {
-	Spec  bridge.PortSpec
-	Stats netdev.Stats
+	Spec bridge.PortSpec
+	// CarrierDown and CarrierResets are the link as SetCarrier left it.
+	CarrierDown   bool
+	CarrierResets int
+	Stats         netdev.Stats
 	// CustomStats are what an afxdp device reports (nil: none).
 	CustomStats map[string]uint64
 }
@@ -39,8 +46,10 @@ type Datapath struct {
 	cfg     bridge.DatapathConfig
 	sockBuf int
 	calls   []string
-	nextMAC byte
+	nextMAC uint32
 	closed  bool
+	// linkListener is told the names of devices that appear or go.
+	linkListener func(names ...string)
 }
 
 var _ bridge.Datapath = (*Datapath)(nil)
@@ -59,23 +68,59 @@ func (f *Datapath) record(format string, args ...any) {
 	f.calls = append(f.calls, fmt.Sprintf(format, args...))
 }
 
+// newMAC returns 02:00:00:00:00:01, then 02:00:00:00:00:02, ...: each
+// device's address is above every earlier one.
 func (f *Datapath) newMAC() net.HardwareAddr {
 	f.nextMAC++
-	return net.HardwareAddr{0x02, 0, 0, 0, 0, f.nextMAC}
+	n := f.nextMAC
+	return net.HardwareAddr{0x02, 0, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}
+}
+
+// SetLinkListener sets the function told about devices that AddDevice
+// and RemoveDevice make appear and disappear (bridge.Reconciler's
+// PortsChanged, as the real datapath's link events call it).
+func (f *Datapath) SetLinkListener(fn func(names ...string)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.linkListener = fn
+}
+
+func (f *Datapath) linkChanged(name string) {
+	f.mu.Lock()
+	fn := f.linkListener
+	f.mu.Unlock()
+	if fn != nil {
+		fn(name)
+	}
 }
 
 // AddDevice makes a kernel device (a veth, say) appear.
 func (f *Datapath) AddDevice(name string) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.devices[name] = f.newMAC()
+	f.mu.Unlock()
+	f.linkChanged(name)
 }
 
 // RemoveDevice makes a kernel device disappear.
 func (f *Datapath) RemoveDevice(name string) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	delete(f.devices, name)
+	f.mu.Unlock()
+	f.linkChanged(name)
+}
+
+// SetCarrier sets a port's carrier, counting transitions as the real
+// datapath counts them from link events, and reports the change to the
+// link listener.
+func (f *Datapath) SetCarrier(name string, up bool) {
+	f.mu.Lock()
+	if p := f.ports[name]; p != nil && p.CarrierDown == up {
+		p.CarrierDown = !up
+		p.CarrierResets++
+	}
+	f.mu.Unlock()
+	f.linkChanged(name)
 }
 
 // SetStats sets a port's counters.
@@ -136,8 +181,15 @@ func (f *Datapath) Calls() []string {
 	return slices.Clone(f.calls)
 }
 
+// ResetCalls forgets the calls so far.
+func (f *Datapath) ResetCalls() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = nil
+}
+
 // CallCount returns how many recorded calls start with prefix
-// ("AddPort ", "DelPort ", "SetConfig ").
+// ("AddPort ", "AddPorts ", "DelPort ", "PortState ", "SetConfig ").
 func (f *Datapath) CallCount(prefix string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -203,9 +255,20 @@ func (f *Datapath) DelBridge(name string) error {
 	return nil
 }
 
-func (f *Datapath) AddPort(spec bridge.PortSpec) error {
+// AddPorts records "AddPorts N", then "AddPort BRIDGE NAME TYPE" for
+// each spec.
+func (f *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.record("AddPorts %d", len(specs))
+	errs := make([]error, len(specs))
+	for i, spec := range specs {
+		errs[i] = f.addPortLocked(spec)
+	}
+	return errs
+}
+
+func (f *Datapath) addPortLocked(spec bridge.PortSpec) error {
 	f.record("AddPort %s %s %s", spec.Bridge, spec.Name, spec.Type)
 	if _, ok := f.bridges[spec.Bridge]; !ok {
 		return fmt.Errorf("no bridge %s", spec.Bridge)
@@ -245,24 +308,32 @@ func (f *Datapath) SetPort(spec bridge.PortSpec) error {
 	return nil
 }
 
-func (f *Datapath) DelPort(name string) error {
+// DelPorts records "DelPorts N", then "DelPort NAME" for each name.
+func (f *Datapath) DelPorts(names []string) []error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.record("DelPort %s", name)
-	if _, ok := f.ports[name]; !ok {
-		return fmt.Errorf("no port %s", name)
+	f.record("DelPorts %d", len(names))
+	errs := make([]error, len(names))
+	for i, name := range names {
+		f.record("DelPort %s", name)
+		if _, ok := f.ports[name]; !ok {
+			errs[i] = fmt.Errorf("no port %s", name)
+			continue
+		}
+		delete(f.ports, name)
+		if f.made[name] {
+			delete(f.made, name)
+			delete(f.devices, name)
+		}
 	}
-	delete(f.ports, name)
-	if f.made[name] {
-		delete(f.made, name)
-		delete(f.devices, name)
-	}
-	return nil
+	return errs
 }
 
+// PortState records "PortState NAME".
 func (f *Datapath) PortState(name string) (bridge.PortState, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.record("PortState %s", name)
 	p, ok := f.ports[name]
 	if !ok {
 		return bridge.PortState{}, fmt.Errorf("no port %s", name)
@@ -281,13 +352,24 @@ func (f *Datapath) PortState(name string) (bridge.PortState, error) {
 		status["socket_rcvbuf"] = strconv.Itoa(2 * f.sockBuf)
 	}
 	return bridge.PortState{
-		Link:        netdev.LinkState{AdminUp: true, CarrierUp: true, SpeedMbps: 10000, IfIndex: 100 + int(mac[5])},
-		MAC:         mac,
-		MTU:         mtu,
-		Stats:       p.Stats,
-		CustomStats: maps.Clone(p.CustomStats),
-		Status:      status,
+		Link:          netdev.LinkState{AdminUp: true, CarrierUp: !p.CarrierDown, SpeedMbps: 10000, IfIndex: 100 + int(mac[5])},
+		CarrierResets: p.CarrierResets,
+		MAC:           mac,
+		MTU:           mtu,
+		Status:        status,
 	}, nil
+}
+
+// PortStats records "PortStats NAME".
+func (f *Datapath) PortStats(name string) (bridge.PortStats, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("PortStats %s", name)
+	p, ok := f.ports[name]
+	if !ok {
+		return bridge.PortStats{}, fmt.Errorf("no port %s", name)
+	}
+	return bridge.PortStats{Stats: p.Stats, Custom: maps.Clone(p.CustomStats)}, nil
 }
 
 func (f *Datapath) SetSocketBuffers(bytes int) error {

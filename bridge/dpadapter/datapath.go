@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net"
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/vishvananda/netlink"
-	"golang.org/x/sys/unix"
 
 	"gvs/bridge"
 	"gvs/dpif"
@@ -40,6 +38,7 @@ type Datapath struct {
 	bridges map[string]*ofproto.Bridge
 	created map[string]time.Time // when each bridge was added
 	ports   map[string]*port
+	byIndex map[int]*port // ports by their device's ifindex
 	sockBuf int
 	// umem is the UMEM every afxdp port shares unless its
 	// options:xdp-shared-umem is false (made with the first afxdp port,
@@ -52,6 +51,15 @@ type port struct {
 	no      uint32
 	dev     netdev.Device
 	ifindex int
+	// link, mac and mtu are the device as the kernel's link events last
+	// described it (read from the device when the port was added); gone:
+	// the device was deleted, renamed or replaced by another of the same
+	// name.
+	link   netdev.LinkState
+	resets int // carrier transitions seen
+	mac    net.HardwareAddr
+	mtu    int
+	gone   bool
 }
 
 var _ bridge.Datapath = (*Datapath)(nil)
@@ -62,7 +70,7 @@ func New(cfg Config) *Datapath {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Datapath{cfg: cfg, log: cfg.Logger, bridges: map[string]*ofproto.Bridge{}, created: map[string]time.Time{}, ports: map[string]*port{}}
+	return &Datapath{cfg: cfg, log: cfg.Logger, bridges: map[string]*ofproto.Bridge{}, created: map[string]time.Time{}, ports: map[string]*port{}, byIndex: map[int]*port{}}
 }
 
 // SetConfig applies the PMD settings: to the running datapath in place,
@@ -151,8 +159,10 @@ func (d *Datapath) DelBridge(name string) error {
 	return d.sw.DelBridge(name)
 }
 
-// open opens the device of spec's type.
-func (d *Datapath) open(spec bridge.PortSpec) (netdev.Device, error) {
+// open opens the device of spec's type with the socket buffer size
+// given; afxdp ports share umem unless their options say otherwise. It
+// is called concurrently for the ports of one AddPorts call.
+func (d *Datapath) open(spec bridge.PortSpec, sockBuf int, umem *afxdp.UMEMGroup) (netdev.Device, error) {
 	logger := d.log.With("module", "netdev", "device", spec.Name)
 	switch spec.Type {
 	case "system":
@@ -160,7 +170,7 @@ func (d *Datapath) open(spec bridge.PortSpec) (netdev.Device, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg.SocketBuffer = d.sockBuf
+		cfg.SocketBuffer = sockBuf
 		return afpacket.Open(cfg)
 	case "internal", "tap":
 		return tap.Open(tap.Config{Name: spec.Name, Type: spec.Type, MAC: spec.MAC, Logger: logger})
@@ -169,12 +179,7 @@ func (d *Datapath) open(spec bridge.PortSpec) (netdev.Device, error) {
 		if err != nil {
 			return nil, err
 		}
-		if d.umem == nil {
-			if d.umem, err = afxdp.NewUMEMGroup(afxdp.GroupConfig{Logger: d.log.With("module", "netdev")}); err != nil {
-				return nil, err
-			}
-		}
-		cfg.UMEM = d.umem
+		cfg.UMEM = umem
 		return afxdp.Open(cfg)
 	}
 	return nil, fmt.Errorf("%s: type %q: %w", spec.Name, spec.Type, bridge.ErrUnsupportedType)
@@ -188,42 +193,132 @@ func portConfig(v bridge.VLANConfig) ofproto.PortConfig {
 	return c
 }
 
+// AddPort adds one port: AddPorts of one spec.
 func (d *Datapath) AddPort(spec bridge.PortSpec) error {
+	return d.AddPorts([]bridge.PortSpec{spec})[0]
+}
+
+// AddPorts opens the specs' devices concurrently (at most
+// dpif.MaxParallelDeviceOps at a time: opening is mostly waiting in the
+// kernel), without holding the adapter's lock, then adds the ones that
+// opened to the datapath in one step (dpif.PortsAdd) and to their
+// bridges. A spec that fails opened nothing: its device, if opened, is
+// closed again.
+func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
+	errs := make([]error, len(specs))
+	d.mu.Lock()
+	if err := d.ensureLocked(); err != nil {
+		d.mu.Unlock()
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	sockBuf := d.sockBuf
+	inBatch := map[string]bool{}
+	var afxdpPorts bool
+	for i, spec := range specs {
+		switch {
+		case d.bridges[spec.Bridge] == nil:
+			errs[i] = fmt.Errorf("%w: %s", ofproto.ErrNoBridge, spec.Bridge)
+		case d.ports[spec.Name] != nil || inBatch[spec.Name]:
+			errs[i] = fmt.Errorf("%s: %w", spec.Name, dpif.ErrDevInUse)
+		}
+		inBatch[spec.Name] = true
+		afxdpPorts = afxdpPorts || spec.Type == "afxdp"
+	}
+	if afxdpPorts && d.umem == nil {
+		umem, err := afxdp.NewUMEMGroup(afxdp.GroupConfig{Logger: d.log.With("module", "netdev")})
+		if err != nil {
+			for i, spec := range specs {
+				if errs[i] == nil && spec.Type == "afxdp" {
+					errs[i] = err
+				}
+			}
+		}
+		d.umem = umem
+	}
+	umem := d.umem
+	d.mu.Unlock()
+
+	devs := make([]netdev.Device, len(specs))
+	opened := make([]*port, len(specs))
+	dpif.Parallel(len(specs), func(i int) {
+		if errs[i] != nil {
+			return
+		}
+		spec := specs[i]
+		dev, err := d.open(spec, sockBuf, umem)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		if sockBuf != 0 && spec.Type != "system" {
+			if _, err := dev.SetSocketBuffers(sockBuf); err != nil {
+				d.log.Warn(spec.Name + ": " + err.Error())
+			}
+		}
+		if spec.MTURequest > 0 && dev.MTU() != spec.MTURequest {
+			if err := dev.SetMTU(spec.MTURequest); err != nil {
+				d.log.Warn(fmt.Sprintf("%s: setting MTU %d: %v", spec.Name, spec.MTURequest, err))
+			}
+		}
+		link := dev.Link()
+		devs[i] = dev
+		opened[i] = &port{spec: spec, dev: dev, ifindex: link.IfIndex, link: link, mac: dev.MAC(), mtu: dev.MTU()}
+	})
+
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	br := d.bridges[spec.Bridge]
-	if br == nil {
-		return fmt.Errorf("%w: %s", ofproto.ErrNoBridge, spec.Bridge)
-	}
-	if d.ports[spec.Name] != nil {
-		return fmt.Errorf("%s: %w", spec.Name, dpif.ErrDevInUse)
-	}
-	dev, err := d.open(spec)
-	if err != nil {
-		return err
-	}
-	if d.sockBuf != 0 && spec.Type != "system" {
-		if _, err := dev.SetSocketBuffers(d.sockBuf); err != nil {
-			d.log.Warn(spec.Name + ": " + err.Error())
+	var batch []netdev.Device
+	var idx []int
+	for i, dev := range devs {
+		if dev != nil {
+			batch, idx = append(batch, dev), append(idx, i)
 		}
 	}
-	if spec.MTURequest > 0 && dev.MTU() != spec.MTURequest {
-		if err := dev.SetMTU(spec.MTURequest); err != nil {
-			d.log.Warn(fmt.Sprintf("%s: setting MTU %d: %v", spec.Name, spec.MTURequest, err))
+	if len(batch) == 0 {
+		return errs
+	}
+	if d.dp == nil { // closed meanwhile
+		for _, dev := range batch {
+			dev.Close()
+		}
+		for _, i := range idx {
+			errs[i] = dpif.ErrClosed
+		}
+		return errs
+	}
+	nos, addErrs := d.dp.PortsAdd(batch)
+	var undo []uint32
+	for j, i := range idx {
+		if addErrs[j] != nil {
+			batch[j].Close()
+			errs[i] = addErrs[j]
+			continue
+		}
+		p := opened[i]
+		p.no = nos[j]
+		br := d.bridges[p.spec.Bridge]
+		if br == nil { // deleted while the devices opened
+			undo = append(undo, p.no)
+			errs[i] = fmt.Errorf("%w: %s", ofproto.ErrNoBridge, p.spec.Bridge)
+			continue
+		}
+		if err := br.AddPort(p.no, portConfig(p.spec.VLAN)); err != nil {
+			undo = append(undo, p.no) // PortsDel closes the device
+			errs[i] = err
+			continue
+		}
+		d.ports[p.spec.Name] = p
+		if p.ifindex != 0 {
+			d.byIndex[p.ifindex] = p
 		}
 	}
-	ifindex := dev.Link().IfIndex
-	no, err := d.dp.PortAdd(dev, dpif.AutoPortNo)
-	if err != nil {
-		dev.Close()
-		return err
+	if len(undo) > 0 {
+		d.dp.PortsDel(undo)
 	}
-	if err := br.AddPort(no, portConfig(spec.VLAN)); err != nil {
-		d.dp.PortDel(no) // closes dev
-		return err
-	}
-	d.ports[spec.Name] = &port{spec: spec, no: no, dev: dev, ifindex: ifindex}
-	return nil
+	return errs
 }
 
 func (d *Datapath) SetPort(spec bridge.PortSpec) error {
@@ -242,61 +337,90 @@ func (d *Datapath) SetPort(spec bridge.PortSpec) error {
 		if err := p.dev.SetMTU(spec.MTURequest); err != nil {
 			return fmt.Errorf("setting MTU %d: %w", spec.MTURequest, err)
 		}
+		// PortState answers at once, before the link event arrives.
+		p.mtu = p.dev.MTU()
 	}
 	p.spec = spec
 	return nil
 }
 
+// DelPort removes one port: DelPorts of one name.
 func (d *Datapath) DelPort(name string) error {
+	return d.DelPorts([]string{name})[0]
+}
+
+// DelPorts removes the ports from their bridges and from the datapath
+// in one step (dpif.PortsDel), which closes their devices concurrently.
+func (d *Datapath) DelPorts(names []string) []error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.delPortLocked(name)
+	return d.delPortsLocked(names)
 }
 
-func (d *Datapath) delPortLocked(name string) error {
-	p := d.ports[name]
-	if p == nil {
-		return fmt.Errorf("%s: %w", name, dpif.ErrNoPort)
-	}
-	delete(d.ports, name)
-	var errs []error
-	if br := d.bridges[p.spec.Bridge]; br != nil {
-		if err := br.DelPort(p.no); err != nil {
-			errs = append(errs, err)
+func (d *Datapath) delPortsLocked(names []string) []error {
+	errs := make([]error, len(names))
+	var nos []uint32
+	var idx []int
+	for i, name := range names {
+		p := d.ports[name]
+		if p == nil {
+			errs[i] = fmt.Errorf("%s: %w", name, dpif.ErrNoPort)
+			continue
 		}
+		delete(d.ports, name)
+		if d.byIndex[p.ifindex] == p {
+			delete(d.byIndex, p.ifindex)
+		}
+		if br := d.bridges[p.spec.Bridge]; br != nil {
+			if err := br.DelPort(p.no); err != nil {
+				errs[i] = err
+			}
+		}
+		nos, idx = append(nos, p.no), append(idx, i)
 	}
-	if err := d.dp.PortDel(p.no); err != nil {
-		errs = append(errs, err)
+	if len(nos) == 0 || d.dp == nil {
+		return errs
 	}
-	return errors.Join(errs...)
+	for j, err := range d.dp.PortsDel(nos) {
+		errs[idx[j]] = errors.Join(errs[idx[j]], err)
+	}
+	return errs
 }
 
-// PortState reads the device. A device whose name no longer resolves, or
-// resolves to another interface index (deleted and created again), is
-// gone: the reconciler re-adds the port, which opens the new one.
+// PortState answers from what the adapter keeps: the link, MAC and MTU
+// the kernel's link events last reported (LinkEvents), and the device's
+// status. A device deleted, renamed, or replaced by another of the same
+// name (another interface index) is gone: the reconciler re-adds the
+// port, which opens the new one.
 func (d *Datapath) PortState(name string) (bridge.PortState, error) {
 	d.mu.Lock()
 	p := d.ports[name]
+	var st bridge.PortState
+	gone := false
+	if p != nil {
+		st = bridge.PortState{Link: p.link, CarrierResets: p.resets, MAC: slices.Clone(p.mac), MTU: p.mtu}
+		gone = p.gone
+	}
 	d.mu.Unlock()
 	if p == nil {
 		return bridge.PortState{}, fmt.Errorf("%s: %w", name, dpif.ErrNoPort)
 	}
-	l, err := netlink.LinkByName(name)
-	var nf netlink.LinkNotFoundError
-	if errors.As(err, &nf) || errors.Is(err, unix.ENODEV) {
-		return bridge.PortState{}, fmt.Errorf("%s: %w", name, netdev.ErrNoDevice)
+	if gone {
+		return bridge.PortState{}, fmt.Errorf("%s: deleted or replaced: %w", name, netdev.ErrNoDevice)
 	}
-	if err == nil && p.ifindex != 0 && l.Attrs().Index != p.ifindex {
-		return bridge.PortState{}, fmt.Errorf("%s: replaced by another device: %w", name, netdev.ErrNoDevice)
+	st.Status = p.dev.Status()
+	return st, nil
+}
+
+// PortStats reads the device's counters.
+func (d *Datapath) PortStats(name string) (bridge.PortStats, error) {
+	d.mu.Lock()
+	p := d.ports[name]
+	d.mu.Unlock()
+	if p == nil {
+		return bridge.PortStats{}, fmt.Errorf("%s: %w", name, dpif.ErrNoPort)
 	}
-	return bridge.PortState{
-		Link:        p.dev.Link(),
-		MAC:         p.dev.MAC(),
-		MTU:         p.dev.MTU(),
-		Stats:       p.dev.Stats(),
-		CustomStats: source.CustomStatsOf(p.dev),
-		Status:      p.dev.Status(),
-	}, nil
+	return bridge.PortStats{Stats: p.dev.Stats(), Custom: source.CustomStatsOf(p.dev)}, nil
 }
 
 // SetSocketBuffers applies the size to every open device now and to the
@@ -314,17 +438,15 @@ func (d *Datapath) SetSocketBuffers(bytes int) error {
 	return errors.Join(errs...)
 }
 
-// Close removes every port (closing the devices: tap devices we created
-// disappear, XDP programs are detached) and stops the datapath.
+// Close removes every port (closing the devices concurrently: tap devices
+// we created disappear, XDP programs are detached) and stops the
+// datapath.
 func (d *Datapath) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var errs []error
-	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
-		if err := d.delPortLocked(name); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	// All ports leave the datapath in one step; their devices are
+	// closed concurrently.
+	errs := d.delPortsLocked(slices.Sorted(maps.Keys(d.ports)))
 	d.bridges = map[string]*ofproto.Bridge{}
 	d.created = map[string]time.Time{}
 	if err := d.stopLocked(); err != nil {

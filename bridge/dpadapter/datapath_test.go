@@ -7,8 +7,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -92,12 +93,15 @@ func TestPortsOnRealDevices(t *testing.T) {
 		t.Errorf("view: %+v", brs)
 	}
 
-	// The device replaced by another of the same name is "gone".
+	// A device deleted, or replaced by another of the same name, is
+	// "gone" once the adapter hears of it (here: a resync's dump).
 	ip(t, "link", "del", "gvbav1")
+	d.LinkEvents(nil, true)
 	if _, err := d.PortState("gvbav1"); !errors.Is(err, netdev.ErrNoDevice) {
 		t.Errorf("deleted device: %v", err)
 	}
 	veth(t, "gvbav1")
+	d.LinkEvents(nil, true)
 	if _, err := d.PortState("gvbav1"); !errors.Is(err, netdev.ErrNoDevice) {
 		t.Errorf("replaced device: %v", err)
 	}
@@ -113,25 +117,137 @@ func TestPortsOnRealDevices(t *testing.T) {
 	}
 }
 
-func TestWatchLinksSeesNewDevices(t *testing.T) {
+// recorder is a PortWatcher that remembers what it was told.
+type recorder struct {
+	mu      sync.Mutex
+	names   map[string]int
+	resyncs int
+}
+
+func (r *recorder) PortsChanged(names ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, n := range names {
+		r.names[n]++
+	}
+}
+
+func (r *recorder) ResyncPorts() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.resyncs++
+}
+
+func (r *recorder) count(name string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.names[name]
+}
+
+// TestLinkEventsKeepPortState: the adapter learns from link events (not
+// per-call queries) a new device's name, a port's link going down, its
+// MTU, and its device being deleted or replaced.
+func TestLinkEventsKeepPortState(t *testing.T) {
 	needRoot(t)
-	var events atomic.Int64
+	d := New(Config{PMDs: 1})
+	defer d.Close()
+	if err := d.AddBridge("gvbaw0", bridge.BridgeConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{names: map[string]int{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		WatchLinks(ctx, slogDiscard(), func() { events.Add(1) })
+		d.Watch(ctx, slogDiscard(), rec)
 	}()
-	time.Sleep(100 * time.Millisecond) // subscribed
-	veth(t, "gvbaw1")
-	deadline := time.Now().Add(5 * time.Second)
-	for events.Load() == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	defer func() { cancel(); <-done }()
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatal("timed out waiting for " + what)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
-	cancel()
-	<-done
-	if events.Load() == 0 {
-		t.Fatal("no link event for a new veth")
+	waitFor("the first resync", func() bool { rec.mu.Lock(); defer rec.mu.Unlock(); return rec.resyncs > 0 })
+	veth(t, "gvbaw1")
+	waitFor("an event naming the new veth", func() bool { return rec.count("gvbaw1") > 0 })
+	if err := d.AddPort(bridge.PortSpec{Bridge: "gvbaw0", Name: "gvbaw1", Type: "system"}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := d.PortState("gvbaw1"); err != nil || !st.Link.AdminUp || st.Link.IfIndex == 0 {
+		t.Fatalf("new port: %+v %v", st, err)
+	}
+	// The peer coming up brings the carrier: one transition.
+	ip(t, "link", "set", "gvbaw1p", "up")
+	waitFor("the carrier", func() bool {
+		st, err := d.PortState("gvbaw1")
+		return err == nil && st.Link.CarrierUp && st.CarrierResets == 1
+	})
+	before := rec.count("gvbaw1")
+	ip(t, "link", "set", "gvbaw1", "down", "mtu", "1400")
+	waitFor("the port to be down with MTU 1400", func() bool {
+		st, err := d.PortState("gvbaw1")
+		return err == nil && !st.Link.AdminUp && !st.Link.CarrierUp && st.CarrierResets == 2 && st.MTU == 1400
+	})
+	if rec.count("gvbaw1") == before {
+		t.Error("the watcher was not told about the change")
+	}
+	ip(t, "link", "del", "gvbaw1")
+	waitFor("the port's device to be gone", func() bool {
+		_, err := d.PortState("gvbaw1")
+		return errors.Is(err, netdev.ErrNoDevice)
+	})
+	if err := d.DelPort("gvbaw1"); err != nil {
+		t.Errorf("DelPort of a vanished device: %v", err)
+	}
+}
+
+// TestAddPortsInOneStep: ports added together share one datapath step; a
+// failing spec opens nothing and does not stop the others; DelPorts
+// removes them together.
+func TestAddPortsInOneStep(t *testing.T) {
+	needRoot(t)
+	d := New(Config{PMDs: 1})
+	defer d.Close()
+	if err := d.AddBridge("gvbab0", bridge.BridgeConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	var specs []bridge.PortSpec
+	for i := range 8 {
+		name := "gvbab" + strconv.Itoa(i+1)
+		veth(t, name)
+		specs = append(specs, bridge.PortSpec{Bridge: "gvbab0", Name: name, Type: "system"})
+	}
+	specs = append(specs,
+		bridge.PortSpec{Bridge: "gvbab0", Name: "gvbabnone", Type: "system"},
+		bridge.PortSpec{Bridge: "gvbab0", Name: "gvbab1", Type: "system"},
+		bridge.PortSpec{Bridge: "nobridge", Name: "gvbabx", Type: "system"})
+	errs := d.AddPorts(specs)
+	for i := range 8 {
+		if errs[i] != nil {
+			t.Fatalf("%s: %v", specs[i].Name, errs[i])
+		}
+	}
+	if !errors.Is(errs[8], netdev.ErrNoDevice) || errs[9] == nil || errs[10] == nil {
+		t.Fatalf("bad specs: %v", errs[8:])
+	}
+	if n := len(d.dp.Ports()); n != 8 {
+		t.Fatalf("%d datapath ports, want 8", n)
+	}
+	names := []string{"gvbab1", "gvbab2", "gvbab3", "gvbabnone"}
+	errs = d.DelPorts(names)
+	if errs[0] != nil || errs[1] != nil || errs[2] != nil || errs[3] == nil {
+		t.Fatalf("DelPorts: %v", errs)
+	}
+	if n := len(d.dp.Ports()); n != 5 {
+		t.Fatalf("%d datapath ports left, want 5", n)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 

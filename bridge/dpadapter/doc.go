@@ -2,10 +2,30 @@
 // (package dpif) switching with NORMAL (package ofproto) between ports
 // opened by the netdev backends: afpacket for "system" ports, tap for
 // "internal" and "tap" ports (the bridge's own port among them), afxdp for
-// "afxdp" ports. It also watches the kernel's link events (WatchLinks) so
-// the reconciler notices devices that appear, disappear or change, and
-// offers the switch to package metrics and package appctl as a
-// source.Switch (View).
+// "afxdp" ports. It also offers the switch to package metrics and package
+// appctl as a source.Switch (View).
+//
+// Link state comes from the kernel's link events, not from queries per
+// call: WatchLinks turns RTM_NEWLINK/RTM_DELLINK into typed LinkUpdates;
+// Datapath.Watch feeds them to LinkEvents, which keeps each port's admin
+// and carrier state, MTU and MAC (read from the device once when the port
+// is added; the speed again when the carrier changes) and marks a port
+// gone when its device is deleted, renamed or replaced by another under
+// the same name (another ifindex); PortState then answers from that (and
+// the device's Status) and PortStats reads the counters. Watch tells the
+// reconciler which device names changed (PortsChanged: a port's, or one
+// an interface waits for). At every subscription, and again after the
+// netlink socket failed or overflowed (ENOBUFS), it resubscribes,
+// brings every port up to date from one link dump and asks for a full
+// resync (ResyncPorts), so a lost event is never missed for long.
+//
+// AddPorts opens the devices of a batch concurrently (at most
+// dpif.MaxParallelDeviceOps at a time: socket, ring and bind are kernel
+// work, much of it waiting for RCU grace periods), without holding the
+// adapter's lock, then adds the ones that opened with one
+// dpif.PortsAdd; a spec that fails opened nothing. DelPorts, and Close
+// for all ports, remove them with one dpif.PortsDel, which closes the
+// devices concurrently.
 //
 // Every afxdp port shares one afxdp.UMEMGroup (made with the first such
 // port, closed by Close), so frames forwarded between afxdp ports move as
@@ -25,7 +45,9 @@
 // Contract: the bridge.Datapath methods are called from one goroutine at a
 // time (the reconciler's worker); Datapath's own lock makes them safe from
 // any goroutine anyway, and View's methods run on any goroutine
-// (ovs-appctl connections, scrapes) under that lock. WatchLinks runs on its own goroutine and only
-// calls the function it is given. Lock order: Datapath.mu -> the dpif and
-// ofproto locks taken inside their calls.
+// (ovs-appctl connections, scrapes) under that lock. WatchLinks (and
+// Watch) run on their caller's goroutine and only call the function (or
+// the PortWatcher) they are given; LinkEvents takes Datapath.mu. Lock
+// order: Datapath.mu -> the dpif and ofproto locks taken inside their
+// calls. Devices are opened outside Datapath.mu.
 package dpadapter

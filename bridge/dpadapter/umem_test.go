@@ -40,15 +40,19 @@ func TestAFXDPPortsShareUMEM(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		counters, err := d.PortStats(n)
+		if err != nil {
+			t.Fatal(err)
+		}
 		want := "true"
 		if i == 2 {
 			want = "false"
 		}
-		if st.Status["shared-umem"] != want || st.CustomStats["umem_shared"] != map[string]uint64{"true": 1, "false": 0}[want] {
-			t.Errorf("%s: status %v custom umem_shared %d, want shared-umem=%s", n, st.Status, st.CustomStats["umem_shared"], want)
+		if st.Status["shared-umem"] != want || counters.Custom["umem_shared"] != map[string]uint64{"true": 1, "false": 0}[want] {
+			t.Errorf("%s: status %v custom umem_shared %d, want shared-umem=%s", n, st.Status, counters.Custom["umem_shared"], want)
 		}
-		if i < 2 && st.CustomStats["umem_members"] != 2 {
-			t.Errorf("%s: %d members in the shared UMEM, want 2", n, st.CustomStats["umem_members"])
+		if i < 2 && counters.Custom["umem_members"] != 2 {
+			t.Errorf("%s: %d members in the shared UMEM, want 2", n, counters.Custom["umem_members"])
 		}
 		if i == 2 && st.Status["shared-umem-fallback"] != "options:xdp-shared-umem=false" {
 			t.Errorf("%s: fallback reason %q", n, st.Status["shared-umem-fallback"])

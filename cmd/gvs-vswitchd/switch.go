@@ -71,7 +71,7 @@ func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop fu
 	}()
 	go func() {
 		defer wg.Done()
-		dpadapter.WatchLinks(ctx, daemon.Module(d.Logger, "netdev_linux"), rec.Kick)
+		dp.Watch(ctx, daemon.Module(d.Logger, "netdev_linux"), rec)
 	}()
 	return func() {
 		cancel()
