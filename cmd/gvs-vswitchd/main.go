@@ -110,6 +110,10 @@ func parseCommandLine(args []string, dirs daemon.Dirs) (*daemon.Options, ovsdbd.
 		UpgradeSchema: schema.VSwitch(),
 		Program:       program.Binary,
 		Remotes:       append([]string{"punix:" + socket}, extra...),
+		// ovsdb-server/compact and the other ovsdb-server/* commands act
+		// on the embedded database, as they would on Open vSwitch's
+		// separate ovsdb-server.
+		Commands: true,
 	}
 	sc.database = "unix:" + socket
 	sc.dbFile = cfg.DBFiles[0]
