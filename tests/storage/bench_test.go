@@ -95,7 +95,7 @@ func makeTenThousandPorts(b *testing.B, dir string) string {
 	return dbFile
 }
 
-func copyTo(b *testing.B, src, dst string) {
+func copyTo(b testing.TB, src, dst string) {
 	in, err := os.Open(src)
 	if err != nil {
 		b.Fatal(err)
