@@ -9,7 +9,11 @@
 // (created from Open vSwitch 3.1's schema when missing, converted to it
 // when the file has another version of the schema, and kept on disk in the
 // format ovsdb-server and ovsdb-tool use), served on
-// punix:$OVS_RUNDIR/db.sock. Given DATABASE (unix:PATH or tcp:IP:PORT, as
+// punix:$OVS_RUNDIR/db.sock. A conf.db that is a symbolic link to a file
+// not created yet (Debian's layout) gets its target created, the link
+// kept. ovsdb-server's control commands (ovsdb-server/compact,
+// list-dbs, add-remote, ...) act on it through
+// `ovs-appctl -t ovs-vswitchd`. Given DATABASE (unix:PATH or tcp:IP:PORT, as
 // ovs-ctl passes unix:/var/run/openvswitch/db.sock to ovs-vswitchd) it is
 // a client of that server instead (Debian's ovsdb-server or
 // gvs-ovsdb-server), with the same behaviour, reconnecting whenever the

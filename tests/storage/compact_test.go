@@ -147,12 +147,13 @@ func TestCompactCommand(t *testing.T) {
 }
 
 // makeLargeLog writes an Open_vSwitch database file whose log is at least
-// size bytes: with ports, a bridge of that many ports whose interfaces'
-// statistics are rewritten in each transaction (what a switch writing
-// statistics for a long time leaves); without, one external_ids key of the
-// Open_vSwitch row rewritten again and again (nothing a switch would act
-// on). It uses the storage package directly, which is much faster than a
-// server.
+// size bytes. With ports, a bridge of that many ports, then ports added
+// and deleted one at a time, with the next_cfg/cur_cfg and ofport writes
+// that go with each change (what a host that churns containers leaves;
+// statistics and link state are ephemeral and never logged). Without, one
+// external_ids key of the Open_vSwitch row rewritten again and again with
+// a large value (nothing a switch acts on). It uses the storage package
+// directly, which is much faster than a server.
 func makeLargeLog(tb testing.TB, path string, size int64, ports int) {
 	tb.Helper()
 	schemaJSON, err := os.ReadFile(vswitchSchema)
@@ -179,21 +180,27 @@ func makeLargeLog(tb testing.TB, path string, size int64, ports int) {
 			tb.Fatalf("generating a large log: %s", out)
 		}
 	}
+	// addPort adds a port whose row has UUID port.
+	addPort := func(name, port string, ofport int) []string {
+		return []string{
+			fmt.Sprintf(`{"op":"insert","table":"Interface","uuid-name":"i%s","row":{"name":"%s","type":"system","ofport":%d,"external_ids":["map",[["iface-id","vif-%s"],["attached-mac","02:00:00:00:00:01"]]]}}`, name, name, ofport, name),
+			fmt.Sprintf(`{"op":"insert","table":"Port","uuid":"%s","row":{"name":"%s","interfaces":["named-uuid","i%s"]}}`, port, name, name),
+			fmt.Sprintf(`{"op":"mutate","table":"Bridge","where":[["name","==","br0"]],"mutations":[["ports","insert",["set",[["uuid","%s"]]]]]}`, port),
+		}
+	}
+	const nextCfg = `{"op":"mutate","table":"Open_vSwitch","where":[],"mutations":[["next_cfg","+=",1]]}`
+	const curCfg = `{"op":"mutate","table":"Open_vSwitch","where":[],"mutations":[["cur_cfg","+=",1]]}`
 	if ports == 0 {
 		transact(`{"op":"insert","table":"Open_vSwitch","row":{}}`)
 	} else {
 		ops := []string{`{"op":"insert","table":"Bridge","uuid-name":"br","row":{"name":"br0"}}`,
 			`{"op":"insert","table":"Open_vSwitch","row":{"bridges":["named-uuid","br"]}}`}
-		var refs []string
-		for i := 0; i < ports; i++ {
-			ops = append(ops,
-				fmt.Sprintf(`{"op":"insert","table":"Interface","uuid-name":"i%d","row":{"name":"p%d"}}`, i, i),
-				fmt.Sprintf(`{"op":"insert","table":"Port","uuid-name":"p%d","row":{"name":"p%d","interfaces":["named-uuid","i%d"]}}`, i, i, i))
-			refs = append(refs, fmt.Sprintf(`["named-uuid","p%d"]`, i))
-		}
-		ops = append(ops, `{"op":"mutate","table":"Bridge","where":[],"mutations":[["ports","insert",["set",[`+strings.Join(refs, ",")+`]]]]}`)
 		transact(ops...)
+		for i := 0; i < ports; i++ {
+			transact(addPort(fmt.Sprintf("p%d", i), newUUID(), i+1)...)
+		}
 	}
+	last := int64(-1)
 	for round := 0; ; round++ {
 		st, err := os.Stat(path)
 		if err != nil {
@@ -202,18 +209,22 @@ func makeLargeLog(tb testing.TB, path string, size int64, ports int) {
 		if st.Size() >= size {
 			return
 		}
+		if st.Size() == last {
+			tb.Fatal("generating a large log: a round wrote nothing")
+		}
+		last = st.Size()
 		if ports == 0 {
 			transact(fmt.Sprintf(`{"op":"mutate","table":"Open_vSwitch","where":[],"mutations":[["external_ids","delete",["set",["churn"]]],["external_ids","insert",["map",[["churn","round %d %s"]]]]]}`,
 				round, strings.Repeat("z", 4000)))
 			continue
 		}
-		ops := make([]string, ports)
-		for i := range ops {
-			n := round*1000 + i
-			ops[i] = fmt.Sprintf(`{"op":"update","table":"Interface","where":[["name","==","p%d"]],"row":{"statistics":["map",[["rx_packets",%d],["rx_bytes",%d],["tx_packets",%d],["tx_bytes",%d],["rx_dropped",0],["tx_dropped",0],["rx_errors",0],["tx_errors",0],["collisions",0]]]}}`,
-				i, n, n*1500, n+7, (n+7)*1500)
-		}
-		transact(ops...)
+		// Add a port, the switch's write-back, delete it (garbage
+		// collection removes its rows), the write-back.
+		name, port := fmt.Sprintf("c%d", round), newUUID()
+		transact(append(addPort(name, port, -1), nextCfg)...)
+		transact(curCfg, fmt.Sprintf(`{"op":"update","table":"Interface","where":[["name","==","%s"]],"row":{"ofport":%d}}`, name, ports+1+round%1000))
+		transact(nextCfg, fmt.Sprintf(`{"op":"mutate","table":"Bridge","where":[["name","==","br0"]],"mutations":[["ports","delete",["set",[["uuid","%s"]]]]]}`, port))
+		transact(curCfg)
 	}
 }
 
