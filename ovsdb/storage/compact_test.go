@@ -1,9 +1,13 @@
 package storage
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -119,5 +123,50 @@ func TestCompactedLogMustDoubleBeforeTheNextCompaction(t *testing.T) {
 	s.Close()
 	if n := recordCount(t, path); n != 2 {
 		t.Fatalf("a log that more than doubled since its compaction was not compacted: %d records", n)
+	}
+}
+
+// countingHandler counts log records at level Error.
+type countingHandler struct {
+	slog.Handler
+	errors *atomic.Int32
+}
+
+func (h countingHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level == slog.LevelError {
+		h.errors.Add(1)
+	}
+	return nil
+}
+
+// A failed automatic compaction is retried after a tenth of the interval,
+// as ovsdb-server does, not at every later commit.
+func TestFailedCompactionIsNotRetriedAtEveryCommit(t *testing.T) {
+	path := create(t, richSchema)
+	growLog(t, path, 300)
+	// A directory where the compaction's temporary file goes makes it fail.
+	if err := os.Mkdir(path+".tmp", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var failures atomic.Int32
+	logger := slog.New(countingHandler{slog.NewTextHandler(io.Discard, nil), &failures})
+	s, err := Open(path, logger, Options{CompactMinSize: 1, CompactInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.wg.Wait() // the compaction at open, which fails
+	s.mu.Lock()
+	s.lastCompaction = s.lastCompaction.Add(-time.Hour) // as if the interval had passed
+	s.mu.Unlock()
+	for i := 0; i < 50; i++ {
+		transact(t, s.Database(), fmt.Sprintf(`[{"op":"insert","table":"Root","row":{"name":"r%d"}}]`, i))
+		s.wg.Wait()
+	}
+	s.Close()
+	if n := failures.Load(); n != 2 {
+		t.Fatalf("%d failed compactions logged, want 2 (at open, then once after the interval)", n)
+	}
+	if n := recordCount(t, path); n != 301+50 {
+		t.Fatalf("%d records after failed compactions, want all %d kept", n, 301+50)
 	}
 }

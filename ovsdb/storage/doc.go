@@ -32,7 +32,8 @@
 //     daemon killed before its first 10 minutes does not replay an ever
 //     longer log at every start), and on Compact (the ovsdb-server/compact
 //     command), by writing NAME.tmp, fsyncing it, renaming it over the file
-//     and fsyncing the directory;
+//     and fsyncing the directory; a failed automatic compaction is tried
+//     again a tenth of the interval later, not at every commit;
 //   - a NAME that is a symbolic link (Debian's /etc/openvswitch/conf.db →
 //     /var/lib/openvswitch/conf.db) is followed, as Open vSwitch's
 //     follow_symlinks does, before anything is created, locked or replaced:

@@ -245,12 +245,17 @@ func (s *Storage) grewLots() bool {
 func (s *Storage) autoCompact(why string, size int64) {
 	defer s.wg.Done()
 	s.logger.Info(why, "file", s.path, "bytes", size)
-	if err := s.compact(); err != nil {
-		s.logger.Error("compaction failed", "file", s.path, "error", err)
-	}
+	err := s.compact()
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.compacting = false
-	s.mu.Unlock()
+	if err != nil {
+		s.logger.Error("compaction failed", "file", s.path, "error", err)
+		// As ovsdb-server does after a failed snapshot, try again after a
+		// tenth of the interval, not at every commit (each attempt writes
+		// the whole database, which a full disk would refuse every time).
+		s.lastCompaction = time.Now().Add(-s.opts.CompactInterval + s.opts.CompactInterval/10)
+	}
 }
 
 // Compact rewrites the file as the schema and one record holding the whole
