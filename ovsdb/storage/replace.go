@@ -104,12 +104,17 @@ func (l *Log) CommitReplace(r *Replacement) error {
 // not exist yet, the target is created and the link kept, as
 // `ovsdb-tool create` does.
 func CreateLog(path string, bodies []json.RawMessage) error {
+	name := path
 	path, err := followSymlinks(path)
 	if err != nil {
 		return err
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			// Named as the caller named it, not as the temporary file.
+			return &os.PathError{Op: "create", Path: name, Err: pe.Err}
+		}
 		return err
 	}
 	defer os.Remove(f.Name())
