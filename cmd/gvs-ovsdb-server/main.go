@@ -16,6 +16,10 @@
 // written before it is acknowledged (and fsynced when the transaction asks
 // for durability, or for every commit with the gvs option --sync), and the
 // file is compacted as ovsdb-server does and on `ovsdb-server/compact`.
+// A missing DATABASE is fatal as in ovsdb-server, except a conf.db that is
+// a symbolic link to a file not created yet (Debian's layout): its target
+// is created with the Open_vSwitch schema, as ovs-ctl's
+// `ovsdb-tool create` would, and the link kept.
 //
 // --metrics-address (gvs option) serves Prometheus metrics at
 // http://ADDR/metrics: connections, monitors, transactions by result,

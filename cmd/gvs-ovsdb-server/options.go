@@ -8,6 +8,7 @@ import (
 	"gvs/cmd/internal/daemon"
 	"gvs/cmd/internal/ovsdbd"
 	"gvs/metrics"
+	"gvs/schema"
 )
 
 type options struct {
@@ -22,7 +23,7 @@ type options struct {
 // harmless) or refused.
 func parseCommandLine(args []string, dirs daemon.Dirs) (*options, ovsdbd.Config, error) {
 	o := &options{}
-	cfg := ovsdbd.Config{Commands: true}
+	cfg := ovsdbd.Config{Commands: true, LinkTargetSchema: linkTargetSchema}
 	noDBs := false
 	tlsFile := func(dst *string, name string) func(string, bool) error {
 		return func(v string, _ bool) error {
@@ -80,4 +81,16 @@ func parseCommandLine(args []string, dirs daemon.Dirs) (*options, ovsdbd.Config,
 		cfg.DBFiles = append(cfg.DBFiles, abs)
 	}
 	return o, cfg, nil
+}
+
+// linkTargetSchema creates the Open_vSwitch database behind a conf.db that
+// is a dangling symbolic link: Debian's package installs
+// /etc/openvswitch/conf.db that way, and ovs-ctl runs `ovsdb-tool create`
+// on it before starting the server. A missing file that is not a link, or
+// one with another name, is fatal as in ovsdb-server.
+func linkTargetSchema(path string) []byte {
+	if filepath.Base(path) == "conf.db" {
+		return schema.VSwitch()
+	}
+	return nil
 }

@@ -9,7 +9,11 @@
 // (created from Open vSwitch 3.1's schema when missing, converted to it
 // when the file has another version of the schema, and kept on disk in the
 // format ovsdb-server and ovsdb-tool use), served on
-// punix:$OVS_RUNDIR/db.sock. Given DATABASE (unix:PATH or tcp:IP:PORT, as
+// punix:$OVS_RUNDIR/db.sock. A conf.db that is a symbolic link to a file
+// not created yet (Debian's layout) gets its target created, the link
+// kept. ovsdb-server's control commands (ovsdb-server/compact,
+// list-dbs, add-remote, ...) act on it through
+// `ovs-appctl -t ovs-vswitchd`. Given DATABASE (unix:PATH or tcp:IP:PORT, as
 // ovs-ctl passes unix:/var/run/openvswitch/db.sock to ovs-vswitchd) it is
 // a client of that server instead (Debian's ovsdb-server or
 // gvs-ovsdb-server), with the same behaviour, reconnecting whenever the
@@ -110,6 +114,10 @@ func parseCommandLine(args []string, dirs daemon.Dirs) (*daemon.Options, ovsdbd.
 		UpgradeSchema: schema.VSwitch(),
 		Program:       program.Binary,
 		Remotes:       append([]string{"punix:" + socket}, extra...),
+		// ovsdb-server/compact and the other ovsdb-server/* commands act
+		// on the embedded database, as they would on Open vSwitch's
+		// separate ovsdb-server.
+		Commands: true,
 	}
 	sc.database = "unix:" + socket
 	sc.dbFile = cfg.DBFiles[0]

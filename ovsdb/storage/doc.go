@@ -25,11 +25,21 @@
 //     server still starts. When good records are dropped with it (damage
 //     in the middle of the log, or a record that does not decode), a copy
 //     of the dropped bytes is kept as NAME.dropped-OFFSET;
-//   - the log is compacted as ovsdb-server does it (over 10 MB and 4 times
-//     its size after the last compaction, at least 100 records, at most
-//     once per 10 minutes; after a day any growth), and on Compact (the
-//     ovsdb-server/compact command), by writing NAME.tmp, fsyncing it,
-//     renaming it over the file and fsyncing the directory;
+//   - the log is compacted as ovsdb-server 3.1 does it (over 10 MB and
+//     twice its size after the last compaction, at least 100 records, at
+//     most once per 10 minutes; after a day any commit), also right after
+//     Open when the file already grew that much (in the background, so a
+//     daemon killed before its first 10 minutes does not replay an ever
+//     longer log at every start), and on Compact (the ovsdb-server/compact
+//     command), by writing NAME.tmp, fsyncing it, renaming it over the file
+//     and fsyncing the directory; a failed automatic compaction is tried
+//     again a tenth of the interval later, not at every commit;
+//   - a NAME that is a symbolic link (Debian's /etc/openvswitch/conf.db →
+//     /var/lib/openvswitch/conf.db) is followed, as Open vSwitch's
+//     follow_symlinks does, before anything is created, locked or replaced:
+//     Create through a link whose target does not exist yet creates the
+//     target, and compaction renames over the target, so the link stays a
+//     link; the lock file and NAME.tmp are beside the target;
 //   - Options.Schema converts a file with another version of the schema at
 //     open (Convert: like ovsdb-tool convert), after backing it up;
 //   - Storage.Convert converts the open database while it is served (the

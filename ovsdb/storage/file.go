@@ -76,6 +76,10 @@ func Load(path string, logger *slog.Logger) (*db.Database, error) {
 // open database's file its lock must be held by the caller (see
 // RewriteInPlace); otherwise Rewrite takes path's lock itself.
 func Rewrite(path string, d *db.Database, comment string) error {
+	path, err := followSymlinks(path) // a link stays a link
+	if err != nil {
+		return err
+	}
 	lock, err := lockFile(path)
 	if err != nil {
 		return err

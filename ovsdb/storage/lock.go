@@ -14,8 +14,10 @@ import (
 // ovsdb-server write one database at once.
 type fileLock struct{ f *os.File }
 
+// lockName is the lock file of the database at path: beside the file a
+// symbolic link at path leads to, as Open vSwitch names it.
 func lockName(path string) string {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
+	if target, err := followSymlinks(path); err == nil {
 		path = target
 	}
 	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".~lock~")

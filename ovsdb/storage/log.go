@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,9 +48,11 @@ type Record struct {
 // truncates a torn or corrupt tail (logging what it dropped), so the file is
 // ready for appending. A file with no valid record at all is an error.
 func OpenLog(path string, logger *slog.Logger) (*Log, []Record, error) {
-	// Replace the file a symbolic link points to, not the link.
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
+	// Write and replace the file a symbolic link points to, not the link.
+	name := path
+	path, err := followSymlinks(path)
+	if err != nil {
+		return nil, nil, err
 	}
 	lock, err := lockFile(path)
 	if err != nil {
@@ -60,6 +61,9 @@ func OpenLog(path string, logger *slog.Logger) (*Log, []Record, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		lock.release()
+		if pe, ok := err.(*os.PathError); ok {
+			pe.Path = name // reported under the name the caller gave, as Open vSwitch does
+		}
 		return nil, nil, err
 	}
 	records, valid, readErr := ReadRecords(f)

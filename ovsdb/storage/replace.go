@@ -100,10 +100,21 @@ func (l *Log) CommitReplace(r *Replacement) error {
 // CreateLog writes a new log holding these records (the schema first),
 // fsyncs it and its directory. It fails if the file exists. The file
 // appears complete or not at all: it is written under a temporary name and
-// hard-linked into place.
+// hard-linked into place. When path is a symbolic link whose target does
+// not exist yet, the target is created and the link kept, as
+// `ovsdb-tool create` does.
 func CreateLog(path string, bodies []json.RawMessage) error {
+	name := path
+	path, err := followSymlinks(path)
+	if err != nil {
+		return err
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			// Named as the caller named it, not as the temporary file.
+			return &os.PathError{Op: "create", Path: name, Err: pe.Err}
+		}
 		return err
 	}
 	defer os.Remove(f.Name())

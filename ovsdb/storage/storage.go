@@ -31,11 +31,16 @@ type Options struct {
 	// ConvertComment is the "_comment" of the record written by a
 	// conversion.
 	ConvertComment string
-	// Compaction policy; zero values take ovsdb-server's: compact when the
-	// log is over CompactMinSize (10 MB) and CompactGrowth (4) times its
-	// size after the last compaction, with at least 100 records since,
-	// and no sooner than CompactInterval (10 minutes) after the last one
-	// (or after opening); after a day, any record since is enough.
+	// Compaction policy; zero values take ovsdb-server's (Open vSwitch
+	// 2.10 and later): the log "grew lots" when it is over CompactMinSize
+	// (10 MB) and CompactGrowth (2) times its size after the last
+	// compaction (or, in a file not compacted since, after its first
+	// transaction record); it is then compacted once it holds at least 100
+	// records (read and written) and CompactInterval (10 minutes) has
+	// passed since the last compaction or opening; after a day, any
+	// commit is enough. A file that grew lots is also compacted right after
+	// Open, in the background, so a daemon that never lives 10 minutes
+	// does not replay an ever longer log at every start.
 	CompactMinSize  int64
 	CompactGrowth   int64
 	CompactInterval time.Duration
@@ -43,7 +48,7 @@ type Options struct {
 
 const (
 	defaultCompactMinSize  = 10 << 20
-	defaultCompactGrowth   = 4
+	defaultCompactGrowth   = 2
 	defaultCompactInterval = 10 * time.Minute
 	compactMinRecords      = 100
 	compactMaxInterval     = 24 * time.Hour
@@ -125,6 +130,13 @@ func Open(path string, logger *slog.Logger, opts Options) (*Storage, error) {
 		s.opts.CompactInterval = defaultCompactInterval
 	}
 	d.SetBeforeCommit(s.commitHook(d))
+	if s.grewLots() {
+		// Open vSwitch would compact this log at its first chance; the
+		// replay just paid for it once, the next start need not.
+		s.compacting = true
+		s.wg.Add(1)
+		go s.autoCompact("compacting database log that grew large since its last compaction", s.log.Size())
+	}
 	return s, nil
 }
 
@@ -205,7 +217,7 @@ func (s *Storage) writeCommit(d *db.Database, schema *db.Schema, c *db.Commit) e
 	if !s.compacting && !s.closing && s.shouldCompact(time.Now()) {
 		s.compacting = true
 		s.wg.Add(1)
-		go s.autoCompact()
+		go s.autoCompact("compacting database online", s.log.Size())
 	}
 	return nil
 }
@@ -219,19 +231,31 @@ func (s *Storage) shouldCompact(now time.Time) bool {
 	if now.After(s.lastCompaction.Add(compactMaxInterval)) {
 		return s.records > 0
 	}
+	return s.grewLots()
+}
+
+// grewLots is the size part of ovsdb-server's policy: enough records, and
+// a log both large and much larger than after the last compaction
+// (ovsdb_log_grew_lots). Called with mu held, or before s is shared.
+func (s *Storage) grewLots() bool {
 	size := s.log.Size()
 	return s.records >= compactMinRecords && size > s.opts.CompactMinSize && size > s.opts.CompactGrowth*s.base
 }
 
-func (s *Storage) autoCompact() {
+func (s *Storage) autoCompact(why string, size int64) {
 	defer s.wg.Done()
-	s.logger.Info("compacting database online", "file", s.path)
-	if err := s.compact(); err != nil {
-		s.logger.Error("compaction failed", "file", s.path, "error", err)
-	}
+	s.logger.Info(why, "file", s.path, "bytes", size)
+	err := s.compact()
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.compacting = false
-	s.mu.Unlock()
+	if err != nil {
+		s.logger.Error("compaction failed", "file", s.path, "error", err)
+		// As ovsdb-server does after a failed snapshot, try again after a
+		// tenth of the interval, not at every commit (each attempt writes
+		// the whole database, which a full disk would refuse every time).
+		s.lastCompaction = time.Now().Add(-s.opts.CompactInterval + s.opts.CompactInterval/10)
+	}
 }
 
 // Compact rewrites the file as the schema and one record holding the whole

@@ -27,8 +27,8 @@ const (
 
 // bin holds the gvs binaries TestMain builds.
 var bin struct {
-	server, tool string
-	err          error
+	server, tool, vswitchd string
+	err                    error
 }
 
 func TestMain(m *testing.M) {
@@ -39,7 +39,8 @@ func TestMain(m *testing.M) {
 	}
 	bin.server = filepath.Join(dir, "gvs-ovsdb-server")
 	bin.tool = filepath.Join(dir, "gvs-ovsdb-tool")
-	for _, pkg := range []string{"gvs/cmd/gvs-ovsdb-server", "gvs/cmd/gvs-ovsdb-tool"} {
+	bin.vswitchd = filepath.Join(dir, "gvs-vswitchd")
+	for _, pkg := range []string{"gvs/cmd/gvs-ovsdb-server", "gvs/cmd/gvs-ovsdb-tool", "gvs/cmd/gvs-vswitchd"} {
 		if out, err := exec.Command("go", "build", "-o", dir+"/", pkg).CombinedOutput(); err != nil {
 			bin.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
@@ -123,11 +124,38 @@ func startServer(tb testing.TB, binary, dir, dbFile string, extra ...string) *se
 
 func startServerErr(binary, dir, dbFile string, extra ...string) (*server, error) {
 	s := &server{dir: dir, sock: filepath.Join(dir, "db.sock"), log: filepath.Join(dir, filepath.Base(binary)+".log"), waited: make(chan error, 1)}
+	args := append([]string{dbFile, "--remote=punix:" + s.sock}, extra...)
+	return s.start(binary, args, s.env())
+}
+
+// startVswitchd runs gvs-vswitchd with its embedded database, which is
+// dbDir/conf.db (OVS_DBDIR), serving dir/db.sock, and waits until it
+// serves.
+func startVswitchd(tb testing.TB, dir, dbDir string) *server {
+	tb.Helper()
+	s, err := startVswitchdErr(dir, dbDir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.kill() })
+	return s
+}
+
+func startVswitchdErr(dir, dbDir string) (*server, error) {
+	s := &server{dir: dir, sock: filepath.Join(dir, "db.sock"), log: filepath.Join(dir, "gvs-vswitchd.log"), waited: make(chan error, 1)}
+	env := []string{"OVS_RUNDIR=" + dir, "OVS_DBDIR=" + dbDir, "OVS_LOGDIR=" + dir}
+	return s.start(bin.vswitchd, nil, env)
+}
+
+// start runs binary with args and the daemon options every test uses, and
+// waits until its socket accepts connections.
+func (s *server) start(binary string, args, env []string) (*server, error) {
+	dir := s.dir
 	os.Remove(s.sock)
-	args := append([]string{dbFile, "--remote=punix:" + s.sock, "--log-file=" + s.log,
-		"--pidfile=" + filepath.Join(dir, "server.pid"), "--unixctl=" + filepath.Join(dir, "server.ctl")}, extra...)
+	args = append(args, "--log-file="+s.log,
+		"--pidfile="+filepath.Join(dir, "server.pid"), "--unixctl="+filepath.Join(dir, "server.ctl"))
 	s.cmd = exec.Command(binary, args...)
-	s.cmd.Env = append(os.Environ(), s.env()...)
+	s.cmd.Env = append(os.Environ(), env...)
 	s.cmd.Dir = dir
 	var stderr strings.Builder
 	s.cmd.Stderr = &stderr

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,7 +15,7 @@ import (
 )
 
 // TestMain lets the test binary run as a minimal ovsdb-server built on Run:
-// arguments DBFILE SOCKET.
+// arguments DBFILE SOCKET [COMPACT-MIN-SIZE].
 func TestMain(m *testing.M) {
 	daemontest.MaybeRunMain(serveForTest)
 	os.Exit(m.Run())
@@ -28,6 +29,13 @@ func serveForTest() {
 		daemon.Fatal(program, "%v", err)
 	}
 	cfg := Config{DBFiles: []string{os.Args[1]}, Remotes: []string{"punix:" + os.Args[2]}, Commands: true}
+	if len(os.Args) > 3 {
+		size, err := strconv.ParseInt(os.Args[3], 10, 64)
+		if err != nil {
+			d.Fatal(err)
+		}
+		cfg.CompactMinSize = size
+	}
 	if err := Run(d, cfg); err != nil {
 		d.Fatal(err)
 	}
@@ -42,11 +50,11 @@ const convertSchemaV2 = `{"name":"Conv","version":"2.0.0","tables":{
  "Item":{"isRoot":true,"columns":{"name":{"type":"string"},"added":{"type":{"key":"string","min":0,"max":"unlimited"}}}}}}`
 
 // startServer runs the daemon on dbFile and waits until it serves.
-func startServer(t *testing.T, e *daemontest.Env, dbFile string) (sock string, stop func()) {
+func startServer(t *testing.T, e *daemontest.Env, dbFile string, extra ...string) (sock string, stop func()) {
 	t.Helper()
 	sock = e.Path("db.sock")
 	os.Remove(sock)
-	cmd := e.Command(dbFile, sock)
+	cmd := e.Command(append([]string{dbFile, sock}, extra...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

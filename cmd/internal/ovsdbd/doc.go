@@ -1,6 +1,8 @@
 // Package ovsdbd runs gvs's OVSDB server inside a daemon: it opens the
 // database files (package storage: loaded from and written to Open
-// vSwitch's standalone format, locked against a second server), starts the
+// vSwitch's standalone format, locked against a second server; created
+// when missing or a dangling symbolic link, if Config says with which
+// schema), starts the
 // remotes, registers ovsdb-server's control commands (including
 // ovsdb-server/compact), lets the "convert" method rewrite a database's
 // file (Storage.Convert, through Server.SetConverter) and serves until the

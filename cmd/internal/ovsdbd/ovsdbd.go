@@ -20,8 +20,20 @@ type Config struct {
 	DBFiles []string
 	// CreateSchema, when set, creates missing database files with this
 	// schema (gvs-vswitchd's conf.db); otherwise a missing file is fatal,
-	// as in ovsdb-server.
+	// as in ovsdb-server. A file that is a symbolic link to a file that
+	// does not exist yet (Debian's /etc/openvswitch/conf.db) counts as
+	// missing: its target is created and the link kept.
 	CreateSchema []byte
+	// LinkTargetSchema, when set and CreateSchema is not, is asked for the
+	// schema of a database file that is a dangling symbolic link: its
+	// target is created with that schema, as ovs-ctl's `ovsdb-tool create`
+	// would before starting ovsdb-server. nil (the function or its result)
+	// leaves such a file missing, which is fatal.
+	LinkTargetSchema func(path string) []byte
+	// CompactMinSize is the size over which a database log is compacted
+	// automatically (with the rest of ovsdb-server's rule, see
+	// storage.Options); 0 takes Open vSwitch's 10 MB.
+	CompactMinSize int64
 	// Remotes are the listeners: punix:PATH, ptcp:PORT[:IP], pssl:PORT[:IP].
 	Remotes []string
 	TLS     server.TLSFiles
@@ -149,15 +161,17 @@ func fileConverter(files []*storage.Storage) server.ConvertFunc {
 // open loads the database file at path and keeps it up to date, creating
 // the file first when it is missing and cfg says with which schema.
 func open(path string, logger *slog.Logger, cfg Config, upgrade *db.Schema) (*storage.Storage, error) {
-	if cfg.CreateSchema != nil {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			if err := storage.Create(path, cfg.CreateSchema); err != nil && !errors.Is(err, os.ErrExist) {
-				return nil, fmt.Errorf("%s: creating database: %w", path, err)
-			}
+	if schema := createSchema(path, cfg); schema != nil {
+		if err := storage.Create(path, schema); err != nil && !errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("%s: creating database: %w", path, err)
+		}
+		if target, err := os.Readlink(path); err == nil {
+			logger.Info(path + ": created empty database at the symbolic link's target " + target)
+		} else {
 			logger.Info(path + ": created empty database")
 		}
 	}
-	opts := storage.Options{Sync: cfg.Sync, NoColumnDiff: cfg.NoColumnDiff, Schema: upgrade}
+	opts := storage.Options{Sync: cfg.Sync, NoColumnDiff: cfg.NoColumnDiff, Schema: upgrade, CompactMinSize: cfg.CompactMinSize}
 	if upgrade != nil {
 		opts.ConvertComment = "converted by " + cfg.Program
 	}
@@ -167,6 +181,22 @@ func open(path string, logger *slog.Logger, cfg Config, upgrade *db.Schema) (*st
 		return nil, fmt.Errorf("I/O error: %s: open failed (%s)", path, strerror(pathErr.Err))
 	}
 	return f, err
+}
+
+// createSchema is the schema to create the database file at path with, or
+// nil when it exists or is not to be created. os.Stat follows links, so a
+// dangling link is missing too.
+func createSchema(path string, cfg Config) []byte {
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if cfg.CreateSchema != nil {
+		return cfg.CreateSchema
+	}
+	if st, err := os.Lstat(path); err == nil && st.Mode()&os.ModeSymlink != 0 && cfg.LinkTargetSchema != nil {
+		return cfg.LinkTargetSchema(path)
+	}
+	return nil
 }
 
 // strerror capitalises an errno text as C's strerror does ("No such file or
