@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"gvs/bench/measure"
@@ -213,7 +214,18 @@ func (r *Runner) sweep(s setups.ScaleSwitch) (err error) {
 		}
 	}()
 	var sweepErr error
+	dbAt := map[int]float64{}
+	probeDB := func(at int) {
+		if v, err := r.dbAlone(s); err == nil {
+			dbAt[at] = v
+		} else {
+			r.Logf("%s: ovs-vsctl --no-wait probe at %d ports: %v", name, at, err)
+		}
+	}
 	for i := range n {
+		if i > 0 && slices.Contains(Marks(n), i) {
+			probeDB(i)
+		}
 		if i%50 == 0 {
 			r.Stage(1, name, fmt.Sprintf("add-port %d/%d", i, n))
 		}
@@ -235,12 +247,19 @@ func (r *Runner) sweep(s setups.ScaleSwitch) (err error) {
 			}
 		}
 	}
+	if sweepErr == nil {
+		probeDB(n)
+	}
 	// The port counts reached are reported even when the sweep stopped
 	// early; the rest of it is not run.
 	outside := meter.outside()
 	for _, m := range reached(add, Marks(n), true) {
 		v, _ := WindowMedian(add, m, WindowWidth)
 		r.record(FigAddAt(m), name, 1, v, outside)
+		if db, ok := dbAt[m]; ok {
+			r.record(FigDBAt(m), name, 1, db, outside)
+			r.record(FigOwnAt(m), name, 1, max(v-db, 0), outside)
+		}
 	}
 	if sweepErr != nil {
 		r.sec.AddError(FigAddTotal, name, sweepErr.Error())
@@ -300,6 +319,27 @@ func (r *Runner) sweep(s setups.ScaleSwitch) (err error) {
 		r.Logf("%s: after removing %d ports one by one: %v", name, n, err)
 	}
 	return nil
+}
+
+// dbProbeCalls is how many calls make one ovs-vsctl-and-database probe.
+const dbProbeCalls = 5
+
+// dbAlone returns the median latency, in milliseconds, of dbProbeCalls
+// `ovs-vsctl --no-wait --may-exist add-port` calls naming the first port,
+// which is on the bridge: ovs-vsctl reads the whole database as for any
+// add-port, finds nothing to change and does not wait for the switch. It
+// is what any switch's add-port costs at this size before the switch
+// itself does anything.
+func (r *Runner) dbAlone(s setups.ScaleSwitch) (float64, error) {
+	ms := make([]float64, 0, dbProbeCalls)
+	for range dbProbeCalls {
+		t0 := time.Now()
+		if _, err := s.Vsctl(r.Ctx, vsctlTimeout, "--no-wait", "--may-exist", "add-port", "br0", r.Ports.Port(0)); err != nil {
+			return 0, err
+		}
+		ms = append(ms, float64(time.Since(t0))/float64(time.Millisecond))
+	}
+	return measure.Summarize(ms).Median, nil
 }
 
 // measureIdle records the RSS of the switch's processes, its ring memory

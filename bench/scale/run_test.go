@@ -145,11 +145,13 @@ func TestRunnerMeasuresEveryStep(t *testing.T) {
 	cfg := Config{Ports: 12, Bulk: 5, Runs: 2, Settle: time.Millisecond, IdleWindow: 10 * time.Millisecond, Restart: true}
 	sec, curves := newTestRunner(cfg, &fakeChecker{sw: map[string]*fakeSwitch{"o": ovs, "g": gvs}}).Run([]setups.ScaleSwitch{ovs, gvs})
 	for _, s := range []*fakeSwitch{ovs, gvs} {
-		// 12 adds + 12 dels, then per run one add and one del transaction.
-		if s.vsctlCalls != 24+2*2 || s.restarts != 2 || s.running {
+		// 12 adds + 12 dels, two probes of ovs-vsctl and the database
+		// alone (at 10 and 12 ports), then per run one add and one del
+		// transaction.
+		if s.vsctlCalls != 24+2*dbProbeCalls+2*2 || s.restarts != 2 || s.running {
 			t.Errorf("%s: %d ovs-vsctl calls, %d restarts, running %v", s.name, s.vsctlCalls, s.restarts, s.running)
 		}
-		for _, fig := range []string{FigAddAt(10), FigAddAt(12), FigDelAt(10), FigDelAt(12), FigAddTotal, FigDelTotal, FigRSS, FigIdleCPU, FigBulkAdd, FigBulkDel, FigOutage, FigExit, FigForward} {
+		for _, fig := range []string{FigAddAt(10), FigAddAt(12), FigDBAt(10), FigDBAt(12), FigOwnAt(10), FigOwnAt(12), FigDelAt(10), FigDelAt(12), FigAddTotal, FigDelTotal, FigRSS, FigIdleCPU, FigBulkAdd, FigBulkDel, FigOutage, FigExit, FigForward} {
 			value(t, sec, fig, s.name)
 		}
 		if got := value(t, sec, FigNotForward, s.name); got != 0 {
