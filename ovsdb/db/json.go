@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"gvs/ovsdb/internal/fastjson"
 )
 
 // The engine works on generic JSON values as encoding/json decodes them with
@@ -16,6 +18,10 @@ import (
 
 // decodeJSON decodes one JSON value, keeping numbers as json.Number.
 func decodeJSON(raw []byte) (any, error) {
+	if v, ok := fastjson.Decode(raw); ok {
+		return v, nil
+	}
+	// Bad input: encoding/json words the error.
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -144,25 +150,37 @@ func (t memberTypes) accepts(v any) bool {
 // problem as a "syntax error" worded like Open vSwitch's.
 type objectParser struct {
 	name string
+	// opIndex and opCount name the parser "ovsdb operation I of N" when
+	// name is empty: worded only when there is an error to report.
+	opIndex, opCount int
 	obj  map[string]any
 	used map[string]bool
 	err  *Error
 }
 
 func newObjectParser(v any, name string) *objectParser {
-	p := &objectParser{name: name, used: map[string]bool{}}
+	p := &objectParser{name: name}
+	p.init(v)
+	return p
+}
+
+func (p *objectParser) init(v any) {
+	p.used = map[string]bool{}
 	obj, ok := v.(map[string]any)
 	if !ok {
 		p.raise("Object expected.")
-		return p
+		return
 	}
 	p.obj = obj
-	return p
 }
 
 func (p *objectParser) raise(format string, args ...any) {
 	if p.err == nil {
-		p.err = errorf("syntax error", "Parsing %s failed: %s", p.name, fmt.Sprintf(format, args...))
+		name := p.name
+		if name == "" {
+			name = fmt.Sprintf("ovsdb operation %d of %d", p.opIndex, p.opCount)
+		}
+		p.err = errorf("syntax error", "Parsing %s failed: %s", name, fmt.Sprintf(format, args...))
 		if p.obj != nil {
 			p.err.Syntax = ovsJSON(p.obj)
 		}

@@ -2,7 +2,6 @@ package db
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 )
@@ -129,7 +128,8 @@ var operations = map[string]operation{
 
 // execute runs one decoded operation (nil if it was not valid JSON).
 func (x *txn) execute(v any, i, n int) (map[string]any, *Error) {
-	p := newObjectParser(v, fmt.Sprintf("ovsdb operation %d of %d", i, n))
+	p := &objectParser{opIndex: i, opCount: n}
+	p.init(v)
 	opV := p.member("op", opID)
 	var result map[string]any
 	var err *Error

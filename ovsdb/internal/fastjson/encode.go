@@ -145,3 +145,47 @@ func marshal(dst []byte, v any) ([]byte, error) {
 
 // Marshal is AppendValue to a new slice.
 func Marshal(v any) ([]byte, error) { return AppendValue(nil, v) }
+
+// AppendCompact appends the JSON value raw as json.Marshal writes a
+// json.RawMessage: without insignificant whitespace, with <, >, &, U+2028
+// and U+2029 in strings escaped. Invalid input is an error.
+func AppendCompact(dst []byte, raw []byte) ([]byte, error) {
+	p := parser{data: raw}
+	p.space()
+	start := p.i
+	if !p.skip(1) || !p.end() {
+		return marshal(dst, json.RawMessage(raw))
+	}
+	inString := false
+	for i := start; i < len(raw); i++ {
+		c := raw[i]
+		if inString {
+			switch {
+			case c == '\\':
+				dst = append(dst, c, raw[i+1])
+				i++
+				continue
+			case c == '"':
+				inString = false
+			case c == '<' || c == '>' || c == '&':
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+				continue
+			case c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8:
+				// U+2028, U+2029
+				dst = append(dst, '\\', 'u', '2', '0', '2', hex[raw[i+2]&0xF])
+				i += 2
+				continue
+			}
+			dst = append(dst, c)
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '"':
+			inString = true
+		}
+		dst = append(dst, c)
+	}
+	return dst, nil
+}

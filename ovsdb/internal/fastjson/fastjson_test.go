@@ -39,6 +39,11 @@ var errTrailing = &json.SyntaxError{}
 // checkSame fails unless Decode, SplitArray, SplitObject and AppendValue
 // agree with encoding/json on data.
 func checkSame(t *testing.T, data []byte) {
+	wantCompact, cerr := json.Marshal(json.RawMessage(data))
+	gotCompact, err := AppendCompact(nil, data)
+	if (err == nil) != (cerr == nil) || !bytes.Equal(gotCompact, wantCompact) {
+		t.Fatalf("AppendCompact(%q) = %s, %v; want %s, %v", data, gotCompact, err, wantCompact, cerr)
+	}
 	want, werr := stdDecode(data)
 	if werr == nil && !json.Valid(data) {
 		werr = errTrailing
@@ -144,6 +149,16 @@ func BenchmarkDecode(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, ok := Decode(data); !ok {
 			b.Fatal("not decoded")
+		}
+	}
+}
+
+func TestAppendCompact(t *testing.T) {
+	for _, s := range append(samples, ` [ "a <b> & c" , { "k" : "\u2028` + "\u2028\u2029" + `" } ] `) {
+		want, werr := json.Marshal(json.RawMessage(s))
+		got, err := AppendCompact(nil, []byte(s))
+		if (err == nil) != (werr == nil) || !bytes.Equal(got, want) {
+			t.Errorf("AppendCompact(%q) = %s, %v; want %s, %v", s, got, err, want, werr)
 		}
 	}
 }
