@@ -44,6 +44,7 @@ func ParseUUID(s string) (UUID, bool) {
 	if len(s) != 36 {
 		return "", false
 	}
+	upper := false
 	for i := 0; i < 36; i++ {
 		c := s[i]
 		switch i {
@@ -52,12 +53,17 @@ func ParseUUID(s string) (UUID, bool) {
 				return "", false
 			}
 		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			if c >= 'A' && c <= 'F' {
+				upper = true
+			} else if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
 				return "", false
 			}
 		}
 	}
-	return UUID(strings.ToLower(s)), true
+	if upper {
+		s = strings.ToLower(s)
+	}
+	return UUID(s), true
 }
 
 // String returns the atomic type's RFC 7047 name.

@@ -99,8 +99,18 @@ func (r *Reader) Read() (*Message, error) {
 			if end-r.start > MaxMessageSize {
 				return nil, ErrTooLarge
 			}
-			raw := append([]byte(nil), r.buf[r.start:end]...)
-			r.start = end
+			var raw []byte
+			if end-r.start < readChunk/2 {
+				raw = append([]byte(nil), r.buf[r.start:end]...)
+				r.start = end
+			} else {
+				// A large message keeps the buffer it was read into;
+				// what follows it moves to a new one.
+				raw = r.buf[r.start:end:end]
+				rest := make([]byte, len(r.buf)-end, max(readChunk, len(r.buf)-end))
+				copy(rest, r.buf[end:])
+				r.buf, r.start = rest, 0
+			}
 			fields, ok := fastjson.SplitObject(raw)
 			if !ok {
 				var v json.RawMessage

@@ -154,9 +154,11 @@ var streamSamples = []string{
 }
 
 func TestReaderMatchesDecoder(t *testing.T) {
-	for _, s := range streamSamples {
+	big := `{"method":"x","params":["` + strings.Repeat("y", 100<<10) + `"],"id":1}`
+	samples := append(streamSamples, big+` {"id":2,"result":3}`+big, big+big[:1000])
+	for _, s := range samples {
 		want := strings.Join(decoderReads([]byte(s)), "\n")
-		for _, chunk := range []int{1, 3, 1 << 20} {
+		for _, chunk := range []int{1, 3, 5000, 1 << 20} {
 			if got := strings.Join(readerReads([]byte(s), chunk), "\n"); got != want {
 				t.Errorf("%q in chunks of %d:\ngot  %s\nwant %s", s, chunk, got, want)
 			}

@@ -29,6 +29,14 @@ func (u tableUpdates) AppendJSON(dst []byte) []byte {
 	if u == nil {
 		return append(dst, "null"...)
 	}
+	size := 2
+	for table, rows := range u {
+		size += len(table) + 5
+		for uuid, ru := range rows {
+			size += len(uuid) + len(ru) + 4
+		}
+	}
+	dst = slices.Grow(dst, size)
 	dst = append(dst, '{')
 	for i, table := range slices.Sorted(maps.Keys(u)) {
 		if i > 0 {
@@ -279,10 +287,16 @@ func (m *monitor) initialUpdates(rows map[string]map[db.UUID]*db.Row) tableUpdat
 		if mt.sel&selInitial == 0 {
 			continue
 		}
+		if len(rows[name]) > 0 && u[name] == nil {
+			u[name] = make(map[string][]byte, len(rows[name]))
+		}
 		for uuid, row := range rows[name] {
 			if ru := mt.rowUpdate(m.version, nil, row, true); ru != nil {
 				u.add(name, uuid, ru)
 			}
+		}
+		if len(u[name]) == 0 {
+			delete(u, name)
 		}
 	}
 	return u

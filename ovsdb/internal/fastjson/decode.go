@@ -100,6 +100,8 @@ func SplitObject(data []byte) (members map[string][]byte, ok bool) {
 type parser struct {
 	data []byte
 	i    int
+	// stack holds the elements of the arrays and objects being decoded.
+	stack []any
 }
 
 func (p *parser) end() bool {
@@ -144,11 +146,13 @@ func (p *parser) value(depth int) (any, bool) {
 			return nil, false
 		}
 		p.i++
-		obj := map[string]any{}
 		p.space()
 		if p.consume('}') {
-			return obj, true
+			return map[string]any{}, true
 		}
+		// Members gather on the scratch stack (key, value, key, ...) so
+		// that the map is made at its final size.
+		base := len(p.stack)
 		for {
 			p.space()
 			key, ok := p.str()
@@ -164,9 +168,16 @@ func (p *parser) value(depth int) (any, bool) {
 			if !ok {
 				return nil, false
 			}
-			obj[key] = v
+			p.stack = append(p.stack, key, v)
 			p.space()
 			if p.consume('}') {
+				members := p.stack[base:]
+				obj := make(map[string]any, len(members)/2)
+				for i := 0; i < len(members); i += 2 {
+					obj[members[i].(string)] = members[i+1]
+				}
+				clear(members)
+				p.stack = p.stack[:base]
 				return obj, true
 			}
 			if !p.consume(',') {
@@ -178,20 +189,24 @@ func (p *parser) value(depth int) (any, bool) {
 			return nil, false
 		}
 		p.i++
-		arr := []any{}
 		p.space()
 		if p.consume(']') {
-			return arr, true
+			return []any{}, true
 		}
+		base := len(p.stack)
 		for {
 			p.space()
 			v, ok := p.value(depth + 1)
 			if !ok {
 				return nil, false
 			}
-			arr = append(arr, v)
+			p.stack = append(p.stack, v)
 			p.space()
 			if p.consume(']') {
+				arr := make([]any, len(p.stack)-base)
+				copy(arr, p.stack[base:])
+				clear(p.stack[base:])
+				p.stack = p.stack[:base]
 				return arr, true
 			}
 			if !p.consume(',') {
@@ -199,6 +214,12 @@ func (p *parser) value(depth int) (any, bool) {
 			}
 		}
 	case c == '"':
+		if end, plain, ok := p.stringEnd(); ok && plain {
+			if w, ok := boxedWords[string(p.data[p.i+1:end-1])]; ok {
+				p.i = end
+				return w, true
+			}
+		}
 		return p.str()
 	case c == 't':
 		return true, p.literal("true")
@@ -378,7 +399,12 @@ func (p *parser) str() (string, bool) {
 	}
 	var s string
 	if plain {
-		s = string(p.data[p.i+1 : end-1])
+		body := p.data[p.i+1 : end-1]
+		if w, ok := words[string(body)]; ok {
+			s = w
+		} else {
+			s = string(body)
+		}
 	} else if s, ok = unquote(p.data[p.i:end]); !ok {
 		return "", false
 	}
@@ -405,4 +431,35 @@ func unquote(quoted []byte) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// words are the member names and keywords OVSDB messages repeat, decoded
+// without allocating a string each time.
+var words = func() map[string]string {
+	m := map[string]string{}
+	for _, w := range wordList {
+		m[w] = w
+	}
+	return m
+}()
+
+// boxedWords are words already converted to interface values.
+var boxedWords = func() map[string]any {
+	m := map[string]any{}
+	for _, w := range wordList {
+		m[w] = w
+	}
+	return m
+}()
+
+var wordList = []string{
+	"op", "table", "where", "columns", "rows", "row", "until", "timeout", "uuid", "uuid-name",
+	"named-uuid", "set", "map", "mutations", "comment", "lock", "durable", "sort",
+	"insert", "select", "update", "mutate", "delete", "wait", "commit", "abort", "assert",
+	"==", "!=", "<", "<=", ">", ">=", "includes", "excludes", "+=", "-=", "*=", "/=", "%=",
+	"_uuid", "_version", "method", "params", "id", "result", "error", "details",
+	"initial", "modify", "select", "where", "Open_vSwitch", "Bridge", "Port", "Interface",
+	"name", "ports", "interfaces", "bridges", "type", "internal", "next_cfg", "cur_cfg",
+	"other_config", "external_ids", "options", "ofport", "ofport_request", "transact",
+	"monitor", "monitor_cond", "monitor_cond_since", "echo", "_Server", "Database",
 }
