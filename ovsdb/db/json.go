@@ -18,7 +18,13 @@ import (
 
 // decodeJSON decodes one JSON value, keeping numbers as json.Number.
 func decodeJSON(raw []byte) (any, error) {
-	if v, ok := fastjson.Decode(raw); ok {
+	var d fastjson.Decoder
+	return decodeJSONWith(&d, raw)
+}
+
+// decodeJSONWith is decodeJSON reusing d's scratch space.
+func decodeJSONWith(d *fastjson.Decoder, raw []byte) (any, error) {
+	if v, ok := d.Decode(raw); ok {
 		return v, nil
 	}
 	// Bad input: encoding/json words the error.
@@ -153,9 +159,9 @@ type objectParser struct {
 	// opIndex and opCount name the parser "ovsdb operation I of N" when
 	// name is empty: worded only when there is an error to report.
 	opIndex, opCount int
-	obj  map[string]any
-	used map[string]bool
-	err  *Error
+	obj              map[string]any
+	used             map[string]bool
+	err              *Error
 }
 
 func newObjectParser(v any, name string) *objectParser {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"gvs/ovsdb/internal/fastjson"
 )
 
 // txnRow is one row a transaction touches: old is the committed row (nil
@@ -57,8 +59,9 @@ func (d *Database) transact(ops []json.RawMessage, env TxnEnv, privileged bool) 
 	}
 	// Decode outside the lock: it is the bulk of the work for big sets.
 	decoded := make([]any, len(ops))
+	var dec fastjson.Decoder
 	for i, raw := range ops {
-		if v, err := decodeJSON(raw); err == nil {
+		if v, err := decodeJSONWith(&dec, raw); err == nil {
 			decoded[i] = v
 		}
 	}

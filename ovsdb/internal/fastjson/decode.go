@@ -13,7 +13,24 @@ const maxDepth = 10000
 // whitespace, into the tree json.Decoder.UseNumber gives. ok is false for
 // anything encoding/json would reject.
 func Decode(data []byte) (v any, ok bool) {
-	p := parser{data: data}
+	var d Decoder
+	return d.Decode(data)
+}
+
+// Decoder is Decode with scratch space kept from one call to the next, for
+// decoding many values (a transaction's operations) with fewer
+// allocations. A Decoder is used by one goroutine at a time.
+type Decoder struct{ p parser }
+
+// Decode is the package's Decode.
+func (d *Decoder) Decode(data []byte) (v any, ok bool) {
+	p := &d.p
+	p.data, p.i = data, 0
+	defer func() {
+		clear(p.stack) // what a failed decode left; the rest was cleared as it was popped
+		clear(p.keys)
+		p.stack, p.keys, p.data = p.stack[:0], p.keys[:0], nil
+	}()
 	p.space()
 	if v, ok = p.value(0); !ok {
 		return nil, false
@@ -100,8 +117,10 @@ func SplitObject(data []byte) (members map[string][]byte, ok bool) {
 type parser struct {
 	data []byte
 	i    int
-	// stack holds the elements of the arrays and objects being decoded.
+	// stack holds the elements of the arrays and objects being decoded,
+	// keys the member names of the objects.
 	stack []any
+	keys  []string
 }
 
 func (p *parser) end() bool {
@@ -150,9 +169,9 @@ func (p *parser) value(depth int) (any, bool) {
 		if p.consume('}') {
 			return map[string]any{}, true
 		}
-		// Members gather on the scratch stack (key, value, key, ...) so
-		// that the map is made at its final size.
-		base := len(p.stack)
+		// Members gather on the scratch stacks so that the map is made at
+		// its final size.
+		base, keyBase := len(p.stack), len(p.keys)
 		for {
 			p.space()
 			key, ok := p.str()
@@ -168,16 +187,18 @@ func (p *parser) value(depth int) (any, bool) {
 			if !ok {
 				return nil, false
 			}
-			p.stack = append(p.stack, key, v)
+			p.stack = append(p.stack, v)
+			p.keys = append(p.keys, key)
 			p.space()
 			if p.consume('}') {
-				members := p.stack[base:]
-				obj := make(map[string]any, len(members)/2)
-				for i := 0; i < len(members); i += 2 {
-					obj[members[i].(string)] = members[i+1]
+				values, keys := p.stack[base:], p.keys[keyBase:]
+				obj := make(map[string]any, len(keys))
+				for i, k := range keys {
+					obj[k] = values[i]
 				}
-				clear(members)
-				p.stack = p.stack[:base]
+				clear(values)
+				clear(keys)
+				p.stack, p.keys = p.stack[:base], p.keys[:keyBase]
 				return obj, true
 			}
 			if !p.consume(',') {

@@ -154,11 +154,25 @@ func BenchmarkDecode(b *testing.B) {
 }
 
 func TestAppendCompact(t *testing.T) {
-	for _, s := range append(samples, ` [ "a <b> & c" , { "k" : "\u2028` + "\u2028\u2029" + `" } ] `) {
+	for _, s := range append(samples, ` [ "a <b> & c" , { "k" : "\u2028`+"\u2028\u2029"+`" } ] `) {
 		want, werr := json.Marshal(json.RawMessage(s))
 		got, err := AppendCompact(nil, []byte(s))
 		if (err == nil) != (werr == nil) || !bytes.Equal(got, want) {
 			t.Errorf("AppendCompact(%q) = %s, %v; want %s, %v", s, got, err, want, werr)
+		}
+	}
+}
+
+// A Decoder reused after good and bad input decodes as a fresh one.
+func TestDecoderReuse(t *testing.T) {
+	var d Decoder
+	for round := 0; round < 2; round++ {
+		for _, s := range samples {
+			got, gotOK := d.Decode([]byte(s))
+			want, wantOK := Decode([]byte(s))
+			if gotOK != wantOK || !reflect.DeepEqual(got, want) {
+				t.Fatalf("reused Decoder on %q: %#v %v, want %#v %v", s, got, gotOK, want, wantOK)
+			}
 		}
 	}
 }
