@@ -222,3 +222,21 @@ func TestAppendDatumJSONMatchesDatumJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestParseUUID(t *testing.T) {
+	for in, want := range map[string]string{
+		"2a1d96b1-08fb-4bd7-a258-81beaaadbe3f":  "2a1d96b1-08fb-4bd7-a258-81beaaadbe3f",
+		"2A1D96B1-08FB-4BD7-A258-81BEAAADBE3F":  "2a1d96b1-08fb-4bd7-a258-81beaaadbe3f",
+		"2a1d96b1-08fb-4bd7-a258-81beaaadbe3g":  "",
+		"2a1d96b1-08fb-4bd7-a258x81beaaadbe3f":  "",
+		"2a1d96b1-08fb-4bd7-a258-81beaaad-e3f":  "",
+		"2a1d96b1008fb-4bd7-a258-81beaaadbe3f":  "",
+		"2a1d96b1-08fb-4bd7-a258-81beaaadbe3":   "",
+		"2a1d96b1-08fb-4bd7-a258-81beaaadbe3f0": "",
+	} {
+		got, ok := ParseUUID(in)
+		if ok != (want != "") || string(got) != want {
+			t.Errorf("ParseUUID(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -160,7 +161,7 @@ type objectParser struct {
 	// name is empty: worded only when there is an error to report.
 	opIndex, opCount int
 	obj              map[string]any
-	used             map[string]bool
+	used             []string // members asked for; few, so a slice
 	err              *Error
 }
 
@@ -171,7 +172,6 @@ func newObjectParser(v any, name string) *objectParser {
 }
 
 func (p *objectParser) init(v any) {
-	p.used = map[string]bool{}
 	obj, ok := v.(map[string]any)
 	if !ok {
 		p.raise("Object expected.")
@@ -210,7 +210,7 @@ func (p *objectParser) member(name string, types memberTypes) any {
 		p.raise("Type mismatch for member '%s'.", name)
 		return nil
 	}
-	p.used[name] = true
+	p.used = append(p.used, name)
 	return v
 }
 
@@ -222,7 +222,7 @@ func (p *objectParser) finish() *Error {
 	}
 	var unused []string
 	for name := range p.obj {
-		if !p.used[name] {
+		if !slices.Contains(p.used, name) {
 			unused = append(unused, name)
 		}
 	}
