@@ -162,6 +162,7 @@ type objectParser struct {
 	opIndex, opCount int
 	obj              map[string]any
 	used             []string // members asked for; few, so a slice
+	usedBuf          [8]string
 	err              *Error
 }
 
@@ -172,6 +173,7 @@ func newObjectParser(v any, name string) *objectParser {
 }
 
 func (p *objectParser) init(v any) {
+	p.used = p.usedBuf[:0]
 	obj, ok := v.(map[string]any)
 	if !ok {
 		p.raise("Object expected.")
