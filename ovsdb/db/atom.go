@@ -38,26 +38,43 @@ func NewUUID() UUID {
 	return UUID(s[:])
 }
 
+// hexDigit classifies bytes: 1 a lower-case hex digit or decimal digit, 2
+// an upper-case one, 0 anything else.
+var hexDigit = func() (t [256]uint8) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = 1
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = 1
+		t[c-'a'+'A'] = 2
+	}
+	return t
+}()
+
 // ParseUUID parses the 8-4-4-4-12 hex form (either case) and returns it in
 // canonical lower case.
 func ParseUUID(s string) (UUID, bool) {
 	if len(s) != 36 {
 		return "", false
 	}
+	if s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return "", false
+	}
+	upper := false
 	for i := 0; i < 36; i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
+		switch hexDigit[s[i]] {
+		case 0:
+			if i != 8 && i != 13 && i != 18 && i != 23 {
 				return "", false
 			}
-		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-				return "", false
-			}
+		case 2:
+			upper = true
 		}
 	}
-	return UUID(strings.ToLower(s)), true
+	if upper {
+		s = strings.ToLower(s)
+	}
+	return UUID(s), true
 }
 
 // String returns the atomic type's RFC 7047 name.

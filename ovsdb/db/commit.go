@@ -354,19 +354,22 @@ func indexKey(r *Row, cols []*Column) string {
 func rowKeyString(r *Row, cols []*Column) string {
 	var b strings.Builder
 	for _, c := range cols {
-		d := r.Datum(c)
-		b.WriteString(strconv.Itoa(len(d.Keys)))
-		b.WriteByte('{')
-		for i, k := range d.Keys {
-			writeAtomKey(&b, k)
-			if d.Values != nil {
-				b.WriteByte('=')
-				writeAtomKey(&b, d.Values[i])
-			}
-		}
-		b.WriteByte('}')
+		writeDatumKey(&b, r.Datum(c))
 	}
 	return b.String()
+}
+
+func writeDatumKey(b *strings.Builder, d Datum) {
+	b.WriteString(strconv.Itoa(len(d.Keys)))
+	b.WriteByte('{')
+	for i, k := range d.Keys {
+		writeAtomKey(b, k)
+		if d.Values != nil {
+			b.WriteByte('=')
+			writeAtomKey(b, d.Values[i])
+		}
+	}
+	b.WriteByte('}')
 }
 
 func writeAtomKey(b *strings.Builder, a Atom) {

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
+
+	"gvs/ovsdb/internal/fastjson"
 )
 
 // IsMap reports whether the column type is a map.
@@ -276,4 +279,54 @@ func datumString(d Datum, t *ColumnType) string {
 		}
 	}
 	return s
+}
+
+// AppendDatumJSON appends the encoding of DatumJSON(d, t) as json.Marshal
+// would write it, without building the intermediate value.
+func AppendDatumJSON(dst []byte, d Datum, t *ColumnType) []byte {
+	if t.IsMap() {
+		dst = append(dst, `["map",[`...)
+		for i := range d.Keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, '[')
+			dst = appendAtomJSON(dst, d.Keys[i])
+			dst = append(dst, ',')
+			dst = appendAtomJSON(dst, d.Values[i])
+			dst = append(dst, ']')
+		}
+		return append(dst, "]]"...)
+	}
+	if len(d.Keys) == 1 {
+		return appendAtomJSON(dst, d.Keys[0])
+	}
+	dst = append(dst, `["set",[`...)
+	for i, k := range d.Keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendAtomJSON(dst, k)
+	}
+	return append(dst, "]]"...)
+}
+
+// appendAtomJSON appends the encoding of atomJSON(a).
+func appendAtomJSON(dst []byte, a Atom) []byte {
+	switch a := a.(type) {
+	case int64:
+		return strconv.AppendInt(dst, a, 10)
+	case float64:
+		return strconv.AppendFloat(dst, a, 'g', 15, 64)
+	case bool:
+		return strconv.AppendBool(dst, a)
+	case string:
+		return fastjson.AppendString(dst, a)
+	case UUID:
+		dst = append(dst, `["uuid",`...)
+		dst = fastjson.AppendString(dst, string(a))
+		return append(dst, ']')
+	}
+	b, _ := fastjson.Marshal(a)
+	return append(dst, b...)
 }

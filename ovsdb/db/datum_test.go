@@ -194,3 +194,49 @@ func TestFormatRealLikeC(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendDatumJSONMatchesDatumJSON(t *testing.T) {
+	str := BaseType{Type: TypeString}
+	cases := []struct {
+		d Datum
+		t ColumnType
+	}{
+		{Datum{Keys: []Atom{int64(-7)}}, ColumnType{Key: BaseType{Type: TypeInteger}, Min: 1, Max: 1}},
+		{Datum{Keys: []Atom{1.5e300}}, ColumnType{Key: BaseType{Type: TypeReal}, Min: 1, Max: 1}},
+		{Datum{Keys: []Atom{0.1}}, ColumnType{Key: BaseType{Type: TypeReal}, Min: 0, Max: 1}},
+		{Datum{Keys: []Atom{true}}, ColumnType{Key: BaseType{Type: TypeBoolean}, Min: 1, Max: 1}},
+		{Datum{Keys: []Atom{"<a&b>\u2028\xff\"\\\n"}}, ColumnType{Key: str, Min: 1, Max: 1}},
+		{Datum{}, ColumnType{Key: str, Min: 0, Max: Unlimited}},
+		{Datum{Keys: []Atom{UUID("2a1d96b1-08fb-4bd7-a258-81beaaadbe3f"), UUID("4ded6e04-1a32-45b3-8951-4f9a61ae7940")}}, ColumnType{Key: BaseType{Type: TypeUUID}, Min: 0, Max: Unlimited}},
+		{Datum{Keys: []Atom{UUID("2a1d96b1-08fb-4bd7-a258-81beaaadbe3f")}}, ColumnType{Key: BaseType{Type: TypeUUID}, Min: 0, Max: Unlimited}},
+		{Datum{Keys: []Atom{}, Values: []Atom{}}, ColumnType{Key: str, Value: &str, Min: 0, Max: Unlimited}},
+		{Datum{Keys: []Atom{"a", "b"}, Values: []Atom{"1", "x<y"}}, ColumnType{Key: str, Value: &str, Min: 0, Max: Unlimited}},
+	}
+	for _, c := range cases {
+		want, err := json.Marshal(DatumJSON(c.d, &c.t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendDatumJSON(nil, c.d, &c.t); string(got) != string(want) {
+			t.Errorf("AppendDatumJSON(%v) = %s, want %s", c.d, got, want)
+		}
+	}
+}
+
+func TestParseUUID(t *testing.T) {
+	for in, want := range map[string]string{
+		"2a1d96b1-08fb-4bd7-a258-81beaaadbe3f":  "2a1d96b1-08fb-4bd7-a258-81beaaadbe3f",
+		"2A1D96B1-08FB-4BD7-A258-81BEAAADBE3F":  "2a1d96b1-08fb-4bd7-a258-81beaaadbe3f",
+		"2a1d96b1-08fb-4bd7-a258-81beaaadbe3g":  "",
+		"2a1d96b1-08fb-4bd7-a258x81beaaadbe3f":  "",
+		"2a1d96b1-08fb-4bd7-a258-81beaaad-e3f":  "",
+		"2a1d96b1008fb-4bd7-a258-81beaaadbe3f":  "",
+		"2a1d96b1-08fb-4bd7-a258-81beaaadbe3":   "",
+		"2a1d96b1-08fb-4bd7-a258-81beaaadbe3f0": "",
+	} {
+		got, ok := ParseUUID(in)
+		if ok != (want != "") || string(got) != want {
+			t.Errorf("ParseUUID(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}

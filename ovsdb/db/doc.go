@@ -29,5 +29,7 @@
 // understand the pseudo columns "_uuid" and "_version" (Column.Index
 // ColumnIndexUUID / ColumnIndexVersion) and Row.Datum reads them;
 // TransactPrivileged lets the server write its reserved "_Server"
-// database, which clients may only read; ApplyDiff inverts DiffDatum.
+// database, which clients may only read; ApplyDiff inverts DiffDatum;
+// AppendDatumJSON writes what json.Marshal(DatumJSON(d, t)) would, without
+// building the value (for monitor updates of large sets).
 package db

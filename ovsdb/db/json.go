@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"gvs/ovsdb/internal/fastjson"
 )
 
 // The engine works on generic JSON values as encoding/json decodes them with
@@ -16,6 +19,16 @@ import (
 
 // decodeJSON decodes one JSON value, keeping numbers as json.Number.
 func decodeJSON(raw []byte) (any, error) {
+	var d fastjson.Decoder
+	return decodeJSONWith(&d, raw)
+}
+
+// decodeJSONWith is decodeJSON reusing d's scratch space.
+func decodeJSONWith(d *fastjson.Decoder, raw []byte) (any, error) {
+	if v, ok := d.Decode(raw); ok {
+		return v, nil
+	}
+	// Bad input: encoding/json words the error.
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -144,25 +157,38 @@ func (t memberTypes) accepts(v any) bool {
 // problem as a "syntax error" worded like Open vSwitch's.
 type objectParser struct {
 	name string
-	obj  map[string]any
-	used map[string]bool
-	err  *Error
+	// opIndex and opCount name the parser "ovsdb operation I of N" when
+	// name is empty: worded only when there is an error to report.
+	opIndex, opCount int
+	obj              map[string]any
+	used             []string // members asked for; few, so a slice
+	usedBuf          [8]string
+	err              *Error
 }
 
 func newObjectParser(v any, name string) *objectParser {
-	p := &objectParser{name: name, used: map[string]bool{}}
+	p := &objectParser{name: name}
+	p.init(v)
+	return p
+}
+
+func (p *objectParser) init(v any) {
+	p.used = p.usedBuf[:0]
 	obj, ok := v.(map[string]any)
 	if !ok {
 		p.raise("Object expected.")
-		return p
+		return
 	}
 	p.obj = obj
-	return p
 }
 
 func (p *objectParser) raise(format string, args ...any) {
 	if p.err == nil {
-		p.err = errorf("syntax error", "Parsing %s failed: %s", p.name, fmt.Sprintf(format, args...))
+		name := p.name
+		if name == "" {
+			name = fmt.Sprintf("ovsdb operation %d of %d", p.opIndex, p.opCount)
+		}
+		p.err = errorf("syntax error", "Parsing %s failed: %s", name, fmt.Sprintf(format, args...))
 		if p.obj != nil {
 			p.err.Syntax = ovsJSON(p.obj)
 		}
@@ -186,7 +212,7 @@ func (p *objectParser) member(name string, types memberTypes) any {
 		p.raise("Type mismatch for member '%s'.", name)
 		return nil
 	}
-	p.used[name] = true
+	p.used = append(p.used, name)
 	return v
 }
 
@@ -198,7 +224,7 @@ func (p *objectParser) finish() *Error {
 	}
 	var unused []string
 	for name := range p.obj {
-		if !p.used[name] {
+		if !slices.Contains(p.used, name) {
 			unused = append(unused, name)
 		}
 	}

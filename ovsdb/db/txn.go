@@ -2,9 +2,10 @@ package db
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
+
+	"gvs/ovsdb/internal/fastjson"
 )
 
 // txnRow is one row a transaction touches: old is the committed row (nil
@@ -58,8 +59,9 @@ func (d *Database) transact(ops []json.RawMessage, env TxnEnv, privileged bool) 
 	}
 	// Decode outside the lock: it is the bulk of the work for big sets.
 	decoded := make([]any, len(ops))
+	var dec fastjson.Decoder
 	for i, raw := range ops {
-		if v, err := decodeJSON(raw); err == nil {
+		if v, err := decodeJSONWith(&dec, raw); err == nil {
 			decoded[i] = v
 		}
 	}
@@ -129,7 +131,8 @@ var operations = map[string]operation{
 
 // execute runs one decoded operation (nil if it was not valid JSON).
 func (x *txn) execute(v any, i, n int) (map[string]any, *Error) {
-	p := newObjectParser(v, fmt.Sprintf("ovsdb operation %d of %d", i, n))
+	p := &objectParser{opIndex: i, opCount: n}
+	p.init(v)
 	opV := p.member("op", opID)
 	var result map[string]any
 	var err *Error

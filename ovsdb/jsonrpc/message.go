@@ -3,6 +3,8 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+
+	"gvs/ovsdb/internal/fastjson"
 )
 
 // Message is a request (Method set, ID not null), a notification (Method
@@ -46,30 +48,57 @@ type wireResponse struct {
 }
 
 // MarshalJSON writes m in the shape Open vSwitch's peers expect.
-func (m Message) MarshalJSON() ([]byte, error) {
+func (m Message) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil) }
+
+// AppendJSON appends what MarshalJSON returns, without reflection: the raw
+// members are compacted as json.Marshal compacts a json.RawMessage.
+func (m *Message) AppendJSON(dst []byte) ([]byte, error) {
 	orNull := func(r json.RawMessage) json.RawMessage {
 		if len(r) == 0 {
 			return null
 		}
 		return r
 	}
+	var err error
 	if m.Method != "" {
 		params := m.Params
 		if len(params) == 0 {
 			params = json.RawMessage("[]")
 		}
-		return json.Marshal(wireRequest{Method: m.Method, Params: params, ID: orNull(m.ID)})
+		dst = append(dst, `{"method":`...)
+		dst = fastjson.AppendString(dst, m.Method)
+		dst = append(dst, `,"params":`...)
+		if dst, err = fastjson.AppendCompact(dst, params); err != nil {
+			return nil, err
+		}
+		dst = append(dst, `,"id":`...)
+		if dst, err = fastjson.AppendCompact(dst, orNull(m.ID)); err != nil {
+			return nil, err
+		}
+		return append(dst, '}'), nil
 	}
-	return json.Marshal(wireResponse{Result: orNull(m.Result), Error: orNull(m.Error), ID: orNull(m.ID)})
+	dst = append(dst, `{"result":`...)
+	if dst, err = fastjson.AppendCompact(dst, orNull(m.Result)); err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"error":`...)
+	if dst, err = fastjson.AppendCompact(dst, orNull(m.Error)); err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"id":`...)
+	if dst, err = fastjson.AppendCompact(dst, orNull(m.ID)); err != nil {
+		return nil, err
+	}
+	return append(dst, '}'), nil
 }
 
 // NewRequest builds a request or, with a nil id, a notification.
 func NewRequest(method string, params any, id any) (*Message, error) {
-	p, err := json.Marshal(params)
+	p, err := fastjson.Marshal(params)
 	if err != nil {
 		return nil, err
 	}
-	i, err := json.Marshal(id)
+	i, err := fastjson.Marshal(id)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +107,7 @@ func NewRequest(method string, params any, id any) (*Message, error) {
 
 // NewResult builds a successful response to the request with this id.
 func NewResult(id json.RawMessage, result any) (*Message, error) {
-	r, err := json.Marshal(result)
+	r, err := fastjson.Marshal(result)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +118,7 @@ func NewResult(id json.RawMessage, result any) (*Message, error) {
 // encoded as is: OVSDB sends {"error": NAME, "details": ...}, unixctl a
 // string.
 func NewError(id json.RawMessage, errObj any) (*Message, error) {
-	e, err := json.Marshal(errObj)
+	e, err := fastjson.Marshal(errObj)
 	if err != nil {
 		return nil, err
 	}

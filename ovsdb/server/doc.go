@@ -30,7 +30,10 @@
 // other clients. Commits reach monitors through the
 // db's subscriber callback, which queues the notifications in commit order
 // before Transact returns; the transact reply is queued after, so a client
-// sees its updates before its reply.
+// sees its updates before its reply. Row updates are encoded straight from
+// the committed rows into bytes (members in the order json.Marshal sorted
+// them, so the output is unchanged), and each reply is encoded once into
+// the buffer that is queued.
 //
 // Public methods of Server may be called from any goroutine.
 //

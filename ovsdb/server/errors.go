@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"gvs/ovsdb/internal/fastjson"
 )
 
 // ovsdbError is Open vSwitch's <error> object: "error" names the kind of
@@ -34,6 +36,11 @@ func syntaxError(syntax json.RawMessage, tag, format string, args ...any) *ovsdb
 // canonicalJSON re-encodes raw compactly with object keys sorted, the way
 // Open vSwitch prints JSON with JSSF_SORT. Invalid JSON is returned as is.
 func canonicalJSON(raw json.RawMessage) string {
+	if v, ok := fastjson.Decode(raw); ok {
+		if b, err := fastjson.Marshal(v); err == nil {
+			return string(b)
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -54,11 +61,15 @@ func decodeArray(raw json.RawMessage) ([]json.RawMessage, bool) {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, false
 	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
+	elems, ok := fastjson.SplitArray(raw)
+	if !ok {
 		return nil, false
 	}
-	return elems, true
+	out := make([]json.RawMessage, len(elems))
+	for i, e := range elems {
+		out[i] = e
+	}
+	return out, true
 }
 
 // decodeObject returns a JSON object's members; ok is false when raw is not
@@ -68,9 +79,13 @@ func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, bool) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, false
 	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil {
+	split, ok := fastjson.SplitObject(raw)
+	if !ok {
 		return nil, false
+	}
+	members := make(map[string]json.RawMessage, len(split))
+	for k, v := range split {
+		members[k] = v
 	}
 	return members, true
 }
@@ -81,11 +96,9 @@ func decodeString(raw json.RawMessage) (string, bool) {
 	if len(raw) == 0 || raw[0] != '"' {
 		return "", false
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false
-	}
-	return s, true
+	v, _ := fastjson.Decode(raw)
+	s, ok := v.(string)
+	return s, ok
 }
 
 // jsonKind classifies a JSON value by its first byte.

@@ -3,11 +3,13 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"gvs/ovsdb/db"
+	"gvs/ovsdb/internal/fastjson"
 )
 
 // selection is a set of the row changes a monitor request selects.
@@ -52,7 +54,8 @@ var uuidColumnType = &db.ColumnType{Key: db.BaseType{Type: db.TypeUUID}, Min: 1,
 // monColumn is one monitored column and the changes it was selected for.
 type monColumn struct {
 	name  string
-	index int // db.Column.Index, colUUID or colVersion
+	key   []byte // the name as a JSON string, then a colon
+	index int    // db.Column.Index, colUUID or colVersion
 	typ   *db.ColumnType
 	sel   selection
 }
@@ -74,9 +77,12 @@ type monTable struct {
 	name  string
 	table *db.Table
 	cols  []*monColumn
-	seen  map[string]bool
-	sel   selection
-	cond  *monCondition
+	// byName indexes cols in the order of their names, the order in which
+	// encoding/json writes an object's members.
+	byName []int
+	seen   map[string]bool
+	sel    selection
+	cond   *monCondition
 	// hasCond is set once a request has given the table its condition.
 	hasCond bool
 }
@@ -152,6 +158,12 @@ func parseMonitorRequests(schema *db.Schema, version monitorVersion, raw json.Ra
 		} else if err := mt.addRequest(value, version); err != nil {
 			return nil, err
 		}
+		mt.byName = make([]int, len(mt.cols))
+		for i, c := range mt.cols {
+			mt.byName[i] = i
+			c.key = append(fastjson.AppendString(nil, c.name), ':')
+		}
+		slices.SortFunc(mt.byName, func(a, b int) int { return strings.Compare(mt.cols[a].name, mt.cols[b].name) })
 		tables[name] = mt
 	}
 	return tables, nil

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"gvs/ovsdb/internal/fastjson"
 	"gvs/ovsdb/jsonrpc"
 )
 
@@ -35,7 +36,7 @@ func (s *session) enqueue(msg []byte) {
 
 // send encodes and queues a message.
 func (s *session) send(m *jsonrpc.Message) {
-	b, err := json.Marshal(m)
+	b, err := m.AppendJSON(nil)
 	if err != nil {
 		s.log.Error("cannot encode message", "err", err)
 		return
@@ -43,31 +44,52 @@ func (s *session) send(m *jsonrpc.Message) {
 	s.enqueue(b)
 }
 
+// reply, replyError and notify queue what jsonrpc.NewResult, NewError
+// and NewRequest would build, written straight into one buffer: a large
+// result is encoded once, not encoded and then compacted again.
 func (s *session) reply(id json.RawMessage, result any) {
-	m, err := jsonrpc.NewResult(id, result)
+	b, err := fastjson.AppendValue(append(make([]byte, 0, 256), `{"result":`...), result)
+	if err == nil {
+		b, err = appendID(append(b, `,"error":null`...), id)
+	}
 	if err != nil {
 		s.log.Error("cannot encode reply", "err", err)
 		return
 	}
-	s.send(m)
+	s.enqueue(b)
 }
 
 func (s *session) replyError(id json.RawMessage, errObj any) {
-	m, err := jsonrpc.NewError(id, errObj)
+	b, err := fastjson.AppendValue([]byte(`{"result":null,"error":`), errObj)
+	if err == nil {
+		b, err = appendID(b, id)
+	}
 	if err != nil {
 		s.log.Error("cannot encode error", "err", err)
 		return
 	}
-	s.send(m)
+	s.enqueue(b)
 }
 
 func (s *session) notify(method string, params any) {
-	m, err := jsonrpc.NewRequest(method, params, nil)
+	b := fastjson.AppendString([]byte(`{"method":`), method)
+	b, err := fastjson.AppendValue(append(b, `,"params":`...), params)
 	if err != nil {
 		s.log.Error("cannot encode notification", "err", err)
 		return
 	}
-	s.send(m)
+	s.enqueue(append(b, `,"id":null}`...))
+}
+
+// appendID ends a message with its "id" member, compacted as
+// jsonrpc.Message.AppendJSON compacts it (null when absent).
+func appendID(b []byte, id json.RawMessage) ([]byte, error) {
+	b = append(b, `,"id":`...)
+	if len(id) == 0 {
+		return append(b, "null}"...), nil
+	}
+	b, err := fastjson.AppendCompact(b, id)
+	return append(b, '}'), err
 }
 
 func (s *session) writer(wg *sync.WaitGroup) {

@@ -33,7 +33,7 @@ func vswitchServer(t *testing.T) (*Server, string) {
 	return srv, path
 }
 
-func needBinary(t *testing.T, path string) {
+func needBinary(t testing.TB, path string) {
 	t.Helper()
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("%s not installed", path)

@@ -131,11 +131,7 @@ func marshalUpdates(u tableUpdates) []byte {
 	if len(u) == 0 {
 		return nil
 	}
-	b, err := json.Marshal(u)
-	if err != nil {
-		return nil
-	}
-	return b
+	return u.AppendJSON(nil)
 }
 
 // updateMessage encodes an update, update2 or update3 notification.

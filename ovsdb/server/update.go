@@ -1,21 +1,65 @@
 package server
 
 import (
+	"maps"
+	"slices"
+
 	"gvs/ovsdb/db"
+	"gvs/ovsdb/internal/fastjson"
 )
 
 // tableUpdates is <table-updates> or <table-updates2>: table name -> row
-// UUID -> <row-update> or <row-update2>.
-type tableUpdates map[string]map[string]any
+// UUID -> the encoded <row-update> or <row-update2>. It encodes itself as
+// json.Marshal would encode the nested maps (keys sorted).
+type tableUpdates map[string]map[string][]byte
 
-func (u tableUpdates) add(table string, uuid db.UUID, rowUpdate any) {
+var _ fastjson.Appender = tableUpdates(nil)
+
+func (u tableUpdates) add(table string, uuid db.UUID, rowUpdate []byte) {
 	rows := u[table]
 	if rows == nil {
-		rows = map[string]any{}
+		rows = map[string][]byte{}
 		u[table] = rows
 	}
 	rows[string(uuid)] = rowUpdate
 }
+
+// AppendJSON appends u as a JSON object.
+func (u tableUpdates) AppendJSON(dst []byte) []byte {
+	if u == nil {
+		return append(dst, "null"...)
+	}
+	size := 2
+	for table, rows := range u {
+		size += len(table) + 5
+		for uuid, ru := range rows {
+			size += len(uuid) + len(ru) + 4
+		}
+	}
+	dst = slices.Grow(dst, size)
+	dst = append(dst, '{')
+	for i, table := range slices.Sorted(maps.Keys(u)) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = fastjson.AppendString(dst, table)
+		dst = append(dst, ":{"...)
+		rows := u[table]
+		for j, uuid := range slices.Sorted(maps.Keys(rows)) {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = fastjson.AppendString(dst, uuid)
+			dst = append(dst, ':')
+			dst = append(dst, rows[uuid]...)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+// MarshalJSON is AppendJSON, for encoding/json.
+func (u tableUpdates) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil), nil }
 
 // rowChange is a row's net change over one or more commits: old is nil for
 // an insert, new is nil for a delete.
@@ -50,9 +94,9 @@ func (mt *monTable) changedColumns(old, new *db.Row) ([]bool, int) {
 	return changed, n
 }
 
-// rowUpdate returns the <row-update> (version 1) or <row-update2> for one
-// row change, or nil when the monitor is not to hear of it.
-func (mt *monTable) rowUpdate(version monitorVersion, old, new *db.Row, initial bool) any {
+// rowUpdate returns the encoded <row-update> (version 1) or <row-update2>
+// for one row change, or nil when the monitor is not to hear of it.
+func (mt *monTable) rowUpdate(version monitorVersion, old, new *db.Row, initial bool) []byte {
 	if version == monitorV1 {
 		return mt.rowUpdate1(old, new, initial)
 	}
@@ -84,7 +128,7 @@ func (mt *monTable) rowUpdate(version monitorVersion, old, new *db.Row, initial 
 // condChangeUpdate is the <row-update2> that a condition change from
 // oldCond to mt.cond causes for an unchanged row: rows that leave are
 // deleted, rows that enter are inserted.
-func (mt *monTable) condChangeUpdate(row *db.Row, oldCond *monCondition) any {
+func (mt *monTable) condChangeUpdate(row *db.Row, oldCond *monCondition) []byte {
 	was, is := oldCond.match(row), mt.cond.match(row)
 	switch {
 	case was && !is:
@@ -95,7 +139,7 @@ func (mt *monTable) condChangeUpdate(row *db.Row, oldCond *monCondition) any {
 	return nil
 }
 
-func (mt *monTable) rowUpdate1(old, new *db.Row, initial bool) any {
+func (mt *monTable) rowUpdate1(old, new *db.Row, initial bool) []byte {
 	typ := changeType(initial, old, new)
 	if mt.sel&typ == 0 {
 		return nil
@@ -107,62 +151,83 @@ func (mt *monTable) rowUpdate1(old, new *db.Row, initial bool) any {
 			return nil
 		}
 	}
-	update := map[string]any{}
-	var oldJSON, newJSON map[string]any
-	if typ&(selDelete|selModify) != 0 {
-		oldJSON = map[string]any{}
-		update["old"] = oldJSON
-	}
+	// {"new":{...},"old":{...}}: members in json.Marshal's sorted order.
+	dst := []byte{'{'}
 	if typ&(selInitial|selInsert|selModify) != 0 {
-		newJSON = map[string]any{}
-		update["new"] = newJSON
+		dst = append(dst, `"new":{`...)
+		first := true
+		for _, i := range mt.byName {
+			c := mt.cols[i]
+			if c.sel&typ == 0 {
+				continue
+			}
+			dst = c.appendMember(dst, &first, c.datum(new))
+		}
+		dst = append(dst, '}')
 	}
-	for i, c := range mt.cols {
-		if c.sel&typ == 0 {
-			continue
+	if typ&(selDelete|selModify) != 0 {
+		if len(dst) > 1 {
+			dst = append(dst, ',')
 		}
-		if typ == selDelete || typ == selModify && changed[i] {
-			oldJSON[c.name] = db.DatumJSON(c.datum(old), c.typ)
+		dst = append(dst, `"old":{`...)
+		first := true
+		for _, i := range mt.byName {
+			c := mt.cols[i]
+			if c.sel&typ == 0 || typ == selModify && !changed[i] {
+				continue
+			}
+			dst = c.appendMember(dst, &first, c.datum(old))
 		}
-		if newJSON != nil {
-			newJSON[c.name] = db.DatumJSON(c.datum(new), c.typ)
-		}
+		dst = append(dst, '}')
 	}
-	return update
+	return append(dst, '}')
 }
 
-func (mt *monTable) rowUpdate2(typ selection, old, new *db.Row) any {
+func (mt *monTable) rowUpdate2(typ selection, old, new *db.Row) []byte {
 	if mt.sel&typ == 0 {
 		return nil
 	}
-	if typ == selDelete {
-		return map[string]any{"delete": nil}
+	var dst []byte
+	switch typ {
+	case selDelete:
+		return []byte(`{"delete":null}`)
+	case selInitial:
+		dst = append(dst, `{"initial":{`...)
+	case selInsert:
+		dst = append(dst, `{"insert":{`...)
+	default:
+		dst = append(dst, `{"modify":{`...)
 	}
-	row := map[string]any{}
-	for _, c := range mt.cols {
+	first := true
+	for _, i := range mt.byName {
+		c := mt.cols[i]
 		if c.sel&typ == 0 {
 			continue
 		}
 		if typ == selModify {
 			o, n := c.datum(old), c.datum(new)
 			if !o.Equal(n) {
-				row[c.name] = db.DatumJSON(db.DiffDatum(o, n, c.typ), c.typ)
+				dst = c.appendMember(dst, &first, db.DiffDatum(o, n, c.typ))
 			}
 		} else if d := c.datum(new); !isDefaultDatum(d, c.typ) {
-			row[c.name] = db.DatumJSON(d, c.typ)
+			dst = c.appendMember(dst, &first, d)
 		}
 	}
-	switch typ {
-	case selInitial:
-		return map[string]any{"initial": row}
-	case selInsert:
-		return map[string]any{"insert": row}
-	}
-	if len(row) == 0 {
+	if typ == selModify && first {
 		// Only columns this monitor does not report changed.
 		return nil
 	}
-	return map[string]any{"modify": row}
+	return append(dst, "}}"...)
+}
+
+// appendMember appends `"name":datum`, after a comma unless *first.
+func (c *monColumn) appendMember(dst []byte, first *bool, d db.Datum) []byte {
+	if !*first {
+		dst = append(dst, ',')
+	}
+	*first = false
+	dst = append(dst, c.key...)
+	return db.AppendDatumJSON(dst, d, c.typ)
 }
 
 // isDefaultDatum reports whether d is its type's default value: empty for
@@ -222,10 +287,16 @@ func (m *monitor) initialUpdates(rows map[string]map[db.UUID]*db.Row) tableUpdat
 		if mt.sel&selInitial == 0 {
 			continue
 		}
+		if len(rows[name]) > 0 && u[name] == nil {
+			u[name] = make(map[string][]byte, len(rows[name]))
+		}
 		for uuid, row := range rows[name] {
 			if ru := mt.rowUpdate(m.version, nil, row, true); ru != nil {
 				u.add(name, uuid, ru)
 			}
+		}
+		if len(u[name]) == 0 {
+			delete(u, name)
 		}
 	}
 	return u
