@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -27,6 +28,10 @@ type Device struct {
 	link.Attrs // MAC, MTU, SetMTU, Link; the MTU cached for Send
 	rxMode     string
 	cfg        Config // with defaults; for ring (re)sizing
+	// sockBufAsk is userspace-sock-buf-size as the rings follow it
+	// (clamped; 0: unset), set by SetSocketBuffers, read by adapt.
+	sockBufAsk atomic.Int64
+	epoch      time.Time // adapt's clock
 
 	mu     sync.Mutex // guards bufReq and closed
 	bufReq int
@@ -47,14 +52,20 @@ type queue struct {
 	// kdrops are the kernel's drops (and frames a ring resize dropped).
 	kdrops kernelDrops
 	idle   int // empty ring reads in a row (Recv's goroutine only)
+	ad     adaptState
+	// leftovers: frames may wait in the socket's receive queue, queued
+	// there while a resize had the ring down; Recv reads them first.
+	leftovers bool
 
-	blockSize int          // the ring's block size, fixed for the mode
 	inEffect  atomic.Int64 // shape of the ring in effect (ringShape.pack), for Status
-	wantShape atomic.Int64 // shape SetSocketBuffers asked for (ringShape.pack; 0: none)
+	wantShape atomic.Int64 // shape adapt asked for (ringShape.pack; 0: none)
 	resizes   atomic.Uint64
 }
 
-var _ netdev.Device = (*Device)(nil)
+var (
+	_ netdev.Device       = (*Device)(nil)
+	_ netdev.RxRingMemory = (*Device)(nil)
+)
 
 // Open binds AF_PACKET sockets to the existing interface cfg.Name. A
 // missing interface yields an error wrapping netdev.ErrNoDevice.
@@ -68,12 +79,14 @@ func Open(cfg Config) (*Device, error) {
 		return nil, fmt.Errorf("%s: unknown receive mode %q", cfg.Name, cfg.RxMode)
 	}
 	cfg.mtu = l.Attrs().MTU
-	d := &Device{name: cfg.Name, ifindex: l.Attrs().Index, log: cfg.Logger, rxMode: cfg.RxMode, cfg: cfg}
+	d := &Device{name: cfg.Name, ifindex: l.Attrs().Index, log: cfg.Logger, rxMode: cfg.RxMode, cfg: cfg, epoch: time.Now()}
 	sockBuf := 0
 	if cfg.SocketBuffer != 0 {
 		sockBuf = netdev.ClampSocketBuffer(cfg.SocketBuffer)
 	}
-	shape := cfg.ringShape(sockBuf)
+	// Every ring opens at the minimum; a sock-buf size grows it on the
+	// first Recv, as far as the budget allows.
+	shape := cfg.initialShape(sockBuf)
 	d.Init(d.name, d.ifindex, l.Attrs().MTU)
 	fanoutID := uint16(os.Getpid()) ^ uint16(d.ifindex)<<8 ^ uint16(d.ifindex)
 	for i := range cfg.RxQueues {
@@ -95,11 +108,13 @@ func Open(cfg Config) (*Device, error) {
 			d.Close()
 			return nil, fmt.Errorf("%s: queue %d: %w", cfg.Name, i, err)
 		}
-		qu := &queue{fd: fd, mode: cfg.RxMode, tx: newTxQueue(), blockSize: shape.blockSize}
-		if cfg.RxMode == RxRecvmmsg {
-			qu.mm = newMmsgRx()
-		} else {
+		qu := &queue{fd: fd, mode: cfg.RxMode, tx: newTxQueue(), mm: newMmsgRx()}
+		if cfg.RxMode != RxRecvmmsg {
 			qu.setRing(mem, shape, cfg)
+			cfg.Budget.ReserveMin(int64(shape.bytes()))
+			qu.ad.reserved = shape.bytes()
+			qu.ad.ask = sockBuf // the slots are sized for it already
+			qu.ad.lastActive = int64(time.Since(d.epoch))
 		}
 		d.queues = append(d.queues, qu)
 	}
@@ -110,6 +125,18 @@ func Open(cfg Config) (*Device, error) {
 		}
 	}
 	return d, nil
+}
+
+// RxRingBytes is the memory of the receive rings in effect (0 with
+// recvmmsg), for memory/show and metrics (netdev.RxRingMemory).
+func (d *Device) RxRingBytes() int64 {
+	var n int64
+	for _, q := range d.queues {
+		if q.mode != RxRecvmmsg {
+			n += int64(unpackShape(q.inEffect.Load()).bytes())
+		}
+	}
+	return n
 }
 
 func (d *Device) Name() string     { return d.name }
@@ -129,10 +156,11 @@ func (d *Device) Capabilities() netdev.Capabilities {
 // once (0 leaves them as they are) and reports what took effect: the send
 // buffer bounds how much sendmmsg can queue, the receive buffer what
 // recvmmsg can absorb. A ring does not use the receive buffer, so in the
-// ring modes the size also becomes the ring's lower bound (0: back to the
-// configured ring): each queue swaps its ring on its next Recv that finds
-// it drained (see resize.go); Status shows the size in effect and any
-// pending one.
+// ring modes the size also sizes the ring (adapt.go): it grows straight
+// to that size (at most MaxRingSize, within the budget) on the queue's
+// next Recv, and its slots follow (see V2GSOFrameSize); the swap happens
+// once the ring is drained (resize.go). Status shows the size in effect
+// and any pending one.
 func (d *Device) SetSocketBuffers(bytes int) (netdev.SocketBuffers, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -143,12 +171,7 @@ func (d *Device) SetSocketBuffers(bytes int) (netdev.SocketBuffers, error) {
 		bytes = netdev.ClampSocketBuffer(bytes)
 	}
 	d.bufReq = bytes
-	if d.rxMode != RxRecvmmsg {
-		want := d.cfg.ringShape(bytes)
-		for _, q := range d.queues {
-			q.wantShape.Store(want.pack())
-		}
-	}
+	d.sockBufAsk.Store(int64(bytes))
 	var eff rawsock.Buffers
 	for _, q := range d.queues {
 		var err error
@@ -196,6 +219,8 @@ func (d *Device) Close() error {
 	var errs []error
 	for _, q := range d.queues {
 		q.kdrops.collect(q.fd)
+		d.cfg.Budget.Release(int64(q.ad.reserved))
+		q.ad.reserved = 0
 		if q.ring2.loans != nil {
 			// Unmapped and closed now, or by the last Return.
 			q.ring2.loans.release(q.fd)

@@ -66,7 +66,7 @@ func TestFanoutQueues(t *testing.T) {
 	a, b := env.IfName("a"), env.IfName("b")
 	env.Veth(a, "", b, "")
 	in := openT(t, a, Config{})
-	out := openT(t, b, Config{RxQueues: 2})
+	out := openT(t, b, Config{RxQueues: 2, MinRingSize: 8 << 20}) // the frames come before the first Recv
 	if out.NumRxQueues() != 2 || out.NumTxQueues() != 2 {
 		t.Fatalf("queues: %d rx %d tx", out.NumRxQueues(), out.NumTxQueues())
 	}

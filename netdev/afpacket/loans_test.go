@@ -32,7 +32,7 @@ func TestLentSlotsHoldTheRing(t *testing.T) {
 	a, b := env.IfName("a"), env.IfName("b")
 	env.Veth(a, "", b, "")
 	// One 1 MiB block of 68 KiB slots: 15 slots.
-	in, out := openT(t, a, Config{}), openT(t, b, Config{RxMode: RxRingV2, V2RingSize: V2BlockSize})
+	in, out := openT(t, a, Config{}), openT(t, b, Config{RxMode: RxRingV2, MinRingSize: V2BlockSize, MaxRingSize: V2BlockSize})
 	slots := out.queues[0].ring2.frames
 	txPool, _ := packet.NewPool(packet.PoolConfig{Buffers: 64})
 	rxPool, _ := packet.NewPool(packet.PoolConfig{Buffers: 64})
@@ -75,7 +75,7 @@ func TestCloseWithLentBuffers(t *testing.T) {
 	a, b := env.IfName("a"), env.IfName("b")
 	env.Veth(a, "", b, "")
 	in := openT(t, a, Config{})
-	cfg := Config{Name: b, RxMode: RxRingV2}
+	cfg := Config{Name: b, RxMode: RxRingV2, MinRingSize: 1 << 20}
 	out, err := Open(cfg)
 	if err != nil {
 		t.Fatal(err)

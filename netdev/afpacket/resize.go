@@ -6,21 +6,23 @@ import (
 	"os"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// A ring mode's receive ring is sized by userspace-sock-buf-size too
-// (Config.ringShape). The kernel cannot resize a ring in place: a new
-// PACKET_RX_RING is refused (EBUSY) while the old one exists or is still
-// mapped. So a resize unmaps the ring, frees it (a request for zero
-// blocks) and sets and maps a new one; the kernel keeps the socket bound
-// (and in its fanout group) across the swap. That must not race Recv,
-// which reads the mapping without locks, so SetSocketBuffers only records
-// the wanted size and Recv does the swap itself, on the polling
-// goroutine, right after a call that drained the ring. Frames that arrive
-// during the swap land in the socket's receive queue; they are discarded
-// and counted as kernel drops. Until the queue is next polled, Status
+// A ring mode's receive ring changes size at run time (adapt.go). The
+// kernel cannot resize a ring in place: a new PACKET_RX_RING is refused
+// (EBUSY) while the old one exists or is still mapped. So a resize unmaps
+// the ring, frees it (a request for zero blocks) and sets and maps a new
+// one; the kernel keeps the socket bound (and in its fanout group) across
+// the swap. That must not race Recv, which reads the mapping without
+// locks, so adapt only records the wanted shape and Recv does the swap
+// itself, on the polling goroutine, once the ring is drained: while a
+// swap is pending, Recv copies frames instead of lending their slots, so
+// the loans run out. Frames that arrive during the swap land in the
+// socket's receive queue (up to its receive buffer); Recv delivers them
+// before it reads the new ring (queue.leftovers). Until the swap, Status
 // shows the size in effect and the pending one.
 
 // errRingLost is what Recv returns on a queue whose ring could be neither
@@ -59,8 +61,8 @@ func (qu *queue) setRing(mem []byte, s ringShape, cfg Config) {
 	}
 }
 
-// resizeWanted reports whether SetSocketBuffers asked for another ring
-// size (polling goroutine).
+// resizeWanted reports whether adapt asked for another ring (polling
+// goroutine).
 func (qu *queue) resizeWanted() bool {
 	w := qu.wantShape.Load()
 	return w != 0 && w != qu.shape.pack()
@@ -71,7 +73,8 @@ func (qu *queue) resizeWanted() bool {
 // left without a ring, and an error returned.
 func (d *Device) resizeRing(qu *queue) error {
 	old := qu.shape
-	want := unpackShape(qu.wantShape.Load(), old.blockSize)
+	want := unpackShape(qu.wantShape.Load())
+	start := time.Now()
 	if err := unix.Munmap(qu.mem); err != nil {
 		qu.wantShape.Store(old.pack())
 		d.log.Warn("receive ring resize failed", "device", d.name, "err", err)
@@ -86,6 +89,7 @@ func (d *Device) resizeRing(qu *queue) error {
 		}
 		qu.setRing(mem, old, d.cfg)
 		qu.wantShape.Store(old.pack())
+		d.settle(qu)
 		d.log.Warn("receive ring resize failed; kept the old ring", "device", d.name, "err", err)
 		return nil
 	}
@@ -98,12 +102,14 @@ func (d *Device) resizeRing(qu *queue) error {
 			return d.ringLost(qu, old, err)
 		}
 		want = old
+		qu.ad.lastGrow = int64(time.Since(d.epoch)) + int64(time.Second) // do not retry at once
 	}
 	qu.setRing(mem, want, d.cfg)
 	qu.resizes.Add(1)
-	qu.kdrops.add(discardQueued(qu.fd))
-	d.log.Info("receive ring resized", "device", d.name, "from", old.bytes(), "to", want.bytes(),
-		"slot_from", old.frameSize, "slot_to", want.frameSize)
+	qu.leftovers = true
+	d.settle(qu)
+	d.log.Debug("receive ring resized", "device", d.name, "from", old.bytes(), "to", want.bytes(),
+		"slot_from", old.frameSize, "slot_to", want.frameSize, "took", time.Since(start))
 	return nil
 }
 
@@ -112,29 +118,12 @@ func (d *Device) ringLost(qu *queue, old ringShape, cause error) error {
 	if mem, err := mapRing(qu.fd, d.cfg, old); err == nil {
 		qu.setRing(mem, old, d.cfg)
 		qu.wantShape.Store(old.pack())
+		d.settle(qu)
 		d.log.Warn("receive ring resize failed; kept the old size", "device", d.name, "err", cause)
 		return nil
 	}
 	qu.wantShape.Store(0) // nothing more to try
 	return fmt.Errorf("%s: %w: %w", d.name, errRingLost, cause)
-}
-
-// discardQueued empties the socket's receive queue (frames that arrived
-// while it had no ring) and returns how many it dropped. Left there they
-// would keep poll(2) reporting the socket readable.
-func discardQueued(fd int) uint64 {
-	var scratch [64]byte
-	var n uint64
-	for range 1 << 16 {
-		if _, _, err := unix.Recvfrom(fd, scratch[:], unix.MSG_DONTWAIT|unix.MSG_TRUNC); err != nil {
-			if err == unix.EINTR {
-				continue
-			}
-			break
-		}
-		n++
-	}
-	return n
 }
 
 // ringStatus adds the receive ring's sizes to a Status map.
@@ -143,10 +132,10 @@ func (d *Device) ringStatus(st map[string]string) {
 	if qu.mode != RxRing && qu.mode != RxRingV2 {
 		return
 	}
-	now := unpackShape(qu.inEffect.Load(), qu.shapeBlockSize())
+	now := unpackShape(qu.inEffect.Load())
 	st["rx_ring_size"] = strconv.Itoa(now.bytes())
 	if w := qu.wantShape.Load(); w != 0 && w != now.pack() {
-		want := unpackShape(w, qu.shapeBlockSize())
+		want := unpackShape(w)
 		st["rx_ring_size_pending"] = strconv.Itoa(want.bytes())
 		if qu.mode == RxRingV2 {
 			st["rx_ring_slot_size_pending"] = strconv.Itoa(want.frameSize)
@@ -158,14 +147,12 @@ func (d *Device) ringStatus(st map[string]string) {
 	}
 }
 
-// shapeBlockSize is the block size of the queue's ring (fixed per mode).
-func (qu *queue) shapeBlockSize() int { return qu.blockSize }
+// pack encodes a shape in one word (block size in 4 KiB pages, slot
+// size, blocks), so that adapt can publish it at once for Status.
+func (s ringShape) pack() int64 {
+	return int64(s.blockSize>>12)<<44 | int64(s.frameSize)<<24 | int64(s.blocks)
+}
 
-// pack encodes the parts of a shape a resize may change (blocks and slot
-// size; the block size is fixed per mode) in one word, so that
-// SetSocketBuffers can publish both at once.
-func (s ringShape) pack() int64 { return int64(s.frameSize)<<32 | int64(s.blocks) }
-
-func unpackShape(w int64, blockSize int) ringShape {
-	return ringShape{blockSize: blockSize, blocks: int(uint32(w)), frameSize: int(w >> 32)}
+func unpackShape(w int64) ringShape {
+	return ringShape{blockSize: int(w>>44) << 12, frameSize: int(w>>24) & (1<<20 - 1), blocks: int(w) & (1<<24 - 1)}
 }

@@ -3,30 +3,30 @@ package afpacket
 import (
 	"strconv"
 	"testing"
+	"time"
 
 	"gvs/netdev/internal/nettest"
 	"gvs/packet"
 )
 
-// TestRingResizeAtRunTime sets userspace-sock-buf-size above the ring's
-// size on an open device: the ring is swapped on the next Recv (Status
-// shows it pending until then), the socket stays bound, and frames flow
-// through the new ring.
+// TestRingResizeAtRunTime sets userspace-sock-buf-size on an open
+// device: the ring grows straight to it on the next Recv (the socket
+// stays bound, frames flow through the new ring), and after the option is
+// unset it shrinks back to the minimum once idle.
 func TestRingResizeAtRunTime(t *testing.T) {
 	for _, mode := range []string{RxRing, RxRingV2} {
 		t.Run(mode, func(t *testing.T) {
 			env := nettest.New(t)
 			a, b := env.IfName("a"), env.IfName("b")
 			env.Veth(a, "", b, "")
-			in, out := openT(t, a, Config{RxMode: RxRecvmmsg}), openT(t, b, Config{RxMode: mode})
+			in, out := openT(t, a, Config{RxMode: RxRecvmmsg}), openT(t, b, Config{RxMode: mode, IdleShrink: 100 * time.Millisecond})
 			before := out.Status()
 			const big = 32 << 20
 			if _, err := out.SetSocketBuffers(big); err != nil {
 				t.Fatal(err)
 			}
-			st := out.Status()
-			if st["rx_ring_size"] != before["rx_ring_size"] || st["rx_ring_size_pending"] != strconv.Itoa(big) {
-				t.Fatalf("before the next Recv: status %v (was %v), want size unchanged and %d pending", st, before, big)
+			if st := out.Status(); st["rx_ring_size"] != before["rx_ring_size"] {
+				t.Fatalf("before the next Recv: status %v (was %v), want size unchanged", st, before)
 			}
 			pool, err := packet.NewPool(packet.PoolConfig{Buffers: 64})
 			if err != nil {
@@ -37,9 +37,12 @@ func TestRingResizeAtRunTime(t *testing.T) {
 				t.Fatal(err)
 			}
 			pool.PutBatch(&batch)
-			st = out.Status()
+			st := out.Status()
 			if st["rx_ring_size"] != strconv.Itoa(big) || st["rx_ring_size_pending"] != "" || st["rx_ring_resizes"] != "1" {
 				t.Fatalf("after Recv: status %v, want rx_ring_size %d, nothing pending", st, big)
+			}
+			if out.RxRingBytes() != big {
+				t.Errorf("RxRingBytes %d, want %d", out.RxRingBytes(), big)
 			}
 			tmpl := udpFrame(t, pool, []packet.VLANTag{{TPID: packet.EtherTypeVLAN, TCI: 9}})
 			want := append([]byte(nil), tmpl.Data()...)
@@ -52,16 +55,20 @@ func TestRingResizeAtRunTime(t *testing.T) {
 				t.Fatalf("no frame through the resized ring; stats %+v", out.Stats())
 			}
 			pool.Put(got)
-			// Back to the configured size.
+			// Unset: back to the minimum once idle.
 			if _, err := out.SetSocketBuffers(0); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := out.Recv(0, &batch, pool); err != nil {
-				t.Fatal(err)
+			deadline := time.Now().Add(5 * time.Second)
+			for out.Status()["rx_ring_size"] != before["rx_ring_size"] && time.Now().Before(deadline) {
+				if _, err := out.Recv(0, &batch, pool); err != nil {
+					t.Fatal(err)
+				}
+				pool.PutBatch(&batch)
+				time.Sleep(time.Millisecond)
 			}
-			pool.PutBatch(&batch)
 			if st := out.Status(); st["rx_ring_size"] != before["rx_ring_size"] {
-				t.Errorf("after SetSocketBuffers(0): status %v, want ring back to %s", st, before["rx_ring_size"])
+				t.Errorf("after SetSocketBuffers(0) and idle: status %v, want ring back to %s", st, before["rx_ring_size"])
 			}
 		})
 	}
@@ -69,22 +76,41 @@ func TestRingResizeAtRunTime(t *testing.T) {
 
 func TestRingShape(t *testing.T) {
 	v2 := Config{RxMode: RxRingV2}.withDefaults()
-	if s := v2.ringShape(0); s.bytes() != DefaultV2RingSize || s.frameSize != V2GSOFrameSize || s.blockSize/s.frameSize != 15 {
-		t.Errorf("default V2 ring %+v", s)
+	if s := v2.initialShape(0); s.bytes() != DefaultMinRingSize || s.frameSize != V2GSOFrameSize || s.blocks != 1 || s.blockSize/s.frameSize != 3 {
+		t.Errorf("default V2 ring %+v: want one 256 KiB block of three GSO slots", s)
 	}
 	v2.mtu = 1500
-	if s := v2.ringShape(8 << 20); s.bytes() != DefaultV2RingSize || s.frameSize != 2048 || s.blockSize/s.frameSize != 512 {
-		t.Errorf("V2 ring with a smaller sock-buf-size shrank or kept GSO slots: %+v", s)
+	if s := v2.initialShape(8 << 20); s.bytes() != DefaultMinRingSize || s.frameSize != 2048 || s.blockSize/s.frameSize != 128 {
+		t.Errorf("V2 ring with sock-buf-size: %+v, want 128 MTU-sized slots", s)
 	}
-	if s := v2.ringShape(40<<20 + 1); s.bytes() != 41<<20 {
-		t.Errorf("V2 ring for 40 MiB + 1: %d bytes", s.bytes())
+	for _, c := range []struct {
+		n, frame int
+		up       bool
+		want     int
+	}{
+		{40<<20 + 1, V2GSOFrameSize, true, 41 << 20},
+		{40<<20 + 1, V2GSOFrameSize, false, 40 << 20},
+		{700 << 10, V2GSOFrameSize, true, 1 << 20},
+		{700 << 10, V2GSOFrameSize, false, 512 << 10},
+		{1, V2GSOFrameSize, true, DefaultMinRingSize},
+		{1 << 30, 2048, true, DefaultMaxRingSize},
+	} {
+		if got := v2.ringBytes(c.n, c.frame, c.up); got != c.want {
+			t.Errorf("V2 ringBytes(%d, %d, up %v) = %d, want %d", c.n, c.frame, c.up, got, c.want)
+		}
+	}
+	small := Config{RxMode: RxRingV2, MinRingSize: 4096, MaxRingSize: 4096}.withDefaults()
+	if got := small.ringBytes(1, V2GSOFrameSize, true); got != 128<<10 {
+		t.Errorf("a V2 ring smaller than a GSO slot: %d bytes, want one 128 KiB block", got)
 	}
 	v2.mtu = 9000
-	if s := v2.ringShape(8 << 20); s.frameSize != 9152 {
+	if s := v2.shapeFor(8<<20, 8<<20); s.frameSize != 9152 {
 		t.Errorf("V2 ring for MTU 9000: %+v", s)
 	}
-	if s := unpackShape(v2.ringShape(8<<20).pack(), V2BlockSize); s != v2.ringShape(8<<20) {
-		t.Errorf("shape does not survive pack/unpack: %+v", s)
+	for _, s := range []ringShape{v2.shapeFor(8<<20, 8<<20), v2.shapeFor(256<<10, 0), v2.shapeFor(64<<20, 0)} {
+		if u := unpackShape(s.pack()); u != s {
+			t.Errorf("shape %+v does not survive pack/unpack: %+v", s, u)
+		}
 	}
 	for mtu, want := range map[int]int{68: 2048, 1500: 2048, 1950: 2048, 1951: 2112} {
 		if got := v2FrameSizeFor(mtu); got != want {
@@ -92,10 +118,13 @@ func TestRingShape(t *testing.T) {
 		}
 	}
 	v3 := Config{RxMode: RxRing}.withDefaults()
-	if s := v3.ringShape(64 << 20); s.bytes() != 64<<20 || s.blockSize != DefaultBlockSize {
+	if s := v3.shapeFor(v3.ringBytes(64<<20, frameSize, true), 0); s.bytes() != 64<<20 || s.blockSize != DefaultBlockSize {
 		t.Errorf("V3 ring for 64 MiB: %+v", s)
 	}
-	if s := (Config{RxMode: RxRecvmmsg}).withDefaults().ringShape(64 << 20); s.bytes() != 0 {
+	if got := v3.ringBytes(1, frameSize, true); got != 2*DefaultBlockSize {
+		t.Errorf("smallest V3 ring %d bytes, want two blocks", got)
+	}
+	if s := (Config{RxMode: RxRecvmmsg}).withDefaults().shapeFor(64<<20, 0); s.bytes() != 0 {
 		t.Errorf("recvmmsg has a ring: %+v", s)
 	}
 }

@@ -55,11 +55,14 @@ func (r *rxRingV2) status(s []byte) *uint32 {
 
 // ready reports whether the next slot holds a frame for user space, and
 // its status word.
-func (r *rxRingV2) ready() (uint32, bool) {
-	if r.loans != nil && r.loans.lent[r.next].Load() {
+func (r *rxRingV2) ready() (uint32, bool) { return r.readyAt(r.next) }
+
+// readyAt is ready for slot i.
+func (r *rxRingV2) readyAt(i int) (uint32, bool) {
+	if r.loans != nil && r.loans.lent[i].Load() {
 		return 0, false // still lent: the ring is full up to here
 	}
-	st := atomic.LoadUint32(r.status(r.slot(r.next)))
+	st := atomic.LoadUint32(r.status(r.slot(i)))
 	return st, st&unix.TP_STATUS_USER != 0
 }
 
@@ -107,18 +110,25 @@ func (r *rxRingV2) advance() {
 	}
 }
 
-// recvRingV2 is Recv for RxRingV2: it copies every ready frame (up to the
-// batch's room and the pool's buffers) and releases its slot at once.
-func (d *Device) recvRingV2(qu *queue, batch *packet.Batch, pool *packet.Pool) int {
+// recvRingV2 is Recv for RxRingV2: it takes every ready frame (up to the
+// batch's room and the pool's buffers), lending its slot to the buffer
+// when lend is set and the ring has loans, else copying the frame and
+// releasing the slot at once.
+func (d *Device) recvRingV2(qu *queue, batch *packet.Batch, pool *packet.Pool, lend bool) int {
 	r := &qu.ring2
+	lend = lend && r.loans != nil
 	added, bytes, bad := 0, 0, 0
 	for !batch.Full() {
 		st, ok := r.ready()
 		if !ok {
+			if r.loans != nil && r.loans.lent[r.next].Load() {
+				qu.ad.pressure = true // come round to a slot still lent: the ring is full
+			}
 			break
 		}
 		if st&unix.TP_STATUS_LOSING != 0 {
 			qu.kdrops.collect(qu.fd)
+			qu.ad.pressure = true
 		}
 		f, ok := r.peek(st)
 		if !ok {
@@ -135,7 +145,7 @@ func (d *Device) recvRingV2(qu *queue, batch *packet.Batch, pool *packet.Pool) i
 		case st&unix.TP_STATUS_COPY != 0:
 			filled = fillCopied(qu.fd, buf, f)
 			r.release()
-		case r.loans != nil && len(f.data) == f.wire:
+		case lend && len(f.data) == f.wire:
 			r.lendNext(buf, f)
 			filled = fillLent(buf, f)
 		default:
@@ -150,6 +160,14 @@ func (d *Device) recvRingV2(qu *queue, batch *packet.Batch, pool *packet.Pool) i
 		batch.Append(buf)
 		added++
 		bytes += buf.Len()
+	}
+	if batch.Full() {
+		// Half the ring or more still waiting behind a full batch
+		// (the kernel fills slots in order) is pressure too.
+		qu.ad.busy = true
+		if _, ok := r.readyAt((r.next + r.frames/2) % r.frames); ok {
+			qu.ad.pressure = true
+		}
 	}
 	qu.count(added, bytes, bad)
 	return added

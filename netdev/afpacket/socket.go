@@ -64,8 +64,10 @@ func openSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []byte, 
 			return fd, nil, fmt.Errorf("setsockopt PACKET_COPY_THRESH: %w", err)
 		}
 	}
-	if cfg.RxMode == RxRecvmmsg {
-		// VLAN tags the kernel stripped come as PACKET_AUXDATA.
+	{
+		// VLAN tags the kernel stripped come as PACKET_AUXDATA with
+		// recvmmsg (and, in the ring modes, with the frames a resize
+		// left queued on the socket).
 		if err = unix.SetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_AUXDATA, 1); err != nil {
 			return fd, nil, fmt.Errorf("setsockopt PACKET_AUXDATA: %w", err)
 		}

@@ -1,0 +1,120 @@
+package afpacket
+
+import (
+	"time"
+)
+
+// A receive ring is sized from what its queue needs, not fixed: it opens
+// at Config.MinRingSize (reserved from the budget whatever is left, so
+// the port can receive), and the queue's polling goroutine adapts it:
+//
+//   - pressure (the kernel dropped frames: a slot or block marked
+//     TP_STATUS_LOSING, or more PACKET_STATISTICS drops than last time;
+//     or the reader found the ring at least half full after a full batch,
+//     or came round to a slot still lent) doubles it, at most once per
+//     growInterval, so a burst that starts on an idle port reaches a few
+//     MiB within tens of milliseconds;
+//   - userspace-sock-buf-size (SetSocketBuffers) makes it grow straight to
+//     that size, and pressure grows it straight there again after a
+//     shrink;
+//   - IdleShrink without pressure or a full batch shrinks it back to the
+//     minimum, as does a budget whose limit was lowered below what is
+//     reserved.
+//
+// Growth beyond the minimum is reserved from Config.Budget first and may
+// be granted in part (the ring then grows as far as the grant goes); no
+// ring exceeds Config.MaxRingSize. The swap itself is resize.go's, on the
+// same goroutine, paced machine-wide by the budget (TryResize).
+
+// growInterval is the least time between two growths of one ring: long
+// enough for the new ring to show whether it is enough.
+const growInterval = 10 * time.Millisecond
+
+// adaptEvery is how many Recv calls pass between two checks of a ring's
+// size when nothing pressing happened.
+const adaptEvery = 64
+
+// adaptState is one queue's sizing state (polling goroutine only, and
+// Close once polling stopped).
+type adaptState struct {
+	ask       int    // userspace-sock-buf-size the ring follows (0: unset)
+	reserved  int    // bytes this ring holds in the budget
+	seenDrops uint64 // kernel drops at the last check
+	pressure  bool   // set by Recv: the ring overflowed or nearly did
+	busy      bool   // set by Recv: a batch came back full
+	polls     uint32
+	// lastActive is the last pressure, full batch or size change, and
+	// lastGrow the last growth (ns since Device.epoch).
+	lastActive, lastGrow int64
+}
+
+// wantAdapt reports whether Recv should call adapt now.
+func (d *Device) wantAdapt(qu *queue) bool {
+	a := &qu.ad
+	a.polls++
+	return a.pressure || a.polls%adaptEvery == 0 || int(d.sockBufAsk.Load()) != a.ask
+}
+
+// targetShape is the ring the queue has or is about to have.
+func (qu *queue) targetShape() ringShape {
+	if qu.resizeWanted() {
+		return unpackShape(qu.wantShape.Load())
+	}
+	return qu.shape
+}
+
+// adapt decides the queue's ring size (see above) and, when it changes,
+// reserves the growth and asks for the swap (wantShape).
+func (d *Device) adapt(qu *queue) {
+	a := &qu.ad
+	now := int64(time.Since(d.epoch))
+	if k := qu.kdrops.total(); k != a.seenDrops {
+		a.seenDrops, a.pressure = k, true
+	}
+	ask := int(d.sockBufAsk.Load())
+	frame := d.cfg.v2FrameSize(ask)
+	cur := qu.targetShape()
+	lo := d.cfg.ringBytes(d.cfg.MinRingSize, frame, true)
+	target := cur.bytes()
+	switch {
+	case ask != a.ask:
+		a.ask = ask
+		target = max(target, min(ask, d.cfg.MaxRingSize))
+		a.lastActive = now
+	case a.pressure:
+		if now-a.lastGrow >= int64(growInterval) {
+			target = max(2*target, min(ask, d.cfg.MaxRingSize))
+			a.lastGrow = now
+		}
+		a.lastActive = now
+	case d.cfg.Budget.Over() && target > lo:
+		target = lo
+	case a.busy:
+		a.lastActive = now
+	case target > lo && now-a.lastActive >= int64(d.cfg.IdleShrink):
+		target = lo
+		a.lastActive = now
+	}
+	a.pressure, a.busy = false, false
+	target = d.cfg.ringBytes(target, frame, true)
+	if need := target - a.reserved; need > 0 {
+		a.reserved += int(d.cfg.Budget.Reserve(int64(need)))
+		if a.reserved < target { // a partial grant: as far as it goes
+			target = d.cfg.ringBytes(a.reserved, frame, false)
+		}
+	}
+	if want := d.cfg.shapeFor(max(target, lo), ask); want != cur {
+		qu.wantShape.Store(want.pack())
+	}
+	d.settle(qu)
+}
+
+// settle gives back to the budget what the queue reserved beyond the ring
+// in effect and the one it waits for.
+func (d *Device) settle(qu *queue) {
+	keep := max(qu.shape.bytes(), qu.targetShape().bytes())
+	if extra := qu.ad.reserved - keep; extra > 0 && qu.mem != nil {
+		d.cfg.Budget.Release(int64(extra))
+		qu.ad.reserved = keep
+	}
+}

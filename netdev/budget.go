@@ -1,0 +1,175 @@
+package netdev
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// MemoryBudget bounds the memory that devices reserve for their receive
+// rings, machine-wide: the datapath makes one and hands it to every device
+// it opens. A device reserves its minimum ring whatever the budget says
+// (ReserveMin: a port must be able to receive), and anything beyond that
+// only within the limit (Reserve, which grants part of a request when
+// only part is left). Devices release what they reserved when their rings
+// shrink or close.
+//
+// It also paces resizes (TryResize): at most one ring swap per
+// ResizeGap machine-wide, so that a change that makes every port want a
+// new ring (userspace-sock-buf-size) swaps them one after another instead
+// of stalling a PMD that polls many of them in one pass.
+//
+// All methods may be called from any goroutine; none blocks or allocates.
+// A nil *MemoryBudget is an unlimited budget that does not pace.
+type MemoryBudget struct {
+	limit    atomic.Int64
+	used     atomic.Int64
+	nextSwap atomic.Int64 // monotonic ns (since epoch) before which no resize starts
+	epoch    time.Time
+}
+
+// ResizeGap is the least time between two ring resizes under one budget.
+const ResizeGap = 2 * time.Millisecond
+
+// Bounds of the default receive-ring budget (DefaultRxRingBudget).
+const (
+	MinDefaultRxRingBudget = 64 << 20
+	MaxDefaultRxRingBudget = 4 << 30
+)
+
+// NewMemoryBudget returns a budget of limit bytes (<= 0: DefaultRxRingBudget).
+func NewMemoryBudget(limit int64) *MemoryBudget {
+	b := &MemoryBudget{epoch: time.Now()}
+	b.SetLimit(limit)
+	return b
+}
+
+// DefaultRxRingBudget is the budget for all receive rings when
+// other_config:gvs-rx-ring-budget is not set: 1/16 of the machine's
+// memory, at least 64 MiB and at most 4 GiB. A sixteenth leaves the
+// machine's memory to its workloads (1.5 GiB on a 24 GiB host is room for
+// 24 ports at the 64 MiB a ring grows to at most, or 6,000 idle ones),
+// and the floor keeps a small VM able to grow a few rings.
+func DefaultRxRingBudget() int64 {
+	total, err := MemTotal()
+	if err != nil {
+		return MinDefaultRxRingBudget * 4
+	}
+	return min(max(total/16, MinDefaultRxRingBudget), MaxDefaultRxRingBudget)
+}
+
+// MemTotal reads the machine's memory (MemTotal in /proc/meminfo), in bytes.
+func MemTotal() (int64, error) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/meminfo: MemTotal %q: %w", rest, err)
+		}
+		return kb << 10, nil
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("/proc/meminfo: no MemTotal")
+}
+
+// SetLimit changes the limit (<= 0: DefaultRxRingBudget). Reservations
+// above a lowered limit stay until their holders release them; devices
+// see Over and shrink what they can.
+func (b *MemoryBudget) SetLimit(limit int64) {
+	if limit <= 0 {
+		limit = DefaultRxRingBudget()
+	}
+	b.limit.Store(limit)
+}
+
+// Limit is the budget in bytes (0 for a nil, unlimited budget).
+func (b *MemoryBudget) Limit() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.limit.Load()
+}
+
+// Used is what is reserved now; it may exceed Limit by minimum
+// reservations or after the limit was lowered.
+func (b *MemoryBudget) Used() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.used.Load()
+}
+
+// Over reports whether more is reserved than the limit allows.
+func (b *MemoryBudget) Over() bool {
+	return b != nil && b.used.Load() > b.limit.Load()
+}
+
+// ReserveMin reserves n bytes whatever is left: a device's minimum.
+func (b *MemoryBudget) ReserveMin(n int64) {
+	if b != nil && n > 0 {
+		b.used.Add(n)
+	}
+}
+
+// Reserve reserves up to n bytes within the limit and returns how many it
+// granted: n, part of it, or 0 when the budget is spent.
+func (b *MemoryBudget) Reserve(n int64) int64 {
+	if b == nil {
+		return max(n, 0)
+	}
+	if n <= 0 {
+		return 0
+	}
+	for {
+		used := b.used.Load()
+		grant := min(n, b.limit.Load()-used)
+		if grant <= 0 {
+			return 0
+		}
+		if b.used.CompareAndSwap(used, used+grant) {
+			return grant
+		}
+	}
+}
+
+// Release gives back n bytes reserved earlier.
+func (b *MemoryBudget) Release(n int64) {
+	if b != nil && n > 0 {
+		b.used.Add(-n)
+	}
+}
+
+// TryResize reports whether a ring resize may start now (no other one
+// started in the last ResizeGap) and, if so, claims the slot.
+func (b *MemoryBudget) TryResize() bool {
+	if b == nil {
+		return true
+	}
+	now := int64(time.Since(b.epoch))
+	next := b.nextSwap.Load()
+	return now >= next && b.nextSwap.CompareAndSwap(next, now+int64(ResizeGap))
+}
+
+// RxRingMemory is a device whose receive queues own memory of their own
+// beside the packet pools (AF_PACKET rings), for memory/show and metrics.
+// RxRingBytes may be called from any goroutine.
+type RxRingMemory interface {
+	// RxRingBytes is the memory of the device's receive rings in
+	// effect now, summed over its queues.
+	RxRingBytes() int64
+}
