@@ -40,7 +40,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	e := &env{sw: sourcetest.New(t, 2), rec: source.NewReconciler()}
 	e.sw.Budget = netdev.NewMemoryBudget(64 << 20)
-	e.sw.Budget.ReserveMin(fakeRingBytes) // as p2's rings would
+	e.sw.Budget.Join(fakeRingBytes) // as p2's rings would
 	e.sw.AddBridge("br0")
 	for i, name := range []string{"p1", "p2"} {
 		d := netdevtest.MustNew(netdevtest.Config{Name: name, TxQueues: 4, RxQueues: 2})

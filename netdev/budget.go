@@ -12,11 +12,12 @@ import (
 
 // MemoryBudget bounds the memory that devices reserve for their receive
 // rings, machine-wide: the datapath makes one and hands it to every device
-// it opens. A device reserves its minimum ring whatever the budget says
-// (ReserveMin: a port must be able to receive), and anything beyond that
-// only within the limit (Reserve, which grants part of a request when
-// only part is left). Devices release what they reserved when their rings
-// shrink or close.
+// it opens. Each ring joins with its minimum, reserved whatever the budget
+// says (Join: a port must be able to receive), and reserves anything
+// beyond that only within the limit (Reserve, which grants part of a
+// request when only part is left); Share is an equal part of the limit
+// per ring. Rings release what they reserved when they shrink (Release)
+// or close (Leave).
 //
 // It also paces resizes (TryResize): at most one ring swap per
 // ResizeGap machine-wide, so that a change that makes every port want a
@@ -28,6 +29,7 @@ import (
 type MemoryBudget struct {
 	limit    atomic.Int64
 	used     atomic.Int64
+	holders  atomic.Int64 // rings that joined (Join) and did not leave
 	nextSwap atomic.Int64 // monotonic ns (since epoch) before which no resize starts
 	epoch    time.Time
 }
@@ -119,11 +121,31 @@ func (b *MemoryBudget) Over() bool {
 	return b != nil && b.used.Load() > b.limit.Load()
 }
 
-// ReserveMin reserves n bytes whatever is left: a device's minimum.
-func (b *MemoryBudget) ReserveMin(n int64) {
-	if b != nil && n > 0 {
-		b.used.Add(n)
+// Join counts one more holder (a ring) and reserves its minimum of n
+// bytes whatever is left: a port must be able to receive.
+func (b *MemoryBudget) Join(n int64) {
+	if b != nil {
+		b.holders.Add(1)
+		b.used.Add(max(n, 0))
 	}
+}
+
+// Leave releases n bytes and counts one holder fewer.
+func (b *MemoryBudget) Leave(n int64) {
+	if b != nil {
+		b.holders.Add(-1)
+		b.used.Add(-max(n, 0))
+	}
+}
+
+// Share is an equal part of the limit for each holder: what a ring may
+// take when every ring asks at once (userspace-sock-buf-size). A nil
+// budget has no bound.
+func (b *MemoryBudget) Share() int64 {
+	if b == nil {
+		return 1 << 62
+	}
+	return b.limit.Load() / max(b.holders.Load(), 1)
 }
 
 // Reserve reserves up to n bytes within the limit and returns how many it

@@ -17,9 +17,17 @@ func TestMemoryBudgetGrants(t *testing.T) {
 	if got := b.Reserve(1); got != 0 || b.Over() {
 		t.Fatalf("Reserve(1) in a spent budget = %d (over %v)", got, b.Over())
 	}
-	b.ReserveMin(1 << 20) // a minimum is always granted, and counted
+	b.Join(1 << 20) // a minimum is always granted, and counted
 	if b.Used() != 11<<20 || !b.Over() {
 		t.Fatalf("after a minimum over the limit: used %d, over %v", b.Used(), b.Over())
+	}
+	b.Join(0)
+	if b.Share() != 5<<20 {
+		t.Fatalf("share of 10 MiB among two rings: %d", b.Share())
+	}
+	b.Leave(0)
+	if b.Share() != 10<<20 {
+		t.Fatalf("share of 10 MiB for one ring: %d", b.Share())
 	}
 	b.Release(3 << 20)
 	if got := b.Reserve(4 << 20); got != 2<<20 {
@@ -36,8 +44,12 @@ func TestMemoryBudgetGrants(t *testing.T) {
 	if unlimited.Reserve(1<<40) != 1<<40 || unlimited.Over() || unlimited.Limit() != 0 || !unlimited.TryResize() {
 		t.Fatal("a nil budget is not unlimited")
 	}
-	unlimited.ReserveMin(1)
+	unlimited.Join(1)
 	unlimited.Release(1)
+	unlimited.Leave(1)
+	if unlimited.Share() < 1<<40 {
+		t.Fatal("a nil budget's share is bounded")
+	}
 }
 
 // TestMemoryBudgetConcurrent reserves and releases from many goroutines:

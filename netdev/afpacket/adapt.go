@@ -72,17 +72,21 @@ func (d *Device) adapt(qu *queue) {
 		a.seenDrops, a.pressure = k, true
 	}
 	ask := int(d.sockBufAsk.Load())
-	frame := d.cfg.v2FrameSize(ask)
 	cur := qu.targetShape()
-	lo := d.cfg.ringBytes(d.cfg.MinRingSize, frame, true)
+	lo := d.cfg.ringBytes(d.cfg.MinRingSize, true)
 	target := cur.bytes()
 	switch {
 	case ask != a.ask:
+		// Every ring asks at once: each gets at most an equal share
+		// of the budget.
 		a.ask = ask
-		target = max(target, min(ask, d.cfg.MaxRingSize))
+		share := d.cfg.ringBytes(int(min(int64(ask), int64(d.cfg.MaxRingSize), d.cfg.Budget.Share())), false)
+		target = max(target, share)
 		a.lastActive = now
 	case a.pressure:
-		if now-a.lastGrow >= int64(growInterval) {
+		// Not while a resize is pending: the pressure was measured on
+		// the ring it replaces.
+		if now-a.lastGrow >= int64(growInterval) && !qu.resizeWanted() {
 			target = max(2*target, min(ask, d.cfg.MaxRingSize))
 			a.lastGrow = now
 		}
@@ -96,11 +100,11 @@ func (d *Device) adapt(qu *queue) {
 		a.lastActive = now
 	}
 	a.pressure, a.busy = false, false
-	target = d.cfg.ringBytes(target, frame, true)
+	target = d.cfg.ringBytes(target, true)
 	if need := target - a.reserved; need > 0 {
 		a.reserved += int(d.cfg.Budget.Reserve(int64(need)))
 		if a.reserved < target { // a partial grant: as far as it goes
-			target = d.cfg.ringBytes(a.reserved, frame, false)
+			target = d.cfg.ringBytes(a.reserved, false)
 		}
 	}
 	if want := d.cfg.shapeFor(max(target, lo), ask); want != cur {

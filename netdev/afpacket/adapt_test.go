@@ -31,6 +31,18 @@ func drain(t *testing.T, d *Device, pool *packet.Pool, quiet time.Duration) int 
 	}
 }
 
+// settle receives from d until no resize is pending.
+func settle(t *testing.T, d *Device, pool *packet.Pool) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); d.Status()["rx_ring_size_pending"] != ""; {
+		if time.Now().After(end) {
+			t.Fatalf("%s: resize still pending: %v", d.Name(), d.Status())
+		}
+		drain(t, d, pool, 0)
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // TestRingGrowsUnderBurstsAndShrinksWhenIdle: a new port's ring is the
 // small minimum, reserved from the budget; bursts of frames larger than it
 // make the kernel drop, which grows the ring (doubling) until a burst
@@ -64,6 +76,7 @@ func TestRingGrowsUnderBurstsAndShrinksWhenIdle(t *testing.T) {
 				t.Logf("round %d: %d of %d received, %d kernel drops, ring %d bytes", round, got, burst, lost, out.RxRingBytes())
 				clean = round > 0 && lost == 0 && got == burst
 			}
+			settle(t, out, rxPool)
 			grown := out.RxRingBytes()
 			if !clean || grown <= minBytes {
 				t.Fatalf("no burst of %d passed without loss (ring %d bytes, min %d)", burst, grown, minBytes)
@@ -110,10 +123,13 @@ func TestBudgetCapsRings(t *testing.T) {
 		}
 		devs = append(devs, d)
 	}
-	for end := time.Now().Add(200 * time.Millisecond); time.Now().Before(end); {
+	for end := time.Now().Add(300 * time.Millisecond); time.Now().Before(end); {
 		for _, d := range devs {
 			drain(t, d, pool, 0)
 		}
+	}
+	for _, d := range devs {
+		settle(t, d, pool)
 	}
 	total, grown := int64(0), 0
 	for _, d := range devs {

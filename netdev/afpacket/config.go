@@ -76,16 +76,30 @@ const (
 	minV2FrameSize = 2 << 10
 )
 
-// v2FrameSize is the V2 slot size with userspace-sock-buf-size sockBuf
-// (0: unset).
-func (c Config) v2FrameSize(sockBuf int) int {
+// v2FrameSize is the V2 slot size of a ring of bytes with
+// userspace-sock-buf-size sockBuf (0: unset): GSO-sized only in a ring
+// that grew beyond the minimum without sockBuf (it carries bulk traffic
+// and the kernel's receive buffer is small); MTU-sized otherwise. An
+// idle port's minimum ring thus holds 128 small frames, not three, and
+// the few GSO frames such a port sees come whole through the receive
+// buffer (PACKET_COPY_THRESH); when they overflow it, the truncated
+// frames count as pressure and the ring grows into GSO-sized slots.
+func (c Config) v2FrameSize(sockBuf, bytes int) int {
 	switch {
 	case c.V2FrameSize > 0:
 		return c.V2FrameSize
-	case sockBuf == 0:
+	case sockBuf == 0 && bytes > c.ringBytes(c.MinRingSize, true):
 		return V2GSOFrameSize
 	}
 	return v2FrameSizeFor(c.mtu)
+}
+
+// maxV2FrameSize is the largest slot a V2 ring of c may have.
+func (c Config) maxV2FrameSize() int {
+	if c.V2FrameSize > 0 {
+		return c.V2FrameSize
+	}
+	return max(V2GSOFrameSize, v2FrameSizeFor(c.mtu))
 }
 
 // v2FrameSizeFor is the slot size for frames of a device with the given
@@ -241,8 +255,9 @@ type ringShape struct {
 func (s ringShape) bytes() int { return s.blockSize * s.blocks }
 
 // ringBytes rounds n to a ring size the mode's geometry makes (up or
-// down) within [MinRingSize, MaxRingSize], for V2 slots of frame bytes.
-func (c Config) ringBytes(n, frame int, up bool) int {
+// down) within [MinRingSize, MaxRingSize].
+func (c Config) ringBytes(n int, up bool) int {
+	frame := c.maxV2FrameSize()
 	lo := c.roundRing(c.MinRingSize, frame, true)
 	hi := max(c.roundRing(c.MaxRingSize, frame, false), lo)
 	return min(max(c.roundRing(n, frame, up), lo), hi)
@@ -286,7 +301,7 @@ func (c Config) shapeFor(bytes, sockBuf int) ringShape {
 		return ringShape{blockSize: c.BlockSize, blocks: bytes / c.BlockSize, frameSize: frameSize}
 	case RxRingV2:
 		bs := min(bytes, V2BlockSize)
-		return ringShape{blockSize: bs, blocks: bytes / bs, frameSize: c.v2FrameSize(sockBuf)}
+		return ringShape{blockSize: bs, blocks: bytes / bs, frameSize: c.v2FrameSize(sockBuf, bytes)}
 	}
 	return ringShape{}
 }
@@ -295,5 +310,5 @@ func (c Config) shapeFor(bytes, sockBuf int) ringShape {
 // userspace-sock-buf-size set as much of it as the budget grants at once
 // (adapt.go reserves; here only the minimum).
 func (c Config) initialShape(sockBuf int) ringShape {
-	return c.shapeFor(c.ringBytes(c.MinRingSize, c.v2FrameSize(sockBuf), true), sockBuf)
+	return c.shapeFor(c.ringBytes(c.MinRingSize, true), sockBuf)
 }

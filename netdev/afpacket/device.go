@@ -32,6 +32,11 @@ type Device struct {
 	// (clamped; 0: unset), set by SetSocketBuffers, read by adapt.
 	sockBufAsk atomic.Int64
 	epoch      time.Time // adapt's clock
+	// fanout: the queues' sockets are in fanout group fanoutID (more
+	// than one queue); a resized queue's new socket joins it too.
+	fanout   bool
+	fanoutID uint16
+	prepWG   sync.WaitGroup // resize preparations in flight
 
 	mu     sync.Mutex // guards bufReq and closed
 	bufReq int
@@ -53,9 +58,11 @@ type queue struct {
 	kdrops kernelDrops
 	idle   int // empty ring reads in a row (Recv's goroutine only)
 	ad     adaptState
-	// leftovers: frames may wait in the socket's receive queue, queued
-	// there while a resize had the ring down; Recv reads them first.
-	leftovers bool
+	// prep is the new socket a resize prepares (resize.go), set by the
+	// preparing goroutine; preparing is true from its start to the
+	// handover (polling goroutine).
+	prep      atomic.Pointer[preparedRing]
+	preparing bool
 
 	inEffect  atomic.Int64 // shape of the ring in effect (ringShape.pack), for Status
 	wantShape atomic.Int64 // shape adapt asked for (ringShape.pack; 0: none)
@@ -108,16 +115,19 @@ func Open(cfg Config) (*Device, error) {
 			d.Close()
 			return nil, fmt.Errorf("%s: queue %d: %w", cfg.Name, i, err)
 		}
-		qu := &queue{fd: fd, mode: cfg.RxMode, tx: newTxQueue(), mm: newMmsgRx()}
-		if cfg.RxMode != RxRecvmmsg {
+		qu := &queue{fd: fd, mode: cfg.RxMode, tx: newTxQueue()}
+		if cfg.RxMode == RxRecvmmsg {
+			qu.mm = newMmsgRx()
+		} else {
 			qu.setRing(mem, shape, cfg)
-			cfg.Budget.ReserveMin(int64(shape.bytes()))
+			cfg.Budget.Join(int64(shape.bytes()))
 			qu.ad.reserved = shape.bytes()
 			qu.ad.ask = sockBuf // the slots are sized for it already
 			qu.ad.lastActive = int64(time.Since(d.epoch))
 		}
 		d.queues = append(d.queues, qu)
 	}
+	d.fanout, d.fanoutID = cfg.RxQueues > 1, fanoutID
 	if cfg.SocketBuffer != 0 {
 		if _, err := d.SetSocketBuffers(cfg.SocketBuffer); err != nil {
 			d.Close()
@@ -216,11 +226,15 @@ func (d *Device) Close() error {
 		return nil
 	}
 	d.closed = true
+	d.prepWG.Wait()
 	var errs []error
 	for _, q := range d.queues {
+		q.dropPrepared()
 		q.kdrops.collect(q.fd)
-		d.cfg.Budget.Release(int64(q.ad.reserved))
-		q.ad.reserved = 0
+		if q.mode != RxRecvmmsg {
+			d.cfg.Budget.Leave(int64(q.ad.reserved))
+			q.ad.reserved = 0
+		}
 		if q.ring2.loans != nil {
 			// Unmapped and closed now, or by the last Return.
 			q.ring2.loans.release(q.fd)

@@ -13,7 +13,7 @@ import (
 // ring, or recvmmsg in RxRecvmmsg mode) in buffers from pool. It never
 // blocks. When pool runs dry the rest stay queued for the next call. The
 // ring's size is adapted here, on the polling goroutine (adapt.go), and a
-// resize happens here once the ring has been drained (resize.go).
+// resize handed over here once the ring has been drained (resize.go).
 func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error) {
 	qu := d.queues[q]
 	if qu.mode == RxRecvmmsg {
@@ -22,23 +22,11 @@ func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error
 	if qu.mem == nil {
 		return 0, fmt.Errorf("%s: %w", d.name, errRingLost)
 	}
-	n := 0
-	if qu.leftovers {
-		// Frames queued on the socket while the last resize had no
-		// ring: older than anything in the new ring.
-		got, err := d.recvMmsg(qu, batch, pool)
-		if err != nil {
-			return got, err
-		}
-		n = got
-		qu.leftovers = batch.Full()
-	}
-	if !batch.Full() {
-		if qu.mode == RxRingV2 {
-			n += d.recvRingV2(qu, batch, pool, !qu.resizeWanted())
-		} else {
-			n += d.recvRingV3(qu, batch, pool)
-		}
+	var n int
+	if qu.mode == RxRingV2 {
+		n = d.recvRingV2(qu, batch, pool, !qu.resizeWanted())
+	} else {
+		n = d.recvRingV3(qu, batch, pool)
 	}
 	if n == 0 {
 		qu.clearErrorSometimes()
@@ -48,10 +36,8 @@ func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error
 	if d.wantAdapt(qu) {
 		d.adapt(qu)
 	}
-	if qu.resizeWanted() && qu.ringDrained() && d.cfg.Budget.TryResize() {
-		if err := d.resizeRing(qu); err != nil {
-			return n, err
-		}
+	if qu.resizeWanted() {
+		d.resizeStep(qu)
 	}
 	return n, nil
 }

@@ -3,35 +3,59 @@ package afpacket
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"gvs/netdev/internal/rawsock"
 )
 
 // A ring mode's receive ring changes size at run time (adapt.go). The
-// kernel cannot resize a ring in place: a new PACKET_RX_RING is refused
-// (EBUSY) while the old one exists or is still mapped. So a resize unmaps
-// the ring, frees it (a request for zero blocks) and sets and maps a new
-// one; the kernel keeps the socket bound (and in its fanout group) across
-// the swap. That must not race Recv, which reads the mapping without
-// locks, so adapt only records the wanted shape and Recv does the swap
-// itself, on the polling goroutine, once the ring is drained: while a
-// swap is pending, Recv copies frames instead of lending their slots, so
-// the loans run out. Frames that arrive during the swap land in the
-// socket's receive queue (up to its receive buffer); Recv delivers them
-// before it reads the new ring (queue.leftovers). Until the swap, Status
-// shows the size in effect and the pending one.
+// kernel cannot resize a ring in place, and replacing the ring of a live
+// socket (unmap, free, set a new one) leaves it deaf: the kernel unhooks
+// the socket for two RCU grace periods and purges what queued meanwhile,
+// besides allocating the new ring — milliseconds to tens of milliseconds
+// of frames lost. So a resize replaces the socket instead:
+//
+//  1. prepare, on a goroutine of its own (the allocation is the slow
+//     part, and must not stall the PMD): a new socket with the new ring,
+//     mapped and set up like the first but not bound, so it receives
+//     nothing yet;
+//  2. handover, on the polling goroutine, in its Recv, once the old ring
+//     is drained (no frame ready, no slot lent: while a resize is pending
+//     Recv copies frames instead of lending slots, so the loans run out):
+//     bind the new socket (and join the fanout group), then dup3 it onto
+//     the old socket's descriptor, so PollFD and Send keep their number;
+//     from then on Recv reads the new ring. Between the bind and the old
+//     socket's release both receive every frame; only the new one is
+//     read, so nothing is delivered twice, and nothing is lost but a frame
+//     that lands in the old ring in the microseconds between the drain
+//     and the bind;
+//  3. the old ring is unmapped on another goroutine: that drops the last
+//     reference to the old socket, whose release waits for an RCU grace
+//     period.
+//
+// For a moment both rings exist (the budget counts the larger). Status
+// shows the ring in effect and the pending one until the handover.
 
-// errRingLost is what Recv returns on a queue whose ring could be neither
-// resized nor restored (the kernel refused memory for both).
-var errRingLost = errors.New("receive ring lost in a failed resize")
+// errRingLost is what Recv returns on a queue whose ring is gone (kept
+// for callers that test for it; a failed resize keeps the old ring).
+var errRingLost = errors.New("receive ring lost")
+
+// preparedRing is a new socket with its ring, made by prepare.
+type preparedRing struct {
+	fd    int
+	mem   []byte
+	shape ringShape
+	bufs  int64 // the socket buffer size it was given (sockBufAsk)
+	err   error
+}
 
 // ringDrained reports whether user space holds no frame of the ring now:
 // no V3 block is open and the next block or V2 slot is still the
-// kernel's. Only then is a swap free of loss (polling goroutine).
+// kernel's, and no slot is lent (polling goroutine).
 func (qu *queue) ringDrained() bool {
 	switch qu.mode {
 	case RxRing:
@@ -56,7 +80,7 @@ func (qu *queue) setRing(mem []byte, s ringShape, cfg Config) {
 			qu.ring2.loans = newRingLoans(&qu.ring2)
 		}
 	}
-	if mem != nil { // Status keeps showing the old ring during a swap
+	if mem != nil {
 		qu.inEffect.Store(s.pack())
 	}
 }
@@ -68,62 +92,96 @@ func (qu *queue) resizeWanted() bool {
 	return w != 0 && w != qu.shape.pack()
 }
 
-// resizeRing swaps qu's ring for one of the wanted size. On failure it
-// puts back a ring of the old size; only if that fails too is the queue
-// left without a ring, and an error returned.
-func (d *Device) resizeRing(qu *queue) error {
-	old := qu.shape
+// resizeStep moves a wanted resize on (polling goroutine): it starts the
+// preparation of the new ring (paced machine-wide by the budget), or
+// hands over to a prepared one once the ring is drained.
+func (d *Device) resizeStep(qu *queue) {
+	if p := qu.prep.Load(); p != nil {
+		if p.err != nil || qu.ringDrained() {
+			qu.prep.Store(nil)
+			qu.preparing = false
+			d.handover(qu, p)
+		}
+		return
+	}
+	if qu.preparing || !d.cfg.Budget.TryResize() {
+		return
+	}
+	qu.preparing = true
 	want := unpackShape(qu.wantShape.Load())
-	start := time.Now()
-	if err := unix.Munmap(qu.mem); err != nil {
-		qu.wantShape.Store(old.pack())
-		d.log.Warn("receive ring resize failed", "device", d.name, "err", err)
-		return nil
-	}
-	qu.setRing(nil, ringShape{blockSize: old.blockSize, frameSize: old.frameSize}, d.cfg)
-	if err := freeRing(qu.fd, qu.mode); err != nil {
-		// The old ring is still there: map it again.
-		mem, merr := unix.Mmap(qu.fd, 0, old.bytes(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
-		if merr != nil {
-			return fmt.Errorf("%s: %w: %v; %w", d.name, errRingLost, err, os.NewSyscallError("mmap", merr))
-		}
-		qu.setRing(mem, old, d.cfg)
-		qu.wantShape.Store(old.pack())
-		d.settle(qu)
-		d.log.Warn("receive ring resize failed; kept the old ring", "device", d.name, "err", err)
-		return nil
-	}
-	mem, err := mapRing(qu.fd, d.cfg, want)
-	if err != nil {
-		d.log.Warn("receive ring resize failed; keeping the old size", "device", d.name,
-			"bytes", want.bytes(), "err", err)
-		qu.wantShape.Store(old.pack())
-		if mem, err = mapRing(qu.fd, d.cfg, old); err != nil {
-			return d.ringLost(qu, old, err)
-		}
-		want = old
-		qu.ad.lastGrow = int64(time.Since(d.epoch)) + int64(time.Second) // do not retry at once
-	}
-	qu.setRing(mem, want, d.cfg)
-	qu.resizes.Add(1)
-	qu.leftovers = true
-	d.settle(qu)
-	d.log.Debug("receive ring resized", "device", d.name, "from", old.bytes(), "to", want.bytes(),
-		"slot_from", old.frameSize, "slot_to", want.frameSize, "took", time.Since(start))
-	return nil
+	d.prepWG.Add(1)
+	go d.prepare(qu, want)
 }
 
-// ringLost tries to restore a ring of the old shape after a failed swap.
-func (d *Device) ringLost(qu *queue, old ringShape, cause error) error {
-	if mem, err := mapRing(qu.fd, d.cfg, old); err == nil {
-		qu.setRing(mem, old, d.cfg)
+// prepare makes the new socket and ring for qu (its own goroutine).
+func (d *Device) prepare(qu *queue, want ringShape) {
+	defer d.prepWG.Done()
+	start := time.Now()
+	p := &preparedRing{shape: want, fd: -1}
+	p.fd, p.mem, p.err = newSocket(d.ifindex, d.cfg, want)
+	if p.err == nil {
+		if p.bufs = d.sockBufAsk.Load(); p.bufs != 0 {
+			if _, err := rawsock.SetBuffers(p.fd, int(p.bufs), d.log, d.name); err != nil {
+				p.err = err
+				unix.Munmap(p.mem)
+				unix.Close(p.fd)
+			}
+		}
+	}
+	d.log.Debug("receive ring prepared", "device", d.name, "bytes", want.bytes(), "slot", want.frameSize, "took", time.Since(start), "err", p.err)
+	qu.prep.Store(p)
+}
+
+// handover puts the prepared socket in the old one's place (polling
+// goroutine, ring drained).
+func (d *Device) handover(qu *queue, p *preparedRing) {
+	err := p.err
+	if err == nil {
+		err = bindSocket(p.fd, d.ifindex)
+	}
+	if err == nil && d.fanout {
+		err = joinFanout(p.fd, d.fanoutID)
+	}
+	if err == nil {
+		qu.kdrops.collect(qu.fd) // the old socket's last drops
+		if err = unix.Dup3(p.fd, qu.fd, unix.O_CLOEXEC); err != nil {
+			err = fmt.Errorf("dup3: %w", err)
+		}
+	}
+	if err != nil {
+		if p.err == nil {
+			unix.Munmap(p.mem)
+			unix.Close(p.fd)
+		}
+		old := qu.shape
 		qu.wantShape.Store(old.pack())
 		d.settle(qu)
-		d.log.Warn("receive ring resize failed; kept the old size", "device", d.name, "err", cause)
-		return nil
+		qu.ad.lastGrow = int64(time.Since(d.epoch)) + int64(time.Second) // no retry at once
+		d.log.Warn("receive ring resize failed; kept the old ring", "device", d.name,
+			"bytes", p.shape.bytes(), "err", err)
+		return
 	}
-	qu.wantShape.Store(0) // nothing more to try
-	return fmt.Errorf("%s: %w: %w", d.name, errRingLost, cause)
+	unix.Close(p.fd) // qu.fd is the new socket now
+	if b := d.sockBufAsk.Load(); b != p.bufs && b != 0 {
+		rawsock.SetBuffers(qu.fd, int(b), d.log, d.name)
+	}
+	oldMem, oldShape := qu.mem, qu.shape
+	qu.setRing(p.mem, p.shape, d.cfg)
+	qu.resizes.Add(1)
+	d.settle(qu)
+	// The mapping holds the last reference to the old socket.
+	go unix.Munmap(oldMem)
+	d.log.Debug("receive ring resized", "device", d.name, "from", oldShape.bytes(), "to", p.shape.bytes(),
+		"slot_from", oldShape.frameSize, "slot_to", p.shape.frameSize)
+}
+
+// dropPrepared closes a prepared socket nobody will take (Close, after
+// the preparations ended).
+func (qu *queue) dropPrepared() {
+	if p := qu.prep.Swap(nil); p != nil && p.err == nil {
+		unix.Munmap(p.mem)
+		unix.Close(p.fd)
+	}
 }
 
 // ringStatus adds the receive ring's sizes to a Status map.

@@ -37,6 +37,10 @@ func TestRingResizeAtRunTime(t *testing.T) {
 				t.Fatal(err)
 			}
 			pool.PutBatch(&batch)
+			if st := out.Status(); st["rx_ring_size_pending"] != strconv.Itoa(big) {
+				t.Fatalf("after the first Recv: status %v, want %d pending", st, big)
+			}
+			settle(t, out, pool) // the new ring is made off the polling goroutine
 			st := out.Status()
 			if st["rx_ring_size"] != strconv.Itoa(big) || st["rx_ring_size_pending"] != "" || st["rx_ring_resizes"] != "1" {
 				t.Fatalf("after Recv: status %v, want rx_ring_size %d, nothing pending", st, big)
@@ -76,31 +80,36 @@ func TestRingResizeAtRunTime(t *testing.T) {
 
 func TestRingShape(t *testing.T) {
 	v2 := Config{RxMode: RxRingV2}.withDefaults()
-	if s := v2.initialShape(0); s.bytes() != DefaultMinRingSize || s.frameSize != V2GSOFrameSize || s.blocks != 1 || s.blockSize/s.frameSize != 3 {
-		t.Errorf("default V2 ring %+v: want one 256 KiB block of three GSO slots", s)
-	}
 	v2.mtu = 1500
-	if s := v2.initialShape(8 << 20); s.bytes() != DefaultMinRingSize || s.frameSize != 2048 || s.blockSize/s.frameSize != 128 {
-		t.Errorf("V2 ring with sock-buf-size: %+v, want 128 MTU-sized slots", s)
+	for _, sockBuf := range []int{0, 8 << 20} {
+		if s := v2.initialShape(sockBuf); s.bytes() != DefaultMinRingSize || s.frameSize != 2048 || s.blocks != 1 || s.blockSize/s.frameSize != 128 {
+			t.Errorf("V2 ring with sock-buf-size %d: %+v, want one 256 KiB block of 128 MTU-sized slots", sockBuf, s)
+		}
+	}
+	if s := v2.shapeFor(512<<10, 0); s.frameSize != V2GSOFrameSize || s.blockSize/s.frameSize != 7 {
+		t.Errorf("grown V2 ring without sock-buf-size: %+v, want GSO-sized slots", s)
+	}
+	if s := v2.shapeFor(512<<10, 8<<20); s.frameSize != 2048 {
+		t.Errorf("grown V2 ring with sock-buf-size: %+v, want MTU-sized slots", s)
 	}
 	for _, c := range []struct {
-		n, frame int
-		up       bool
-		want     int
+		n    int
+		up   bool
+		want int
 	}{
-		{40<<20 + 1, V2GSOFrameSize, true, 41 << 20},
-		{40<<20 + 1, V2GSOFrameSize, false, 40 << 20},
-		{700 << 10, V2GSOFrameSize, true, 1 << 20},
-		{700 << 10, V2GSOFrameSize, false, 512 << 10},
-		{1, V2GSOFrameSize, true, DefaultMinRingSize},
-		{1 << 30, 2048, true, DefaultMaxRingSize},
+		{40<<20 + 1, true, 41 << 20},
+		{40<<20 + 1, false, 40 << 20},
+		{700 << 10, true, 1 << 20},
+		{700 << 10, false, 512 << 10},
+		{1, true, DefaultMinRingSize},
+		{1 << 30, true, DefaultMaxRingSize},
 	} {
-		if got := v2.ringBytes(c.n, c.frame, c.up); got != c.want {
-			t.Errorf("V2 ringBytes(%d, %d, up %v) = %d, want %d", c.n, c.frame, c.up, got, c.want)
+		if got := v2.ringBytes(c.n, c.up); got != c.want {
+			t.Errorf("V2 ringBytes(%d, up %v) = %d, want %d", c.n, c.up, got, c.want)
 		}
 	}
 	small := Config{RxMode: RxRingV2, MinRingSize: 4096, MaxRingSize: 4096}.withDefaults()
-	if got := small.ringBytes(1, V2GSOFrameSize, true); got != 128<<10 {
+	if got := small.ringBytes(1, true); got != 128<<10 {
 		t.Errorf("a V2 ring smaller than a GSO slot: %d bytes, want one 128 KiB block", got)
 	}
 	v2.mtu = 9000
@@ -118,10 +127,10 @@ func TestRingShape(t *testing.T) {
 		}
 	}
 	v3 := Config{RxMode: RxRing}.withDefaults()
-	if s := v3.shapeFor(v3.ringBytes(64<<20, frameSize, true), 0); s.bytes() != 64<<20 || s.blockSize != DefaultBlockSize {
+	if s := v3.shapeFor(v3.ringBytes(64<<20, true), 0); s.bytes() != 64<<20 || s.blockSize != DefaultBlockSize {
 		t.Errorf("V3 ring for 64 MiB: %+v", s)
 	}
-	if got := v3.ringBytes(1, frameSize, true); got != 2*DefaultBlockSize {
+	if got := v3.ringBytes(1, true); got != 2*DefaultBlockSize {
 		t.Errorf("smallest V3 ring %d bytes, want two blocks", got)
 	}
 	if s := (Config{RxMode: RxRecvmmsg}).withDefaults().shapeFor(64<<20, 0); s.bytes() != 0 {

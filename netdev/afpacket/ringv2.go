@@ -35,11 +35,18 @@ type rxRingV2 struct {
 	next           int // the slot to read next
 	// loans tracks slots lent to buffers (nil: every frame is copied).
 	loans *ringLoans
+	// maxLent bounds the slots lent at once, to fewer than half the
+	// ring: buffers held for a while (an upcall, a queue) must not
+	// leave the kernel without slots. Beyond it frames are copied; a
+	// small ring (an idle port's three GSO slots) copies every frame.
+	maxLent int64
 }
 
 func newRxRingV2(mem []byte, s ringShape) rxRingV2 {
 	fpb := s.blockSize / s.frameSize
-	return rxRingV2{mem: mem, frameSize: s.frameSize, framesPerBlock: fpb, blockSize: s.blockSize, frames: fpb * s.blocks}
+	frames := fpb * s.blocks
+	return rxRingV2{mem: mem, frameSize: s.frameSize, framesPerBlock: fpb, blockSize: s.blockSize, frames: frames,
+		maxLent: int64(frames/2 - 1)}
 }
 
 // slot returns the memory of frame slot i (blocks hold framesPerBlock
@@ -145,7 +152,12 @@ func (d *Device) recvRingV2(qu *queue, batch *packet.Batch, pool *packet.Pool, l
 		case st&unix.TP_STATUS_COPY != 0:
 			filled = fillCopied(qu.fd, buf, f)
 			r.release()
-		case lend && len(f.data) == f.wire:
+		case len(f.data) < f.wire:
+			// Too large for its slot, and the kernel's copy found the
+			// receive buffer full: lost, and pressure.
+			qu.ad.pressure = true
+			r.release()
+		case lend && len(f.data) == f.wire && r.loans.outstanding.Load() < r.maxLent:
 			r.lendNext(buf, f)
 			filled = fillLent(buf, f)
 		default:
