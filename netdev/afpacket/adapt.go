@@ -11,12 +11,15 @@ import (
 //   - pressure (the kernel dropped frames: a slot or block marked
 //     TP_STATUS_LOSING, or more PACKET_STATISTICS drops than last time;
 //     or the reader found the ring at least half full after a full batch,
-//     or came round to a slot still lent) doubles it, at most once per
-//     growInterval, so a burst that starts on an idle port reaches a few
-//     MiB within tens of milliseconds;
-//   - userspace-sock-buf-size (SetSocketBuffers) makes it grow straight to
-//     that size, and pressure grows it straight there again after a
-//     shrink;
+//     or came round to a slot still lent, or a frame too large for its
+//     slot found the receive buffer full) makes it four times as large
+//     (growFactor), at most once per growInterval and not while a resize
+//     is pending, so a burst that starts on an idle port reaches a few MiB
+//     within tens of milliseconds;
+//   - userspace-sock-buf-size (SetSocketBuffers, or Config.SocketBuffer at
+//     Open) makes it grow straight to that size, at most an equal share of
+//     the budget (every ring asks at once), and pressure grows it straight
+//     there again after a shrink;
 //   - IdleShrink without pressure or a full batch shrinks it back to the
 //     minimum, as does a budget whose limit was lowered below what is
 //     reserved.
@@ -25,6 +28,12 @@ import (
 // be granted in part (the ring then grows as far as the grant goes); no
 // ring exceeds Config.MaxRingSize. The swap itself is resize.go's, on the
 // same goroutine, paced machine-wide by the budget (TryResize).
+
+// growFactor is how much a ring grows per step under pressure: four
+// times, so that a TCP stream starting on an idle port (256 KiB) has the
+// 16 MiB it may need within three steps; each step costs a burst of
+// drops, which TCP pays in retransmits.
+const growFactor = 4
 
 // growInterval is the least time between two growths of one ring: long
 // enough for the new ring to show whether it is enough.
@@ -87,7 +96,7 @@ func (d *Device) adapt(qu *queue) {
 		// Not while a resize is pending: the pressure was measured on
 		// the ring it replaces.
 		if now-a.lastGrow >= int64(growInterval) && !qu.resizeWanted() {
-			target = max(2*target, min(ask, d.cfg.MaxRingSize))
+			target = max(growFactor*target, min(ask, d.cfg.MaxRingSize))
 			a.lastGrow = now
 		}
 		a.lastActive = now

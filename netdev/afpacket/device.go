@@ -122,7 +122,8 @@ func Open(cfg Config) (*Device, error) {
 			qu.setRing(mem, shape, cfg)
 			cfg.Budget.Join(int64(shape.bytes()))
 			qu.ad.reserved = shape.bytes()
-			qu.ad.ask = sockBuf // the slots are sized for it already
+			// ad.ask stays 0: a sock-buf size grows the ring on the
+			// first Recv, as when it is set at run time.
 			qu.ad.lastActive = int64(time.Since(d.epoch))
 		}
 		d.queues = append(d.queues, qu)
