@@ -53,14 +53,16 @@ const (
 // kernel queues a full copy on the socket and marks the slot
 // TP_STATUS_COPY, and Recv reads it with one read(2) (see recvRingV2) —
 // but the kernel makes that copy only while the socket's receive buffer
-// has room. So the slot size follows userspace-sock-buf-size:
-//   - unset (the kernel's ~200 KiB receive buffer, too small for more
-//     than two or three queued 64 KiB GSO frames): every slot holds a
-//     whole GSO frame, V2GSOFrameSize; a 16 MiB ring has 240.
-//   - set: the receive buffer takes the GSO frames, and the slots are
-//     sized for the MTU (v2FrameSizeFor; 2 KiB for 1500 bytes), so the
-//     same 16 MiB hold 8192 frames: tens of milliseconds of a burst of
-//     small frames instead of a few.
+// has room. So the slot size follows userspace-sock-buf-size and the
+// ring's size (Config.v2FrameSize):
+//   - a ring grown beyond the minimum without the option (the kernel's
+//     ~200 KiB receive buffer, too small for more than two or three
+//     queued 64 KiB GSO frames): every slot holds a whole GSO frame,
+//     V2GSOFrameSize; 16 MiB hold 240.
+//   - with the option (the receive buffer takes the GSO frames), and in
+//     the minimum ring (an idle port: bursts of small frames matter more
+//     than the rare GSO frame): slots sized for the MTU (v2FrameSizeFor;
+//     2 KiB for 1500 bytes), so 256 KiB hold 128 frames and 16 MiB 8192.
 //
 // Blocks are 1 MiB in rings of 1 MiB and more, else the ring is one block
 // of a power of two (the kernel allocates each block as a power-of-two
