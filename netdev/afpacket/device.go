@@ -37,6 +37,9 @@ type Device struct {
 	fanout   bool
 	fanoutID uint16
 	prepWG   sync.WaitGroup // resize preparations in flight
+	// fanoutBusy: one queue is between its old socket's release and
+	// its new socket's joining the group.
+	fanoutBusy atomic.Bool
 
 	mu     sync.Mutex // guards bufReq and closed
 	bufReq int
@@ -63,6 +66,11 @@ type queue struct {
 	// handover (polling goroutine).
 	prep      atomic.Pointer[preparedRing]
 	preparing bool
+	// joinPending: a fanout queue's new socket waits for the old one's
+	// release (oldReleased, set by the unmapping goroutine) to bind and
+	// join the group (resize.go).
+	joinPending bool
+	oldReleased atomic.Bool
 
 	inEffect  atomic.Int64 // shape of the ring in effect (ringShape.pack), for Status
 	wantShape atomic.Int64 // shape adapt asked for (ringShape.pack; 0: none)

@@ -99,7 +99,9 @@
 // once the old ring is drained: it binds the new socket and dup3s it onto
 // the old descriptor (PollFD and Send keep their number), and another
 // goroutine unmaps the old ring, which releases the old socket (see
-// resize.go). A ping every 10 ms through 20 ports whose rings all resize
+// resize.go). A queue in a fanout group (n_rxq > 1) lets the old socket
+// go first, one queue of the device at a time: its share of the flows
+// goes to the other queues until the new socket joins. A ping every 10 ms through 20 ports whose rings all resize
 // loses nothing (tests/bridge TestHugeSockBufKeepsPingAndBudget). The
 // budget paces resizes machine-wide (one preparation per 2 ms). Status
 // shows "rx_ring_size" (in effect), "rx_ring_size_pending" and

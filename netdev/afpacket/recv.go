@@ -22,6 +22,9 @@ func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error
 	if qu.mem == nil {
 		return 0, fmt.Errorf("%s: %w", d.name, errRingLost)
 	}
+	if qu.joinPending {
+		d.finishHandover(qu)
+	}
 	var n int
 	if qu.mode == RxRingV2 {
 		n = d.recvRingV2(qu, batch, pool, !qu.resizeWanted())

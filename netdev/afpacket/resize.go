@@ -23,8 +23,8 @@ import (
 //     part, and must not stall the PMD): a new socket with the new ring,
 //     mapped and set up like the first but not bound, so it receives
 //     nothing yet;
-//  2. handover, on the polling goroutine, in its Recv, once the old ring
-//     is drained (no frame ready, no slot lent: while a resize is pending
+//  2. handover (one queue in a fanout group: see handover), on the
+//     polling goroutine, in its Recv, once the old ring is drained (no frame ready, no slot lent: while a resize is pending
 //     Recv copies frames instead of lending slots, so the loans run out):
 //     bind the new socket (and join the fanout group), then dup3 it onto
 //     the old socket's descriptor, so PollFD and Send keep their number;
@@ -97,10 +97,9 @@ func (qu *queue) resizeWanted() bool {
 // hands over to a prepared one once the ring is drained.
 func (d *Device) resizeStep(qu *queue) {
 	if p := qu.prep.Load(); p != nil {
-		if p.err != nil || qu.ringDrained() {
+		if (p.err != nil || qu.ringDrained()) && d.handover(qu, p) {
 			qu.prep.Store(nil)
 			qu.preparing = false
-			d.handover(qu, p)
 		}
 		return
 	}
@@ -133,14 +132,22 @@ func (d *Device) prepare(qu *queue, want ringShape) {
 }
 
 // handover puts the prepared socket in the old one's place (polling
-// goroutine, ring drained).
-func (d *Device) handover(qu *queue, p *preparedRing) {
+// goroutine, ring drained) and reports whether it is done with p; false:
+// try again later.
+//
+// A queue in a fanout group (more than one queue) cannot overlap the two
+// sockets: the group would hand the old one its share of the frames,
+// which nobody reads any more. So there the old socket goes first — its
+// share goes to the other queues until the new one joins
+// (finishHandover) — and one queue of the device at a time, so that the
+// group never empties.
+func (d *Device) handover(qu *queue, p *preparedRing) bool {
 	err := p.err
-	if err == nil {
-		err = bindSocket(p.fd, d.ifindex)
+	if err == nil && d.fanout && !d.fanoutBusy.CompareAndSwap(false, true) {
+		return false
 	}
-	if err == nil && d.fanout {
-		err = joinFanout(p.fd, d.fanoutID)
+	if err == nil && !d.fanout {
+		err = bindSocket(p.fd, d.ifindex)
 	}
 	if err == nil {
 		qu.kdrops.collect(qu.fd) // the old socket's last drops
@@ -153,13 +160,16 @@ func (d *Device) handover(qu *queue, p *preparedRing) {
 			unix.Munmap(p.mem)
 			unix.Close(p.fd)
 		}
+		if d.fanout && p.err == nil {
+			d.fanoutBusy.Store(false)
+		}
 		old := qu.shape
 		qu.wantShape.Store(old.pack())
 		d.settle(qu)
 		qu.ad.lastGrow = int64(time.Since(d.epoch)) + int64(time.Second) // no retry at once
 		d.log.Warn("receive ring resize failed; kept the old ring", "device", d.name,
 			"bytes", p.shape.bytes(), "err", err)
-		return
+		return true
 	}
 	unix.Close(p.fd) // qu.fd is the new socket now
 	if b := d.sockBufAsk.Load(); b != p.bufs && b != 0 {
@@ -169,10 +179,41 @@ func (d *Device) handover(qu *queue, p *preparedRing) {
 	qu.setRing(p.mem, p.shape, d.cfg)
 	qu.resizes.Add(1)
 	d.settle(qu)
-	// The mapping holds the last reference to the old socket.
-	go unix.Munmap(oldMem)
+	// The mapping holds the last reference to the old socket: unmapping
+	// it releases the socket (leaving the fanout group at once, then
+	// waiting for an RCU grace period), off the polling goroutine.
+	if d.fanout {
+		qu.joinPending = true
+		qu.oldReleased.Store(false)
+		go func() {
+			unix.Munmap(oldMem)
+			qu.oldReleased.Store(true)
+		}()
+	} else {
+		go unix.Munmap(oldMem)
+	}
 	d.log.Debug("receive ring resized", "device", d.name, "from", oldShape.bytes(), "to", p.shape.bytes(),
 		"slot_from", oldShape.frameSize, "slot_to", p.shape.frameSize)
+	return true
+}
+
+// finishHandover binds a fanout queue's new socket and joins it to the
+// group once the old one has left (polling goroutine).
+func (d *Device) finishHandover(qu *queue) {
+	if !qu.oldReleased.Load() {
+		return
+	}
+	qu.joinPending = false
+	err := bindSocket(qu.fd, d.ifindex)
+	if err == nil {
+		err = joinFanout(qu.fd, d.fanoutID)
+	}
+	d.fanoutBusy.Store(false)
+	if err != nil {
+		// The socket stays out of the group (bound, it would take
+		// every frame); the other queues receive its share.
+		d.log.Warn("receive ring resize: new socket cannot join its fanout group", "device", d.name, "err", err)
+	}
 }
 
 // dropPrepared closes a prepared socket nobody will take (Close, after

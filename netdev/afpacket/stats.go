@@ -2,6 +2,7 @@ package afpacket
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -28,8 +29,13 @@ type kernelDrops struct {
 // collect reads and accumulates the socket's drop counter. It is called
 // when a block arrives marked TP_STATUS_LOSING, from Stats and on Close.
 func (k *kernelDrops) collect(fd int) {
-	st, err := unix.GetsockoptTpacketStatsV3(fd, unix.SOL_PACKET, unix.PACKET_STATISTICS)
-	if err == nil && st.Drops > 0 {
+	// getsockopt on a stack value: unix.GetsockoptTpacketStatsV3
+	// returns a pointer, an allocation on the receive path.
+	var st unix.TpacketStatsV3
+	n := uint32(unsafe.Sizeof(st))
+	_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, uintptr(fd), unix.SOL_PACKET, unix.PACKET_STATISTICS,
+		uintptr(unsafe.Pointer(&st)), uintptr(unsafe.Pointer(&n)), 0)
+	if e == 0 && st.Drops > 0 {
 		k.drops.Add(uint64(st.Drops))
 	}
 }
