@@ -187,6 +187,15 @@ func (b *MemoryBudget) TryResize() bool {
 	return now >= next && b.nextSwap.CompareAndSwap(next, now+int64(ResizeGap))
 }
 
+// PollFDRenewer is a device whose PollFD(q) keeps its number but may come
+// to refer to a new file (afpacket: a resized ring's new socket, dup3'd
+// onto the old descriptor). poll(2) users need not care; an epoll set,
+// which registers files, must add the descriptor again when the
+// generation changes. PollFDGeneration may be called from any goroutine.
+type PollFDRenewer interface {
+	PollFDGeneration(q int) uint64
+}
+
 // RxRingMemory is a device whose receive queues own memory of their own
 // beside the packet pools (AF_PACKET rings), for memory/show and metrics.
 // RxRingBytes may be called from any goroutine.

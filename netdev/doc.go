@@ -20,7 +20,8 @@
 //     behind it may change: an afpacket queue whose ring is resized gets a
 //     new socket, dup3'd onto the same descriptor. poll(2)/ppoll users
 //     see no difference; an epoll set (which registers files, not
-//     numbers) would have to add the descriptor again.
+//     numbers) must add the descriptor again when the device's
+//     PollFDRenewer generation changes.
 //
 // MemoryBudget bounds what all receive rings reserve together (the
 // datapath makes one and gives it to each device); RxRingMemory is a

@@ -81,6 +81,9 @@ func TestRingGrowsUnderBurstsAndShrinksWhenIdle(t *testing.T) {
 			if !clean || grown <= minBytes {
 				t.Fatalf("no burst of %d passed without loss (ring %d bytes, min %d)", burst, grown, minBytes)
 			}
+			if out.PollFDGeneration(0) == 0 {
+				t.Error("PollFDGeneration did not change with the socket")
+			}
 			if budget.Used() != grown {
 				t.Errorf("budget used %d, ring %d", budget.Used(), grown)
 			}

@@ -78,9 +78,15 @@ type queue struct {
 }
 
 var (
-	_ netdev.Device       = (*Device)(nil)
-	_ netdev.RxRingMemory = (*Device)(nil)
+	_ netdev.Device        = (*Device)(nil)
+	_ netdev.RxRingMemory  = (*Device)(nil)
+	_ netdev.PollFDRenewer = (*Device)(nil)
 )
+
+// PollFDGeneration counts the sockets queue q's descriptor has referred
+// to beyond the first: a handover (resize.go) puts a new one behind the
+// same number.
+func (d *Device) PollFDGeneration(q int) uint64 { return d.queues[q].resizes.Load() }
 
 // Open binds AF_PACKET sockets to the existing interface cfg.Name. A
 // missing interface yields an error wrapping netdev.ErrNoDevice.
