@@ -21,14 +21,17 @@ type pinger struct {
 	stop chan struct{}
 	done sync.WaitGroup
 
-	mu   sync.Mutex
-	sent int
-	got  map[uint16]bool
+	mu     sync.Mutex
+	sent   int
+	got    map[uint16]bool
+	sentAt map[uint16]time.Time
+	maxRTT time.Duration
 }
 
 func startPinger(t *testing.T, from, to *host, interval time.Duration) *pinger {
 	t.Helper()
-	p := &pinger{dst: &net.IPAddr{IP: net.ParseIP(to.IP)}, id: uint16(os.Getpid()) ^ 0x5a5a, stop: make(chan struct{}), got: map[uint16]bool{}}
+	p := &pinger{dst: &net.IPAddr{IP: net.ParseIP(to.IP)}, id: uint16(os.Getpid()) ^ 0x5a5a, stop: make(chan struct{}), got: map[uint16]bool{},
+		sentAt: map[uint16]time.Time{}}
 	// The socket belongs to the namespace it was made in; it can be
 	// used from any thread afterwards.
 	if err := inNetns(from.NS, func() (err error) {
@@ -47,8 +50,10 @@ func startPinger(t *testing.T, from, to *host, interval time.Duration) *pinger {
 				return // closed
 			}
 			if n >= 8 && buf[0] == 0 && from.String() == to.IP && binary.BigEndian.Uint16(buf[4:]) == p.id {
+				seq := binary.BigEndian.Uint16(buf[6:])
 				p.mu.Lock()
-				p.got[binary.BigEndian.Uint16(buf[6:])] = true
+				p.got[seq] = true
+				p.maxRTT = max(p.maxRTT, time.Since(p.sentAt[seq]))
 				p.mu.Unlock()
 			}
 		}
@@ -63,6 +68,9 @@ func startPinger(t *testing.T, from, to *host, interval time.Duration) *pinger {
 				return
 			case <-tick.C:
 			}
+			p.mu.Lock()
+			p.sentAt[seq] = time.Now()
+			p.mu.Unlock()
 			if _, err := p.c.WriteTo(echoRequest(p.id, seq), p.dst); err != nil {
 				t.Errorf("ping: %v", err)
 				return
@@ -76,8 +84,8 @@ func startPinger(t *testing.T, from, to *host, interval time.Duration) *pinger {
 }
 
 // finish stops sending, waits for the last replies and returns how many
-// requests went out and which got no reply.
-func (p *pinger) finish() (sent int, lost []int) {
+// requests went out, which got no reply and the longest round trip.
+func (p *pinger) finish() (sent int, lost []int, maxRTT time.Duration) {
 	close(p.stop)
 	time.Sleep(time.Second)
 	p.c.Close()
@@ -89,7 +97,7 @@ func (p *pinger) finish() (sent int, lost []int) {
 			lost = append(lost, seq)
 		}
 	}
-	return p.sent, lost
+	return p.sent, lost, p.maxRTT
 }
 
 // interfaceStatus reads every Interface's status column in one call.
@@ -167,8 +175,8 @@ func TestHugeSockBufKeepsPingAndBudget(t *testing.T) {
 		return true
 	})
 	time.Sleep(time.Second)
-	sent, lost := p.finish()
-	t.Logf("ping every 10 ms during and after the change: %d sent, %d lost %v", sent, len(lost), lost)
+	sent, lost, maxRTT := p.finish()
+	t.Logf("ping every 10 ms during and after the change: %d sent, %d lost %v, longest round trip %v", sent, len(lost), lost, maxRTT)
 	if sent < 100 || len(lost) > 0 {
 		t.Errorf("ping through the switch lost %d of %d while rings were swapped: %v\n%s\n%s", len(lost), sent, lost,
 			s.appctl("gvs/sock-buf-show"), s.appctl("dpctl/show", "-s"))
