@@ -26,8 +26,9 @@ import (
 //
 // Growth beyond the minimum is reserved from Config.Budget first and may
 // be granted in part (the ring then grows as far as the grant goes); no
-// ring exceeds Config.MaxRingSize. The swap itself is resize.go's, on the
-// same goroutine, paced machine-wide by the budget (TryResize).
+// ring exceeds Config.MaxRingSize. The resize itself is resize.go's: a
+// new socket prepared on a goroutine of its own (paced machine-wide by
+// the budget, TryResize) and handed over on the polling goroutine.
 
 // growFactor is how much a ring grows per step under pressure: four
 // times, so that a TCP stream starting on an idle port (256 KiB) has the
@@ -73,7 +74,7 @@ func (qu *queue) targetShape() ringShape {
 }
 
 // adapt decides the queue's ring size (see above) and, when it changes,
-// reserves the growth and asks for the swap (wantShape).
+// reserves the growth and asks for the resize (wantShape).
 func (d *Device) adapt(qu *queue) {
 	a := &qu.ad
 	now := int64(time.Since(d.epoch))

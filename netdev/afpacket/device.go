@@ -183,9 +183,9 @@ func (d *Device) Capabilities() netdev.Capabilities {
 // recvmmsg can absorb. A ring does not use the receive buffer, so in the
 // ring modes the size also sizes the ring (adapt.go): it grows straight
 // to that size (at most MaxRingSize, within the budget) on the queue's
-// next Recv, and its slots follow (see V2GSOFrameSize); the swap happens
-// once the ring is drained (resize.go). Status shows the size in effect
-// and any pending one.
+// next Recv, and its slots follow (see V2GSOFrameSize); the new ring
+// takes over once the old one is drained (resize.go). Status shows the
+// size in effect and any pending one.
 func (d *Device) SetSocketBuffers(bytes int) (netdev.SocketBuffers, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -193,8 +193,8 @@ const maxStaleCopies = 64
 // (TP_STATUS_COPY): the kernel queued a copy on the socket, in slot order,
 // and the slot holds only its head. read(2) puts the virtio_net_hdr first
 // (PACKET_VNET_HDR). The VLAN tag the kernel stripped is in the slot's
-// header. A copy whose length is not the slot's is a leftover of a ring
-// swap (frames queued while there was no ring, see resize.go): it is
+// header. A copy whose length is not the slot's belongs to an earlier
+// slot that was given back unread (a frame Recv could not decode): it is
 // skipped, so the queue and the ring line up again.
 func fillCopied(fd int, buf *packet.Buffer, f frame) bool {
 	room := buf.Room()
