@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 )
 
 // MemoryBudget bounds the memory that devices reserve for their receive
@@ -19,23 +18,24 @@ import (
 // per ring. Rings release what they reserved when they shrink (Release)
 // or close (Leave).
 //
-// It also paces resizes (TryResize): at most one ring swap per
-// ResizeGap machine-wide, so that a change that makes every port want a
-// new ring (userspace-sock-buf-size) swaps them one after another instead
-// of stalling a PMD that polls many of them in one pass.
+// It also bounds how many new rings are being allocated at once
+// (StartResize, MaxConcurrentResizes), so that a change that makes every
+// port want a new ring (userspace-sock-buf-size) allocates them a few at
+// a time, not all at once.
 //
-// All methods may be called from any goroutine; none blocks or allocates.
-// A nil *MemoryBudget is an unlimited budget that does not pace.
+// All methods may be called from any goroutine; none allocates, and only
+// StartResize blocks. A nil *MemoryBudget is an unlimited budget that
+// does not bound resizes.
 type MemoryBudget struct {
 	limit    atomic.Int64
 	used     atomic.Int64
 	holders  atomic.Int64 // rings that joined (Join) and did not leave
-	nextSwap atomic.Int64 // monotonic ns (since epoch) before which no resize starts
-	epoch    time.Time
+	resizes  chan struct{} // a token per resize being prepared
 }
 
-// ResizeGap is the least time between two ring resizes under one budget.
-const ResizeGap = 2 * time.Millisecond
+// MaxConcurrentResizes is how many new rings are allocated at once under
+// one budget.
+const MaxConcurrentResizes = 2
 
 // Bounds of the default receive-ring budget (DefaultRxRingBudget).
 const (
@@ -45,7 +45,7 @@ const (
 
 // NewMemoryBudget returns a budget of limit bytes (<= 0: DefaultRxRingBudget).
 func NewMemoryBudget(limit int64) *MemoryBudget {
-	b := &MemoryBudget{epoch: time.Now()}
+	b := &MemoryBudget{resizes: make(chan struct{}, MaxConcurrentResizes)}
 	b.SetLimit(limit)
 	return b
 }
@@ -176,15 +176,20 @@ func (b *MemoryBudget) Release(n int64) {
 	}
 }
 
-// TryResize reports whether a ring resize may start now (no other one
-// started in the last ResizeGap) and, if so, claims the slot.
-func (b *MemoryBudget) TryResize() bool {
-	if b == nil {
-		return true
+// StartResize waits until fewer than MaxConcurrentResizes rings are being
+// prepared, and counts one more; EndResize counts it done. Call them on
+// the goroutine that allocates the ring, never on a PMD.
+func (b *MemoryBudget) StartResize() {
+	if b != nil {
+		b.resizes <- struct{}{}
 	}
-	now := int64(time.Since(b.epoch))
-	next := b.nextSwap.Load()
-	return now >= next && b.nextSwap.CompareAndSwap(next, now+int64(ResizeGap))
+}
+
+// EndResize ends what StartResize started.
+func (b *MemoryBudget) EndResize() {
+	if b != nil {
+		<-b.resizes
+	}
 }
 
 // PollFDRenewer is a device whose PollFD(q) keeps its number but may come

@@ -41,7 +41,7 @@ func TestMemoryBudgetGrants(t *testing.T) {
 		t.Fatal("non-positive requests granted")
 	}
 	var unlimited *MemoryBudget
-	if unlimited.Reserve(1<<40) != 1<<40 || unlimited.Over() || unlimited.Limit() != 0 || !unlimited.TryResize() {
+	if unlimited.Reserve(1<<40) != 1<<40 || unlimited.Over() || unlimited.Limit() != 0 {
 		t.Fatal("a nil budget is not unlimited")
 	}
 	unlimited.Join(1)
@@ -92,18 +92,30 @@ func TestMemoryBudgetConcurrent(t *testing.T) {
 	}
 }
 
-func TestMemoryBudgetPacesResizes(t *testing.T) {
+func TestMemoryBudgetBoundsResizes(t *testing.T) {
 	b := NewMemoryBudget(1 << 20)
-	if !b.TryResize() {
-		t.Fatal("first resize refused")
+	for range MaxConcurrentResizes {
+		b.StartResize()
 	}
-	if b.TryResize() {
-		t.Fatal("second resize within ResizeGap allowed")
+	started := make(chan struct{})
+	go func() {
+		b.StartResize()
+		close(started)
+	}()
+	select {
+	case <-started:
+		t.Fatalf("resize %d started with %d in flight", MaxConcurrentResizes+1, MaxConcurrentResizes)
+	case <-time.After(50 * time.Millisecond):
 	}
-	time.Sleep(ResizeGap + time.Millisecond)
-	if !b.TryResize() {
-		t.Fatal("resize after ResizeGap refused")
+	b.EndResize()
+	select {
+	case <-started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a resize ended and the waiting one did not start")
 	}
+	var unlimited *MemoryBudget
+	unlimited.StartResize()
+	unlimited.EndResize()
 }
 
 func TestDefaultRxRingBudget(t *testing.T) {

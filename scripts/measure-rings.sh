@@ -1,12 +1,14 @@
 #!/bin/bash
-# measure-rings.sh rss VSWITCHD [PORTS]
+# measure-rings.sh rss VSWITCHD [PORTS] [SOCKBUF]
 # measure-rings.sh tcp VSWITCHD [RUNS] [SOCKBUF]
 #
 # Receive-ring memory and throughput of a gvs-vswitchd binary, driven by
 # the real ovs-vsctl, in namespaces this script makes and deletes (names
 # gvr<pid>..., addresses in 198.18.0.0/15; needs root):
 #   rss: PORTS (default 200) idle veth ports added in one transaction;
-#        prints the daemon's VmRSS 5 s later (and memory/show).
+#        prints the daemon's VmRSS 5 s later (and memory/show); with
+#        SOCKBUF, sets userspace-sock-buf-size then and prints both again
+#        5 s later.
 #   tcp: two system ports between two namespaces; RUNS (default 3) iperf3
 #        TCP runs of 5 s; with SOCKBUF, other_config:userspace-sock-buf-size
 #        is set first.
@@ -51,6 +53,13 @@ rss)
 	echo "ports=$ports add_s=$(echo "$end - $start" | bc) rss_kB=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")"
 	ovs-appctl -t ovs-vswitchd memory/show | tr ' ' '\n' | grep -E '^(rx-ring|go-heap|ports)' | tr '\n' ' '
 	echo
+	if [ -n "${4:-}" ]; then
+		ovs-vsctl set Open_vSwitch . "other_config:userspace-sock-buf-size=$4"
+		sleep 5
+		echo "sockbuf=$4 rss_kB=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")"
+		ovs-appctl -t ovs-vswitchd memory/show | tr ' ' '\n' | grep -E '^(rx-ring-kB:|rx-ring-reserved|rx-ring-budget)' | tr '\n' ' '
+		echo
+	fi
 	;;
 tcp)
 	runs=${3:-3} sockbuf=${4:-}

@@ -27,8 +27,9 @@ import (
 // Growth beyond the minimum is reserved from Config.Budget first and may
 // be granted in part (the ring then grows as far as the grant goes); no
 // ring exceeds Config.MaxRingSize. The resize itself is resize.go's: a
-// new socket prepared on a goroutine of its own (paced machine-wide by
-// the budget, TryResize) and handed over on the polling goroutine.
+// new socket prepared on a goroutine of its own (a few at a time
+// machine-wide, MemoryBudget.StartResize) and handed over on the polling
+// goroutine.
 
 // growFactor is how much a ring grows per step under pressure: four
 // times, so that a TCP stream starting on an idle port (256 KiB) has the

@@ -101,12 +101,13 @@
 // goroutine unmaps the old ring, which releases the old socket (see
 // resize.go). A queue in a fanout group (n_rxq > 1) lets the old socket
 // go first, one queue of the device at a time: its share of the flows
-// goes to the other queues until the new socket joins. A ping every 10 ms through 20 ports whose rings all resize
-// loses nothing (tests/bridge TestHugeSockBufKeepsPingAndBudget). The
-// budget paces resizes machine-wide (one preparation per 2 ms). Status
-// shows "rx_ring_size" (in effect), "rx_ring_size_pending" and
-// "rx_ring_slot_size_pending" until a handover, "rx_ring_resizes"; Device
-// .RxRingBytes reports the rings' memory (netdev.RxRingMemory).
+// goes to the other queues until the new socket joins. A ping every 10 ms
+// through 20 ports whose rings all resize loses nothing (tests/bridge
+// TestHugeSockBufKeepsPingAndBudget). The budget lets two rings be
+// allocated at once machine-wide. Status shows "rx_ring_size" (in
+// effect), "rx_ring_size_pending" and "rx_ring_slot_size_pending" until
+// a handover, and "rx_ring_resizes"; Device.RxRingBytes reports the
+// rings' memory (netdev.RxRingMemory).
 //
 // In every mode, a VLAN tag the kernel stripped (veth and most NICs take the
 // outer tag into metadata) is put back into the frame before Recv returns,

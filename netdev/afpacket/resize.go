@@ -93,8 +93,8 @@ func (qu *queue) resizeWanted() bool {
 }
 
 // resizeStep moves a wanted resize on (polling goroutine): it starts the
-// preparation of the new ring (paced machine-wide by the budget), or
-// hands over to a prepared one once the ring is drained.
+// preparation of the new ring, or hands over to a prepared one once the
+// ring is drained.
 func (d *Device) resizeStep(qu *queue) {
 	if p := qu.prep.Load(); p != nil {
 		if (p.err != nil || qu.ringDrained()) && d.handover(qu, p) {
@@ -103,7 +103,7 @@ func (d *Device) resizeStep(qu *queue) {
 		}
 		return
 	}
-	if qu.preparing || !d.cfg.Budget.TryResize() {
+	if qu.preparing {
 		return
 	}
 	qu.preparing = true
@@ -112,9 +112,12 @@ func (d *Device) resizeStep(qu *queue) {
 	go d.prepare(qu, want)
 }
 
-// prepare makes the new socket and ring for qu (its own goroutine).
+// prepare makes the new socket and ring for qu (its own goroutine), a few
+// at a time machine-wide (MemoryBudget.StartResize).
 func (d *Device) prepare(qu *queue, want ringShape) {
 	defer d.prepWG.Done()
+	d.cfg.Budget.StartResize()
+	defer d.cfg.Budget.EndResize()
 	start := time.Now()
 	p := &preparedRing{shape: want, fd: -1}
 	p.fd, p.mem, p.err = newSocket(d.ifindex, d.cfg, want)
