@@ -27,10 +27,10 @@ import (
 // StartResize blocks. A nil *MemoryBudget is an unlimited budget that
 // does not bound resizes.
 type MemoryBudget struct {
-	limit    atomic.Int64
-	used     atomic.Int64
-	holders  atomic.Int64 // rings that joined (Join) and did not leave
-	resizes  chan struct{} // a token per resize being prepared
+	limit   atomic.Int64
+	used    atomic.Int64
+	holders atomic.Int64  // rings that joined (Join) and did not leave
+	resizes chan struct{} // a token per resize being prepared
 }
 
 // MaxConcurrentResizes is how many new rings are allocated at once under
