@@ -101,8 +101,10 @@
 // goroutine unmaps the old ring, which releases the old socket (see
 // resize.go). A queue in a fanout group (n_rxq > 1) lets the old socket
 // go first, one queue of the device at a time: its share of the flows
-// goes to the other queues until the new socket joins. A ping every 10 ms
-// through 20 ports whose rings all resize loses nothing (tests/bridge
+// goes to the other queues until the new socket joins. The handover took
+// 18-126 µs of the polling goroutine for rings of 1 to 64 MiB (the
+// Recv that made it, two runs); a ping every 10 ms through 20 ports
+// whose rings all resize loses nothing (tests/bridge
 // TestHugeSockBufKeepsPingAndBudget). The budget lets two rings be
 // allocated at once machine-wide. Status shows "rx_ring_size" (in
 // effect), "rx_ring_size_pending" and "rx_ring_slot_size_pending" until
