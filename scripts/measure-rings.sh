@@ -8,7 +8,7 @@
 #   rss: PORTS (default 200) idle veth ports added in one transaction;
 #        prints the daemon's VmRSS 5 s later (and memory/show); with
 #        SOCKBUF, sets userspace-sock-buf-size then and prints both again
-#        5 s later.
+#        $WAIT (default 5) s later.
 #   tcp: two system ports between two namespaces; RUNS (default 3) iperf3
 #        TCP runs of 5 s; with SOCKBUF, other_config:userspace-sock-buf-size
 #        is set first.
@@ -55,7 +55,7 @@ rss)
 	echo
 	if [ -n "${4:-}" ]; then
 		ovs-vsctl set Open_vSwitch . "other_config:userspace-sock-buf-size=$4"
-		sleep 5
+		sleep "${WAIT:-5}"
 		echo "sockbuf=$4 rss_kB=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")"
 		ovs-appctl -t ovs-vswitchd memory/show | tr ' ' '\n' | grep -E '^(rx-ring-kB:|rx-ring-reserved|rx-ring-budget)' | tr '\n' ' '
 		echo
