@@ -53,6 +53,7 @@ type adaptState struct {
 	seenDrops uint64 // kernel drops at the last check
 	pressure  bool   // set by Recv: the ring overflowed or nearly did
 	busy      bool   // set by Recv: a batch came back full
+	bigFrames bool   // set by Recv: frames larger than a slot came (GSO)
 	polls     uint32
 	// lastActive is the last pressure, full batch or size change, and
 	// lastGrow the last growth (ns since Device.epoch).
@@ -110,7 +111,8 @@ func (d *Device) adapt(qu *queue) {
 		target = lo
 		a.lastActive = now
 	}
-	a.pressure, a.busy = false, false
+	bulk := a.bigFrames || cur.frameSize == V2GSOFrameSize
+	a.pressure, a.busy, a.bigFrames = false, false, false
 	target = d.cfg.ringBytes(target, true)
 	if need := target - a.reserved; need > 0 {
 		a.reserved += int(d.cfg.Budget.Reserve(int64(need)))
@@ -118,7 +120,7 @@ func (d *Device) adapt(qu *queue) {
 			target = d.cfg.ringBytes(a.reserved, false)
 		}
 	}
-	if want := d.cfg.shapeFor(max(target, lo), ask); want != cur {
+	if want := d.cfg.shapeFor(max(target, lo), ask, bulk); want != cur {
 		qu.wantShape.Store(want.pack())
 	}
 	d.settle(qu)

@@ -55,14 +55,14 @@ const (
 // but the kernel makes that copy only while the socket's receive buffer
 // has room. So the slot size follows userspace-sock-buf-size and the
 // ring's size (Config.v2FrameSize):
-//   - a ring grown beyond the minimum without the option (the kernel's
-//     ~200 KiB receive buffer, too small for more than two or three
-//     queued 64 KiB GSO frames): every slot holds a whole GSO frame,
-//     V2GSOFrameSize; 16 MiB hold 240.
-//   - with the option (the receive buffer takes the GSO frames), and in
-//     the minimum ring (an idle port: bursts of small frames matter more
-//     than the rare GSO frame): slots sized for the MTU (v2FrameSizeFor;
-//     2 KiB for 1500 bytes), so 256 KiB hold 128 frames and 16 MiB 8192.
+//   - a ring grown beyond the minimum without the option, for a queue
+//     that receives GSO frames (the kernel's ~200 KiB receive buffer,
+//     too small for more than two or three queued 64 KiB GSO frames):
+//     every slot holds a whole GSO frame, V2GSOFrameSize; 16 MiB hold 240.
+//   - otherwise (the option set: the receive buffer takes the GSO frames;
+//     the minimum ring, an idle port; a ring grown under small frames):
+//     slots sized for the MTU (v2FrameSizeFor; 2 KiB for 1500 bytes), so
+//     256 KiB hold 128 frames and 16 MiB 8192.
 //
 // Blocks are 1 MiB in rings of 1 MiB and more, else the ring is one block
 // of a power of two (the kernel allocates each block as a power-of-two
@@ -79,18 +79,21 @@ const (
 )
 
 // v2FrameSize is the V2 slot size of a ring of bytes with
-// userspace-sock-buf-size sockBuf (0: unset): GSO-sized only in a ring
-// that grew beyond the minimum without sockBuf (it carries bulk traffic
-// and the kernel's receive buffer is small); MTU-sized otherwise. An
-// idle port's minimum ring thus holds 128 small frames, not three, and
-// the few GSO frames such a port sees come whole through the receive
+// userspace-sock-buf-size sockBuf (0: unset) for a queue that receives
+// GSO frames (bulk: frames larger than an MTU-sized slot came, or the
+// ring has GSO-sized slots already). GSO-sized only in a ring grown
+// beyond the minimum for such a queue without sockBuf (the kernel's
+// receive buffer is too small for their copies); MTU-sized otherwise: an
+// idle port's minimum ring holds 128 small frames, not three, and a ring
+// that grows under bursts of small frames keeps holding as many as it
+// can. The GSO frames an idle port sees come whole through the receive
 // buffer (PACKET_COPY_THRESH); when they overflow it, the truncated
 // frames count as pressure and the ring grows into GSO-sized slots.
-func (c Config) v2FrameSize(sockBuf, bytes int) int {
+func (c Config) v2FrameSize(sockBuf, bytes int, bulk bool) int {
 	switch {
 	case c.V2FrameSize > 0:
 		return c.V2FrameSize
-	case sockBuf == 0 && bytes > c.ringBytes(c.MinRingSize, true):
+	case sockBuf == 0 && bulk && bytes > c.ringBytes(c.MinRingSize, true):
 		return V2GSOFrameSize
 	}
 	return v2FrameSizeFor(c.mtu)
@@ -295,15 +298,16 @@ func (c Config) roundRing(n, frame int, up bool) int {
 }
 
 // shapeFor returns the geometry of a ring of bytes (a size ringBytes
-// made) for userspace-sock-buf-size sockBuf (0: unset), which picks the
-// V2 slot size.
-func (c Config) shapeFor(bytes, sockBuf int) ringShape {
+// made) for userspace-sock-buf-size sockBuf (0: unset) and a queue that
+// does or does not receive GSO frames (bulk), which pick the V2 slot size
+// (v2FrameSize).
+func (c Config) shapeFor(bytes, sockBuf int, bulk bool) ringShape {
 	switch c.RxMode {
 	case RxRing:
 		return ringShape{blockSize: c.BlockSize, blocks: bytes / c.BlockSize, frameSize: frameSize}
 	case RxRingV2:
 		bs := min(bytes, V2BlockSize)
-		return ringShape{blockSize: bs, blocks: bytes / bs, frameSize: c.v2FrameSize(sockBuf, bytes)}
+		return ringShape{blockSize: bs, blocks: bytes / bs, frameSize: c.v2FrameSize(sockBuf, bytes, bulk)}
 	}
 	return ringShape{}
 }
@@ -312,5 +316,5 @@ func (c Config) shapeFor(bytes, sockBuf int) ringShape {
 // userspace-sock-buf-size set as much of it as the budget grants at once
 // (adapt.go reserves; here only the minimum).
 func (c Config) initialShape(sockBuf int) ringShape {
-	return c.shapeFor(c.ringBytes(c.MinRingSize, true), sockBuf)
+	return c.shapeFor(c.ringBytes(c.MinRingSize, true), sockBuf, false)
 }

@@ -86,10 +86,13 @@ func TestRingShape(t *testing.T) {
 			t.Errorf("V2 ring with sock-buf-size %d: %+v, want one 256 KiB block of 128 MTU-sized slots", sockBuf, s)
 		}
 	}
-	if s := v2.shapeFor(512<<10, 0); s.frameSize != V2GSOFrameSize || s.blockSize/s.frameSize != 7 {
-		t.Errorf("grown V2 ring without sock-buf-size: %+v, want GSO-sized slots", s)
+	if s := v2.shapeFor(512<<10, 0, true); s.frameSize != V2GSOFrameSize || s.blockSize/s.frameSize != 7 {
+		t.Errorf("V2 ring grown for GSO frames without sock-buf-size: %+v, want GSO-sized slots", s)
 	}
-	if s := v2.shapeFor(512<<10, 8<<20); s.frameSize != 2048 {
+	if s := v2.shapeFor(512<<10, 0, false); s.frameSize != 2048 {
+		t.Errorf("V2 ring grown for small frames: %+v, want MTU-sized slots", s)
+	}
+	if s := v2.shapeFor(512<<10, 8<<20, true); s.frameSize != 2048 {
 		t.Errorf("grown V2 ring with sock-buf-size: %+v, want MTU-sized slots", s)
 	}
 	for _, c := range []struct {
@@ -113,10 +116,10 @@ func TestRingShape(t *testing.T) {
 		t.Errorf("a V2 ring smaller than a GSO slot: %d bytes, want one 128 KiB block", got)
 	}
 	v2.mtu = 9000
-	if s := v2.shapeFor(8<<20, 8<<20); s.frameSize != 9152 {
+	if s := v2.shapeFor(8<<20, 8<<20, true); s.frameSize != 9152 {
 		t.Errorf("V2 ring for MTU 9000: %+v", s)
 	}
-	for _, s := range []ringShape{v2.shapeFor(8<<20, 8<<20), v2.shapeFor(256<<10, 0), v2.shapeFor(64<<20, 0)} {
+	for _, s := range []ringShape{v2.shapeFor(8<<20, 8<<20, true), v2.shapeFor(256<<10, 0, false), v2.shapeFor(64<<20, 0, true)} {
 		if u := unpackShape(s.pack()); u != s {
 			t.Errorf("shape %+v does not survive pack/unpack: %+v", s, u)
 		}
@@ -127,13 +130,13 @@ func TestRingShape(t *testing.T) {
 		}
 	}
 	v3 := Config{RxMode: RxRing}.withDefaults()
-	if s := v3.shapeFor(v3.ringBytes(64<<20, true), 0); s.bytes() != 64<<20 || s.blockSize != DefaultBlockSize {
+	if s := v3.shapeFor(v3.ringBytes(64<<20, true), 0, false); s.bytes() != 64<<20 || s.blockSize != DefaultBlockSize {
 		t.Errorf("V3 ring for 64 MiB: %+v", s)
 	}
 	if got := v3.ringBytes(1, true); got != 2*DefaultBlockSize {
 		t.Errorf("smallest V3 ring %d bytes, want two blocks", got)
 	}
-	if s := (Config{RxMode: RxRecvmmsg}).withDefaults().shapeFor(64<<20, 0); s.bytes() != 0 {
+	if s := (Config{RxMode: RxRecvmmsg}).withDefaults().shapeFor(64<<20, 0, false); s.bytes() != 0 {
 		t.Errorf("recvmmsg has a ring: %+v", s)
 	}
 }

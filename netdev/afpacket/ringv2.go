@@ -152,10 +152,11 @@ func (d *Device) recvRingV2(qu *queue, batch *packet.Batch, pool *packet.Pool, l
 		case st&unix.TP_STATUS_COPY != 0:
 			filled = fillCopied(qu.fd, buf, f)
 			r.release()
+			qu.ad.bigFrames = true
 		case len(f.data) < f.wire:
 			// Too large for its slot, and the kernel's copy found the
 			// receive buffer full: lost, and pressure.
-			qu.ad.pressure = true
+			qu.ad.pressure, qu.ad.bigFrames = true, true
 			r.release()
 		case lend && len(f.data) == f.wire && r.loans.outstanding.Load() < r.maxLent:
 			r.lendNext(buf, f)
