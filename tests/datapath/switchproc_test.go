@@ -48,10 +48,10 @@ type portSpec struct {
 	// backend's default, 256 KiB), for tests that inject bursts of
 	// hundreds of frames into a port that was idle.
 	MinRingSize int `json:",omitempty"`
-	MTU          int // internal: MTU to set once created (0: leave)
-	Tag          uint16
-	Trunks       []uint16
-	VLANMode     string
+	MTU         int // internal: MTU to set once created (0: leave)
+	Tag         uint16
+	Trunks      []uint16
+	VLANMode    string
 }
 
 // switchState is the child's answer to every command: the datapath's
