@@ -39,7 +39,7 @@ func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error
 	if d.wantAdapt(qu) {
 		d.adapt(qu)
 	}
-	if qu.resizeWanted() {
+	if qu.preparing || qu.resizeWanted() {
 		d.resizeStep(qu)
 	}
 	return n, nil

@@ -97,13 +97,23 @@ func (qu *queue) resizeWanted() bool {
 // ring is drained.
 func (d *Device) resizeStep(qu *queue) {
 	if p := qu.prep.Load(); p != nil {
+		if p.err == nil && p.shape.pack() != qu.wantShape.Load() {
+			// Prepared for a size no longer wanted (the budget's limit
+			// fell, or a shrink came first): closing it waits for an
+			// RCU grace period, so not here. The next call prepares
+			// the wanted one, if any.
+			qu.prep.Store(nil)
+			qu.preparing = false
+			go closePrepared(p)
+			return
+		}
 		if (p.err != nil || qu.ringDrained()) && d.handover(qu, p) {
 			qu.prep.Store(nil)
 			qu.preparing = false
 		}
 		return
 	}
-	if qu.preparing {
+	if qu.preparing || !qu.resizeWanted() {
 		return
 	}
 	qu.preparing = true
@@ -222,7 +232,13 @@ func (d *Device) finishHandover(qu *queue) {
 // dropPrepared closes a prepared socket nobody will take (Close, after
 // the preparations ended).
 func (qu *queue) dropPrepared() {
-	if p := qu.prep.Swap(nil); p != nil && p.err == nil {
+	if p := qu.prep.Swap(nil); p != nil {
+		closePrepared(p)
+	}
+}
+
+func closePrepared(p *preparedRing) {
+	if p.err == nil {
 		unix.Munmap(p.mem)
 		unix.Close(p.fd)
 	}
