@@ -10,8 +10,9 @@
 #        SOCKBUF, sets userspace-sock-buf-size then and prints both again
 #        $WAIT (default 5) s later.
 #   tcp: two system ports between two namespaces; RUNS (default 3) iperf3
-#        TCP runs of 5 s; with SOCKBUF, other_config:userspace-sock-buf-size
-#        is set first.
+#        TCP runs of $DURATION (default 5) s; with SOCKBUF,
+#        other_config:userspace-sock-buf-size is set first. Prints the
+#        receive ring status of both ports at the end.
 set -eu
 mode=$1 bin=$(realpath "$2")
 p=gvr$$
@@ -77,11 +78,14 @@ tcp)
 	for r in $(seq "$runs"); do
 		ip netns exec "${p}b" iperf3 -s -1 -B 198.18.99.2 >/dev/null &
 		sleep 0.5
-		gbps=$(ip netns exec "${p}a" iperf3 -c 198.18.99.2 -t 5 -J | python3 -c 'import json,sys; d=json.load(sys.stdin)["end"]; print("%.2f %d" % (d["sum_received"]["bits_per_second"]/1e9, d["sum_sent"].get("retransmits", 0)))')
+		gbps=$(ip netns exec "${p}a" iperf3 -c 198.18.99.2 -t "${DURATION:-5}" -J | python3 -c 'import json,sys; d=json.load(sys.stdin)["end"]; print("%.2f %d" % (d["sum_received"]["bits_per_second"]/1e9, d["sum_sent"].get("retransmits", 0)))')
 		wait
 		echo "run=$r gbit_s_retransmits=$gbps"
 	done
 	ovs-appctl -t ovs-vswitchd memory/show | tr ' ' '\n' | grep -E '^rx-ring' | tr '\n' ' ' || true
 	echo
+	for s in a b; do
+		echo "${p}$s: $(ovs-vsctl --no-wait get Interface "${p}$s" status | tr ',' '\n' | grep rx_ring | tr -d ' {}' | tr '\n' ' ')"
+	done
 	;;
 esac
