@@ -30,7 +30,8 @@
 //     /metrics for --metrics-address (PORT or :PORT mean loopback only).
 //
 // grafana-dashboard.json is an importable dashboard over these metrics
-// (per-port throughput and drops, PMD load, datapath, OVSDB).
+// (per-port throughput and drops, PMD load, datapath, receive rings and
+// their budget, OVSDB).
 //
 // Collection never takes a lock on the packet path: collectors read what
 // components publish (the PMDs' atomic counters, device Stats, atomic
