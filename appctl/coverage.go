@@ -1,9 +1,11 @@
 package appctl
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"runtime/metrics"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"weak"
 
 	"gvs/dpif"
+	"gvs/metrics/source"
 	"gvs/netdev"
 )
 
@@ -263,8 +266,20 @@ func (c *Commands) pmdBusyPercent(dp *dpif.Datapath, secs int) map[int]int {
 	return out
 }
 
+// maxRingsShown is how many ports' receive rings memory/show lists by
+// name (the largest).
+const maxRingsShown = 8
+
+type portRing struct {
+	name  string
+	bytes int64
+}
+
 // memoryShow is memory/show: "name:count" pairs, sorted, as Open vSwitch
-// reports its objects; plus the Go heap in kB.
+// reports its objects; plus the Go heap in kB and the receive rings:
+// rx-ring-kB (all of them, in effect), rx-rings (how many), the budget
+// they reserve from (rx-ring-budget-kB, rx-ring-reserved-kB) and the
+// largest by port, rx-ring-kB(NAME).
 func (c *Commands) memoryShow([]string) (string, error) {
 	usage := map[string]uint64{}
 	for _, br := range c.sw.Bridges() {
@@ -277,9 +292,25 @@ func (c *Commands) memoryShow([]string) (string, error) {
 	if dp := c.sw.Datapath(); dp != nil {
 		usage["flows"] = uint64(dp.NumFlows())
 		usage["pmds"] = uint64(dp.NumPMDs())
+		var rings []portRing
 		for _, p := range dp.Ports() {
 			usage["rxqs"] += uint64(len(p.RxQueuePMDs))
+			if b, ok := source.RxRingBytesOf(p.Device); ok {
+				usage["rx-ring-kB"] += uint64(b) / 1024
+				usage["rx-rings"] += uint64(p.Device.NumRxQueues())
+				rings = append(rings, portRing{p.Name, b})
+			}
 		}
+		// The largest rings by port: the ones that grew (an idle
+		// port's is the minimum), a bounded list however many ports.
+		slices.SortFunc(rings, func(a, b portRing) int { return cmp.Or(cmp.Compare(b.bytes, a.bytes), cmp.Compare(a.name, b.name)) })
+		for _, r := range rings[:min(len(rings), maxRingsShown)] {
+			usage["rx-ring-kB("+r.name+")"] = uint64(r.bytes) / 1024
+		}
+	}
+	if b, ok := source.RxRingBudgetOf(c.sw); ok {
+		usage["rx-ring-budget-kB"] = uint64(b.Limit) / 1024
+		usage["rx-ring-reserved-kB"] = uint64(max(b.Reserved, 0)) / 1024
 	}
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/sched/goroutines:goroutines"}}
 	metrics.Read(s)

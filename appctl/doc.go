@@ -12,7 +12,10 @@
 //	dpif-netdev/pmd-rxq-rebalance [dp]
 //	fdb/show BRIDGE, fdb/flush [BRIDGE], fdb/stats-show BRIDGE
 //	bridge/dump-flows [--offload-stats] BRIDGE
-//	memory/show, coverage/show
+//	memory/show, coverage/show     memory/show adds the receive rings:
+//	                               rx-ring-kB, rx-rings, rx-ring-budget-kB,
+//	                               rx-ring-reserved-kB, and rx-ring-kB(PORT)
+//	                               for the eight largest
 //	gvs/sock-buf-show [BRIDGE]     gvs only: requested and effective socket
 //	                               buffers and kernel drops per port
 //

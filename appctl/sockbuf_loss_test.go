@@ -57,16 +57,17 @@ func (e *env) kernelDrops(t *testing.T, port string) (drops uint64, line string)
 // milliseconds; gvs/sock-buf-show counts those losses per port. With
 // userspace-sock-buf-size at 8 MiB the same stream loses (next to)
 // nothing there. In the default receive mode (TPACKET_V2 ring) the limit
-// is the ring's 240 GSO-sized slots, which the buffer size turns into
-// 8192 MTU-sized ones; with recvmmsg it is the kernel's default 208 KiB
-// socket buffer itself. On a machine fast and quiet enough never to
+// is the ring's GSO-sized slots (it grows under the drops, to 960 at most
+// in 64 MiB), which the buffer size turns into MTU-sized ones (4096 in
+// 8 MiB); with recvmmsg it is the kernel's default 208 KiB socket buffer
+// itself. On a machine fast and quiet enough never to
 // overflow the defaults the subtest skips.
 func TestUDPLossShowsAsKernelDropsUntilBuffersGrow(t *testing.T) {
 	for _, c := range []struct {
 		mode, rate string
 	}{
 		// Bursts of 1000 datagrams (iperf3's /burst) overflow the
-		// default ring's 240 slots at once while the average rate stays
+		// default ring's GSO-sized slots at once while the average rate stays
 		// within what a PMD sustains even under -race.
 		{afpacket.DefaultRxMode, "100M/1000"},
 		{afpacket.RxRecvmmsg, "150M"},

@@ -120,8 +120,8 @@ func (r *Reconciler) apply(d *desired, changed changedPorts) {
 	// PMD settings are applied live: ports, flows and MAC tables stay.
 	if s.dpCfg == nil || *s.dpCfg != d.global.dp {
 		if s.dpCfg != nil {
-			r.log.Info(fmt.Sprintf("PMD configuration changed: pmd-cpu-mask %q, pmd-maxsleep %v, pmd-rxq-assign %q",
-				d.global.dp.PMDCPUMask, d.global.dp.PMDMaxSleep, d.global.dp.RxqAssign))
+			r.log.Info(fmt.Sprintf("datapath configuration changed: pmd-cpu-mask %q, pmd-maxsleep %v, pmd-rxq-assign %q, %s %d",
+				d.global.dp.PMDCPUMask, d.global.dp.PMDMaxSleep, d.global.dp.RxqAssign, RxRingBudgetKey, d.global.dp.RxRingBudget))
 		}
 		if err := r.dp.SetConfig(d.global.dp); err != nil {
 			r.warnOnce(warned, "datapath configuration: "+err.Error())

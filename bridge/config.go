@@ -21,6 +21,11 @@ const (
 	maxPMDMaxSleep       = 10 * time.Millisecond // pmd-maxsleep caps at 10000 µs
 )
 
+// RxRingBudgetKey is the Open_vSwitch other_config key (gvs's own) that
+// bounds the memory of all receive rings together, in bytes; unset or 0
+// takes netdev.DefaultRxRingBudget.
+const RxRingBudgetKey = "gvs-rx-ring-budget"
+
 // globalConfig is Open_vSwitch.other_config as parsed for this pass, with
 // the warnings the parse produced (logged once per distinct text).
 type globalConfig struct {
@@ -37,13 +42,23 @@ func parseGlobalConfig(oc map[string]string, minStats time.Duration) globalConfi
 		switch {
 		case err != nil:
 			g.warnings = append(g.warnings, fmt.Sprintf("other_config:userspace-sock-buf-size %q is not a number; using the kernel's socket buffer sizes", v))
-		case n <= 0:
-			// explicit-only: 0 or less means "not set"
+		case n < 0:
+			g.warnings = append(g.warnings, fmt.Sprintf("other_config:userspace-sock-buf-size %q is below zero; using the kernel's socket buffer sizes", v))
+		case n == 0:
+			// explicit-only: 0 means "not set"
 		default:
 			g.sockBuf = netdev.ClampSocketBuffer(n)
 			if g.sockBuf != n {
 				g.warnings = append(g.warnings, fmt.Sprintf("other_config:userspace-sock-buf-size %d clamped to %d", n, g.sockBuf))
 			}
+		}
+	}
+	if v, ok := oc[RxRingBudgetKey]; ok {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 0 {
+			g.warnings = append(g.warnings, fmt.Sprintf("other_config:%s %q is not a number of bytes; using the default (1/16 of the machine's memory, 64 MiB to 4 GiB)", RxRingBudgetKey, v))
+		} else {
+			g.dp.RxRingBudget = n
 		}
 	}
 	if v, ok := oc["pmd-cpu-mask"]; ok && v != "" {

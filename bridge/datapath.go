@@ -21,7 +21,7 @@ type Datapath interface {
 	// SetConfig applies the datapath-wide settings, with bridges and
 	// ports in place: they stay, with their devices, flows and MAC
 	// tables (the PMD threads may be replaced, briefly pausing
-	// forwarding). It is called before the first bridge and whenever the
+	// forwarding, when a PMD setting changed). It is called before the first bridge and whenever the
 	// settings change. An error is reported to the user (a warning);
 	// the datapath keeps forwarding with what it could apply.
 	SetConfig(cfg DatapathConfig) error
@@ -71,6 +71,10 @@ type DatapathConfig struct {
 	// RxqAssign is pmd-rxq-assign: "roundrobin", "cycles", "group", or
 	// "" for the datapath's default.
 	RxqAssign string
+	// RxRingBudget is other_config:gvs-rx-ring-budget: the bytes all
+	// receive rings may take together (netdev.MemoryBudget); 0 for the
+	// default. Changing only it touches no PMD.
+	RxRingBudget int64
 }
 
 // BridgeConfig is a bridge's Bridge.other_config as NORMAL uses it; zero

@@ -69,9 +69,12 @@
 //   - Open_vSwitch.other_config: userspace-sock-buf-size (explicit only,
 //     clamped, applied to open ports at once), pmd-cpu-mask, pmd-maxsleep
 //     and pmd-rxq-assign (applied live by Datapath.SetConfig: ports,
-//     flows and MAC tables stay, as in Open vSwitch),
-//     stats-update-interval (ms, at least 5000 as in Open vSwitch). Bad
-//     values are logged once and ignored.
+//     flows and MAC tables stay, as in Open vSwitch), gvs-rx-ring-budget
+//     (gvs's own: bytes for all receive rings together, 0 or unset for
+//     1/16 of the machine's memory within 64 MiB to 4 GiB; applied live
+//     by SetConfig without touching the PMDs), stats-update-interval (ms,
+//     at least 5000 as in Open vSwitch). Bad values (not a number, below
+//     zero) are logged once and ignored.
 //   - Mirrors, QoS and bonds are reported as unsupported (a log line; an
 //     Interface.error for a bond's interfaces), never half-applied.
 //   - The connection is re-established with exponential backoff, with a

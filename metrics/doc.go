@@ -12,8 +12,10 @@
 //     "fill_ring_empty"|"rx_invalid_descs"|"tx_invalid_descs"} from the
 //     device's custom statistics, source.CustomStatsOf), software
 //     segmentation and checksum
-//     counters, errors, effective and requested socket buffers, link
-//     state, MTU; per PMD (labels pmd, cpu) busy/idle/sleep seconds,
+//     counters, errors, effective and requested socket buffers, receive
+//     ring memory (gvs_interface_rx_ring_bytes, system ports), link
+//     state, MTU; the receive-ring budget (gvs_rx_ring_budget_bytes) and
+//     what is reserved from it (gvs_rx_ring_reserved_bytes); per PMD (labels pmd, cpu) busy/idle/sleep seconds,
 //     packets, batches, EMC hits, megaflow hits (and the classifier
 //     subtables probed for them), misses, upcalls, lost
 //     upcalls, datapath drops (gvs_pmd_drops_total{where="rx"|"tx"}),
@@ -28,7 +30,8 @@
 //     /metrics for --metrics-address (PORT or :PORT mean loopback only).
 //
 // grafana-dashboard.json is an importable dashboard over these metrics
-// (per-port throughput and drops, PMD load, datapath, OVSDB).
+// (per-port throughput and drops, PMD load, datapath, receive rings and
+// their budget, OVSDB).
 //
 // Collection never takes a lock on the packet path: collectors read what
 // components publish (the PMDs' atomic counters, device Stats, atomic

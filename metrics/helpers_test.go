@@ -39,6 +39,8 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	e := &env{sw: sourcetest.New(t, 2), rec: source.NewReconciler()}
+	e.sw.Budget = netdev.NewMemoryBudget(64 << 20)
+	e.sw.Budget.Join(fakeRingBytes) // as p2's rings would
 	e.sw.AddBridge("br0")
 	for i, name := range []string{"p1", "p2"} {
 		d := netdevtest.MustNew(netdevtest.Config{Name: name, TxQueues: 4, RxQueues: 2})
@@ -206,6 +208,12 @@ func (d socketDevice) Status() map[string]string {
 	st["socket_sndbuf"] = "8388608"
 	return st
 }
+
+// fakeRingBytes is what socketDevice reports as its receive rings' memory.
+const fakeRingBytes = 256 << 10
+
+// RxRingBytes reports receive rings as an AF_PACKET device does.
+func (d socketDevice) RxRingBytes() int64 { return fakeRingBytes }
 
 // xdpDevice is a fake with the custom statistics of an afxdp port
 // (netdev/afxdp Device.CustomStats): fixed, distinct figures.

@@ -295,3 +295,23 @@ func TestServeRefusesBadAddressAndClosesCleanly(t *testing.T) {
 		t.Error("still listening after Close")
 	}
 }
+
+// TestRxRingMemory: an interface with receive rings of its own (p2, as
+// an AF_PACKET port) reports their memory; one without (p1) has no such
+// series; the budget and what is reserved from it are exported.
+func TestRxRingMemory(t *testing.T) {
+	e := newEnv(t)
+	fams := parse(t, e.scrape(t))
+	if v := value(t, fams, "gvs_interface_rx_ring_bytes", map[string]string{"interface": "p2"}); v != fakeRingBytes {
+		t.Errorf("p2 rx ring bytes %v, want %d", v, fakeRingBytes)
+	}
+	if n := len(fams["gvs_interface_rx_ring_bytes"].GetMetric()); n != 1 {
+		t.Errorf("%d rx ring series, want 1 (p2 only)", n)
+	}
+	if v := value(t, fams, "gvs_rx_ring_budget_bytes", nil); v != 64<<20 {
+		t.Errorf("budget %v", v)
+	}
+	if v := value(t, fams, "gvs_rx_ring_reserved_bytes", nil); v != fakeRingBytes {
+		t.Errorf("reserved %v, want %d", v, fakeRingBytes)
+	}
+}

@@ -26,6 +26,7 @@ type SwitchCollector struct {
 	ifSegmented, ifSegments, ifCsumCompleted       *prometheus.Desc
 	ifSockBuf, ifSockBufRequest                    *prometheus.Desc
 	ifLinkUp, ifAdminUp, ifSpeed, ifMTU, ifRxQs    *prometheus.Desc
+	ifRxRing, ringBudget, ringReserved             *prometheus.Desc
 
 	pmdBusy, pmdIdle, pmdSleep, pmdIterations        *prometheus.Desc
 	pmdRxPackets, pmdRxBatches, pmdTxPackets         *prometheus.Desc
@@ -81,6 +82,13 @@ func NewSwitchCollector(sw source.Switch) *SwitchCollector {
 	c.ifSpeed = d.add("interface_link_speed_bytes", "Link speed in bytes per second, when the device reports one.", il)
 	c.ifMTU = d.add("interface_mtu_bytes", "Device MTU.", il)
 	c.ifRxQs = d.add("interface_rx_queues", "Receive queues the datapath polls on the device.", il)
+	c.ifRxRing = d.add("interface_rx_ring_bytes",
+		"Memory of the interface's receive rings in effect, summed over its queues (AF_PACKET system ports only: "+
+			"they start small, grow under pressure and shrink when idle, within gvs_rx_ring_budget_bytes).", il)
+	c.ringBudget = d.add("rx_ring_budget_bytes", "Budget for all receive rings together (other_config:gvs-rx-ring-budget, "+
+		"or 1/16 of the machine's memory within 64 MiB to 4 GiB).", nil)
+	c.ringReserved = d.add("rx_ring_reserved_bytes", "Receive ring memory reserved from the budget: every ring's minimum "+
+		"(always granted, so it may exceed the budget) and the growth granted within it.", nil)
 
 	pl := pmdLabels
 	c.pmdBusy = d.add("pmd_busy_seconds_total", "Time the PMD spent in poll iterations that received packets.", pl)
@@ -133,6 +141,10 @@ func (c *SwitchCollector) Collect(ch chan<- prometheus.Metric) {
 		if br.NORMAL != nil {
 			c.collectMACs(ch, br)
 		}
+	}
+	if b, ok := source.RxRingBudgetOf(c.sw); ok {
+		ch <- gauge(c.ringBudget, float64(b.Limit))
+		ch <- gauge(c.ringReserved, float64(b.Reserved))
 	}
 	dp := c.sw.Datapath()
 	if dp == nil {
@@ -232,6 +244,9 @@ func (c *SwitchCollector) collectInterface(ch chan<- prometheus.Metric, p dpif.P
 	}
 	ch <- gauge(c.ifMTU, float64(dev.MTU()), l...)
 	ch <- gauge(c.ifRxQs, float64(len(p.RxQueuePMDs)), l...)
+	if b, ok := source.RxRingBytesOf(dev); ok {
+		ch <- gauge(c.ifRxRing, float64(b), l...)
+	}
 }
 
 // xdpDropReasons maps the AF_XDP custom statistics that count lost frames

@@ -16,4 +16,15 @@
 //     called from any goroutine; Close must not race with Recv/Send of the
 //     same device: the datapath stops polling a port before closing it.
 //   - Neither Recv nor Send allocates in steady state.
+//   - PollFD(q)'s number is fixed while the device is open, but the file
+//     behind it may change: an afpacket queue whose ring is resized gets a
+//     new socket, dup3'd onto the same descriptor. poll(2)/ppoll users
+//     see no difference; an epoll set (which registers files, not
+//     numbers) must add the descriptor again when the device's
+//     PollFDRenewer generation changes.
+//
+// MemoryBudget bounds what all receive rings reserve together (the
+// datapath makes one and gives it to each device); RxRingMemory is a
+// device that reports its rings' memory (afpacket), for memory/show and
+// metrics.
 package netdev

@@ -44,6 +44,14 @@ type Datapath struct {
 	// options:xdp-shared-umem is false (made with the first afxdp port,
 	// closed by Close).
 	umem *afxdp.UMEMGroup
+	// rings is the budget every system port's receive rings reserve
+	// from (other_config:gvs-rx-ring-budget, changed live by
+	// SetConfig).
+	rings *netdev.MemoryBudget
+	// pmdCfg is the PMD configuration in effect (nil before the
+	// datapath runs), so that SetConfig leaves the PMDs alone when
+	// only the budget changed.
+	pmdCfg *dpif.PMDConfig
 }
 
 type port struct {
@@ -70,18 +78,33 @@ func New(cfg Config) *Datapath {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Datapath{cfg: cfg, log: cfg.Logger, bridges: map[string]*ofproto.Bridge{}, created: map[string]time.Time{}, ports: map[string]*port{}, byIndex: map[int]*port{}}
+	return &Datapath{cfg: cfg, log: cfg.Logger, bridges: map[string]*ofproto.Bridge{}, created: map[string]time.Time{}, ports: map[string]*port{},
+		byIndex: map[int]*port{}, rings: netdev.NewMemoryBudget(0)}
 }
 
-// SetConfig applies the PMD settings: to the running datapath in place,
-// ports, flows and MAC tables kept (dpif.Datapath.SetPMDConfig), or to
-// the datapath it starts when none runs yet. A CPU mask the datapath
-// refuses is reported and the PMDs run unpinned instead, with the rest of
-// the settings applied.
+// SetConfig applies the receive-ring budget (at once: rings grow within
+// the new limit, and shrink on their next check if it is now exceeded)
+// and the PMD settings: to the running datapath in place, ports, flows
+// and MAC tables kept (dpif.Datapath.SetPMDConfig), or to the datapath it
+// starts when none runs yet; PMD settings equal to those in effect are
+// not applied again. A CPU mask the datapath refuses is reported and the
+// PMDs run unpinned instead, with the rest of the settings applied.
 func (d *Datapath) SetConfig(cfg bridge.DatapathConfig) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.rings.SetLimit(cfg.RxRingBudget)
 	pc := dpif.PMDConfig{CPUMask: cfg.PMDCPUMask, PMDs: d.cfg.PMDs, MaxSleep: cfg.PMDMaxSleep, RxqAssign: cfg.RxqAssign}
+	if d.dp != nil && d.pmdCfg != nil && *d.pmdCfg == pc {
+		return nil
+	}
+	// What was asked, even if a refused mask left the PMDs unpinned:
+	// asking the same again (with another budget) changes nothing.
+	asked := pc
+	defer func() {
+		if d.dp != nil {
+			d.pmdCfg = &asked
+		}
+	}()
 	apply := func(pc dpif.PMDConfig) error {
 		if d.dp != nil {
 			return d.dp.SetPMDConfig(pc)
@@ -171,6 +194,7 @@ func (d *Datapath) open(spec bridge.PortSpec, sockBuf int, umem *afxdp.UMEMGroup
 			return nil, err
 		}
 		cfg.SocketBuffer = sockBuf
+		cfg.Budget = d.rings
 		return afpacket.Open(cfg)
 	case "internal", "tap":
 		return tap.Open(tap.Config{Name: spec.Name, Type: spec.Type, MAC: spec.MAC, Logger: logger})
@@ -466,6 +490,6 @@ func (d *Datapath) stopLocked() error {
 	}
 	d.sw.Close()
 	err := d.dp.Close()
-	d.dp, d.sw = nil, nil
+	d.dp, d.sw, d.pmdCfg = nil, nil, nil
 	return err
 }

@@ -34,13 +34,19 @@
 // zero-copy) falls back to one by itself (Interface status shows
 // shared-umem and the reason).
 //
+// Every system (afpacket) port's receive rings reserve from one
+// netdev.MemoryBudget, made by New with the default limit and changed
+// live by SetConfig (DatapathConfig.RxRingBudget, other_config:
+// gvs-rx-ring-budget); View reports it (source.RxRingBudgeter).
+//
 // All bridges share one dpif.Datapath, as all of Open vSwitch's netdev
 // bridges share the one "ovs-netdev" datapath; datapath port numbers are
 // allocated here and are not the OpenFlow port numbers the reconciler
 // writes to the database. SetConfig changes the PMDs of the running
-// datapath in place (dpif.Datapath.SetPMDConfig): ports, flows and MAC
-// tables stay; a CPU mask dpif refuses leaves the PMDs unpinned and is
-// returned as an error for the reconciler to report.
+// datapath in place (dpif.Datapath.SetPMDConfig) when they differ from
+// those in effect: ports, flows and MAC tables stay; a CPU mask dpif
+// refuses leaves the PMDs unpinned and is returned as an error for the
+// reconciler to report.
 //
 // Contract: the bridge.Datapath methods are called from one goroutine at a
 // time (the reconciler's worker); Datapath's own lock makes them safe from

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gvs/bridge"
+	"gvs/netdev"
 )
 
 // TestSetConfigKeepsPorts: a PMD change with ports present is applied to
@@ -72,5 +73,45 @@ func TestSetConfigKeepsPorts(t *testing.T) {
 		if s.CPU != -1 {
 			t.Fatalf("PMD %d pinned to %d after a bad mask", s.PMD, s.CPU)
 		}
+	}
+}
+
+// TestSetConfigBudgetOnly: a new gvs-rx-ring-budget is applied to the
+// budget every system port reserves from, without a PMD switch-over.
+func TestSetConfigBudgetOnly(t *testing.T) {
+	needRoot(t)
+	d := New(Config{PMDs: 1})
+	defer d.Close()
+	cfg := bridge.DatapathConfig{PMDMaxSleep: 300 * time.Microsecond}
+	if err := d.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	dp := d.dp
+	time.Sleep(20 * time.Millisecond) // the PMD iterates
+	retired := dp.RetiredPMDStats().Iterations
+	cfg.RxRingBudget = 96 << 20
+	if err := d.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if d.rings.Limit() != 96<<20 {
+		t.Fatalf("budget %d after SetConfig, want %d", d.rings.Limit(), 96<<20)
+	}
+	if d.dp != dp || dp.RetiredPMDStats().Iterations != retired {
+		t.Fatalf("a budget change replaced the PMDs (retired iterations %d -> %d)", retired, dp.RetiredPMDStats().Iterations)
+	}
+	cfg.RxRingBudget = 0
+	if err := d.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if d.rings.Limit() != netdev.DefaultRxRingBudget() {
+		t.Fatalf("budget %d after unsetting, want the default %d", d.rings.Limit(), netdev.DefaultRxRingBudget())
+	}
+	// A PMD change still switches over.
+	cfg.PMDMaxSleep = 400 * time.Microsecond
+	if err := d.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if dp.PMDConfig().MaxSleep != cfg.PMDMaxSleep {
+		t.Fatalf("PMD change not applied: %+v", dp.PMDConfig())
 	}
 }

@@ -17,7 +17,16 @@ type View struct {
 	OFPorts func(bridge string) map[string]int
 }
 
-var _ source.Switch = View{}
+var (
+	_ source.Switch         = View{}
+	_ source.RxRingBudgeter = View{}
+)
+
+// RxRingBudget is the budget the system ports' receive rings reserve from
+// (other_config:gvs-rx-ring-budget).
+func (v View) RxRingBudget() source.RxRingBudget {
+	return source.RxRingBudget{Limit: v.DP.rings.Limit(), Reserved: v.DP.rings.Used()}
+}
 
 // Datapath returns the running datapath, nil before the first bridge.
 func (v View) Datapath() *dpif.Datapath {

@@ -92,3 +92,37 @@ func CustomStatsOf(dev netdev.Device) map[string]uint64 {
 	}
 	return nil
 }
+
+// RxRingBudget is the machine-wide budget for receive rings
+// (netdev.MemoryBudget) as it stands: its limit and what the rings have
+// reserved from it.
+type RxRingBudget struct {
+	Limit, Reserved int64
+}
+
+// RxRingBudgeter is a Switch whose ports' receive rings reserve from a
+// memory budget (the bridge layer's). Like the Switch methods,
+// RxRingBudget may be called from any goroutine and does not block.
+type RxRingBudgeter interface {
+	RxRingBudget() RxRingBudget
+}
+
+// RxRingBudgetOf returns sw's receive-ring budget; ok is false when sw
+// has none (or an unlimited one, Limit 0).
+func RxRingBudgetOf(sw Switch) (b RxRingBudget, ok bool) {
+	if r, ok := sw.(RxRingBudgeter); ok {
+		b = r.RxRingBudget()
+		return b, b.Limit > 0
+	}
+	return RxRingBudget{}, false
+}
+
+// RxRingBytesOf is the memory of dev's receive rings
+// (netdev.RxRingMemory); ok is false for a device without rings of its
+// own.
+func RxRingBytesOf(dev netdev.Device) (bytes int64, ok bool) {
+	if r, ok := dev.(netdev.RxRingMemory); ok {
+		return r.RxRingBytes(), true
+	}
+	return 0, false
+}

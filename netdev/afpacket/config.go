@@ -3,19 +3,21 @@ package afpacket
 import (
 	"fmt"
 	"log/slog"
+	"math/bits"
 	"strconv"
 	"time"
+
+	"gvs/netdev"
 )
 
-// TPACKET_V3 ring defaults. A block must hold a whole 64 KiB GSO frame
+// TPACKET_V3 ring geometry. A block must hold a whole 64 KiB GSO frame
 // behind its tpacket3_hdr, so blocks are 256 KiB (room for three such
-// frames or ~170 MTU-sized ones); 32 blocks give each queue an 8 MiB ring.
-// The kernel hands a block over when it is full or when it has been open
-// for the retire timeout: 1 ms, its smallest, bounds the latency a lone
-// packet sees (see the package documentation).
+// frames or ~170 MTU-sized ones); a ring has at least two (see
+// Config.shapeFor). The kernel hands a block over when it is full or when
+// it has been open for the retire timeout: 1 ms, its smallest, bounds the
+// latency a lone packet sees (see the package documentation).
 const (
 	DefaultBlockSize     = 256 << 10
-	DefaultBlocks        = 32
 	DefaultRetireTimeout = time.Millisecond
 	// frameSize is only the nominal tp_frame_size the kernel validates;
 	// TPACKET_V3 packs variable-size frames into blocks.
@@ -23,30 +25,51 @@ const (
 	// minBlockSize fits a 64 KiB GSO frame, its headers and the
 	// tpacket3_hdr.
 	minBlockSize = 128 << 10
+	minV3Blocks  = 2
 )
 
-// TPACKET_V2 ring defaults. The kernel puts a frame v2MacOffset bytes
+// Receive ring sizes (both ring modes). A ring starts at MinRingSize and
+// grows on measured pressure, doubling, up to MaxRingSize, within the
+// machine-wide netdev.MemoryBudget; it shrinks back after IdleShrink
+// without pressure (adapt.go).
+const (
+	// DefaultMinRingSize is an idle ring: three GSO-sized slots, or 128
+	// MTU-sized ones with userspace-sock-buf-size.
+	DefaultMinRingSize = 256 << 10
+	// DefaultMaxRingSize caps one ring, so that no resize (the kernel
+	// allocates and we map the whole ring while the queue's PMD waits)
+	// takes long, and no one port takes the budget.
+	DefaultMaxRingSize = 64 << 20
+	// DefaultIdleShrink is how long a grown ring stays grown without
+	// pressure or full batches.
+	DefaultIdleShrink = 30 * time.Second
+	// maxRingSize is the kernel-side bound we never ask beyond.
+	maxRingSize = 1 << 30
+)
+
+// TPACKET_V2 ring geometry. The kernel puts a frame v2MacOffset bytes
 // into its slot, behind the tpacket2_hdr, sockaddr_ll and virtio_net_hdr.
 // A frame too large for its slot is not lost: with PACKET_COPY_THRESH the
 // kernel queues a full copy on the socket and marks the slot
 // TP_STATUS_COPY, and Recv reads it with one read(2) (see recvRingV2) —
 // but the kernel makes that copy only while the socket's receive buffer
-// has room. So the slot size follows userspace-sock-buf-size:
-//   - unset (the kernel's ~200 KiB receive buffer, too small for more
-//     than two or three queued 64 KiB GSO frames): every slot holds a
-//     whole GSO frame, V2GSOFrameSize; the default 16 MiB ring has 240.
-//   - set: the receive buffer takes the GSO frames, and the slots are
-//     sized for the MTU (v2FrameSizeFor; 2 KiB for 1500 bytes), so the
-//     same 16 MiB hold 8192 frames: tens of milliseconds of a burst of
-//     small frames instead of a few.
+// has room. So the slot size follows userspace-sock-buf-size and the
+// ring's size (Config.v2FrameSize):
+//   - a ring grown beyond the minimum without the option, for a queue
+//     that receives GSO frames (the kernel's ~200 KiB receive buffer,
+//     too small for more than two or three queued 64 KiB GSO frames):
+//     every slot holds a whole GSO frame, V2GSOFrameSize; 16 MiB hold 240.
+//   - otherwise (the option set: the receive buffer takes the GSO frames;
+//     the minimum ring, an idle port; a ring grown under small frames):
+//     slots sized for the MTU (v2FrameSizeFor; 2 KiB for 1500 bytes), so
+//     256 KiB hold 128 frames and 16 MiB 8192.
 //
-// Blocks are 1 MiB: the kernel allocates each as a power-of-two run of
-// pages (15 GSO slots waste 4 KiB; a 68 KiB block would waste 60 KiB).
+// Blocks are 1 MiB in rings of 1 MiB and more, else the ring is one block
+// of a power of two (the kernel allocates each block as a power-of-two
+// run of pages: 15 GSO slots in 1 MiB waste 4 KiB, 3 in 256 KiB 52 KiB).
 const (
-	V2GSOFrameSize    = 68 << 10
-	V2BlockSize       = 1 << 20
-	DefaultV2RingSize = 16 << 20 // 16 blocks
-	maxRingSize       = 1 << 30
+	V2GSOFrameSize = 68 << 10
+	V2BlockSize    = 1 << 20
 	// v2MacOffset is where the kernel puts a frame in a V2 slot with a
 	// virtio_net_hdr: TPACKET_ALIGN(TPACKET2_HDRLEN + 16) + 10 - 14.
 	v2MacOffset = 76
@@ -55,16 +78,33 @@ const (
 	minV2FrameSize = 2 << 10
 )
 
-// v2FrameSize is the V2 slot size with userspace-sock-buf-size sockBuf
-// (0: unset).
-func (c Config) v2FrameSize(sockBuf int) int {
+// v2FrameSize is the V2 slot size of a ring of bytes with
+// userspace-sock-buf-size sockBuf (0: unset) for a queue that receives
+// GSO frames (bulk: frames larger than an MTU-sized slot came, or the
+// ring has GSO-sized slots already). GSO-sized only in a ring grown
+// beyond the minimum for such a queue without sockBuf (the kernel's
+// receive buffer is too small for their copies); MTU-sized otherwise: an
+// idle port's minimum ring holds 128 small frames, not three, and a ring
+// that grows under bursts of small frames keeps holding as many as it
+// can. The GSO frames an idle port sees come whole through the receive
+// buffer (PACKET_COPY_THRESH); when they overflow it, the truncated
+// frames count as pressure and the ring grows into GSO-sized slots.
+func (c Config) v2FrameSize(sockBuf, bytes int, bulk bool) int {
 	switch {
 	case c.V2FrameSize > 0:
 		return c.V2FrameSize
-	case sockBuf == 0:
+	case sockBuf == 0 && bulk && bytes > c.ringBytes(c.MinRingSize, true):
 		return V2GSOFrameSize
 	}
 	return v2FrameSizeFor(c.mtu)
+}
+
+// maxV2FrameSize is the largest slot a V2 ring of c may have.
+func (c Config) maxV2FrameSize() int {
+	if c.V2FrameSize > 0 {
+		return c.V2FrameSize
+	}
+	return max(V2GSOFrameSize, v2FrameSizeFor(c.mtu))
 }
 
 // v2FrameSizeFor is the slot size for frames of a device with the given
@@ -153,15 +193,22 @@ type Config struct {
 	SocketBuffer int
 	// RxMode is RxRing, RxRingV2 or RxRecvmmsg; "" is DefaultRxMode.
 	RxMode string
-	// BlockSize, Blocks and RetireTimeout shape the TPACKET_V3 receive
-	// ring; zero fields take the defaults above.
+	// BlockSize and RetireTimeout shape the TPACKET_V3 receive ring;
+	// zero fields take the defaults above.
 	BlockSize     int
-	Blocks        int
 	RetireTimeout time.Duration
-	// V2RingSize is the TPACKET_V2 ring's size in bytes before
-	// SocketBuffer is applied (rounded up to whole V2BlockSize
-	// blocks); 0 means DefaultV2RingSize.
-	V2RingSize int
+	// MinRingSize is the size a receive ring starts at and shrinks back
+	// to (bytes, rounded up to a valid ring); 0 means
+	// DefaultMinRingSize. MaxRingSize caps its growth (0:
+	// DefaultMaxRingSize; below MinRingSize: MinRingSize, a fixed ring).
+	// userspace-sock-buf-size asks for a size between the two.
+	MinRingSize, MaxRingSize int
+	// IdleShrink is how long a grown ring waits without pressure before
+	// it shrinks back to MinRingSize; 0 means DefaultIdleShrink.
+	IdleShrink time.Duration
+	// Budget is the machine-wide budget the rings reserve from (nil:
+	// unlimited). A ring's MinRingSize is always reserved.
+	Budget *netdev.MemoryBudget
 	// V2FrameSize is the TPACKET_V2 slot size; 0 chooses by
 	// SocketBuffer (see V2GSOFrameSize).
 	V2FrameSize int
@@ -181,14 +228,19 @@ func (c Config) withDefaults() Config {
 		c.BlockSize = DefaultBlockSize
 	}
 	c.BlockSize = max(c.BlockSize, minBlockSize)
-	if c.Blocks <= 0 {
-		c.Blocks = DefaultBlocks
-	}
 	if c.RetireTimeout <= 0 {
 		c.RetireTimeout = DefaultRetireTimeout
 	}
-	if c.V2RingSize <= 0 {
-		c.V2RingSize = DefaultV2RingSize
+	if c.MinRingSize <= 0 {
+		c.MinRingSize = DefaultMinRingSize
+	}
+	if c.MaxRingSize <= 0 {
+		c.MaxRingSize = DefaultMaxRingSize
+	}
+	c.MinRingSize = min(c.MinRingSize, maxRingSize)
+	c.MaxRingSize = min(max(c.MaxRingSize, c.MinRingSize), maxRingSize)
+	if c.IdleShrink <= 0 {
+		c.IdleShrink = DefaultIdleShrink
 	}
 	if c.RxMode == "" {
 		c.RxMode = DefaultRxMode
@@ -207,22 +259,62 @@ type ringShape struct {
 
 func (s ringShape) bytes() int { return s.blockSize * s.blocks }
 
-// ringShape returns the ring geometry for mode with userspace-sock-buf-size
-// sockBuf (0: unset). The configured ring is a floor: a set
-// userspace-sock-buf-size larger than it grows the ring to at least that
-// many bytes (whole blocks), a smaller one leaves it alone, so setting the
-// option never makes the ring smaller than the default.
-func (c Config) ringShape(sockBuf int) ringShape {
+// ringBytes rounds n to a ring size the mode's geometry makes (up or
+// down) within [MinRingSize, MaxRingSize].
+func (c Config) ringBytes(n int, up bool) int {
+	frame := c.maxV2FrameSize()
+	lo := c.roundRing(c.MinRingSize, frame, true)
+	hi := max(c.roundRing(c.MaxRingSize, frame, false), lo)
+	return min(max(c.roundRing(n, frame, up), lo), hi)
+}
+
+// roundRing rounds n to a ring size: V3 whole blocks, at least
+// minV3Blocks; V2 whole V2BlockSize blocks from V2BlockSize on, below it
+// one block of a power of two that holds at least one slot.
+func (c Config) roundRing(n, frame int, up bool) int {
+	n = max(n, 1)
 	switch c.RxMode {
 	case RxRing:
-		s := ringShape{blockSize: c.BlockSize, blocks: c.Blocks, frameSize: frameSize}
-		if want := min(sockBuf, maxRingSize); want > s.bytes() {
-			s.blocks = (want + s.blockSize - 1) / s.blockSize
+		b := n / c.BlockSize
+		if up {
+			b = (n + c.BlockSize - 1) / c.BlockSize
 		}
-		return s
+		return max(b, minV3Blocks) * c.BlockSize
 	case RxRingV2:
-		want := max(min(sockBuf, maxRingSize), c.V2RingSize)
-		return ringShape{blockSize: V2BlockSize, blocks: max((want+V2BlockSize-1)/V2BlockSize, 1), frameSize: c.v2FrameSize(sockBuf)}
+		if n >= V2BlockSize {
+			b := n / V2BlockSize
+			if up {
+				b = (n + V2BlockSize - 1) / V2BlockSize
+			}
+			return b * V2BlockSize
+		}
+		p := 1 << bits.Len(uint(n-1)) // the power of two at or above n
+		if !up && p > n {
+			p /= 2
+		}
+		return max(p, 1<<bits.Len(uint(frame-1)), 4096)
+	}
+	return 0
+}
+
+// shapeFor returns the geometry of a ring of bytes (a size ringBytes
+// made) for userspace-sock-buf-size sockBuf (0: unset) and a queue that
+// does or does not receive GSO frames (bulk), which pick the V2 slot size
+// (v2FrameSize).
+func (c Config) shapeFor(bytes, sockBuf int, bulk bool) ringShape {
+	switch c.RxMode {
+	case RxRing:
+		return ringShape{blockSize: c.BlockSize, blocks: bytes / c.BlockSize, frameSize: frameSize}
+	case RxRingV2:
+		bs := min(bytes, V2BlockSize)
+		return ringShape{blockSize: bs, blocks: bytes / bs, frameSize: c.v2FrameSize(sockBuf, bytes, bulk)}
 	}
 	return ringShape{}
+}
+
+// initialShape is the ring a queue opens with: MinRingSize, or with
+// userspace-sock-buf-size set as much of it as the budget grants at once
+// (adapt.go reserves; here only the minimum).
+func (c Config) initialShape(sockBuf int) ringShape {
+	return c.shapeFor(c.ringBytes(c.MinRingSize, true), sockBuf, false)
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -27,6 +28,18 @@ type Device struct {
 	link.Attrs // MAC, MTU, SetMTU, Link; the MTU cached for Send
 	rxMode     string
 	cfg        Config // with defaults; for ring (re)sizing
+	// sockBufAsk is userspace-sock-buf-size as the rings follow it
+	// (clamped; 0: unset), set by SetSocketBuffers, read by adapt.
+	sockBufAsk atomic.Int64
+	epoch      time.Time // adapt's clock
+	// fanout: the queues' sockets are in fanout group fanoutID (more
+	// than one queue); a resized queue's new socket joins it too.
+	fanout   bool
+	fanoutID uint16
+	prepWG   sync.WaitGroup // resize preparations in flight
+	// fanoutBusy: one queue is between its old socket's release and
+	// its new socket's joining the group.
+	fanoutBusy atomic.Bool
 
 	mu     sync.Mutex // guards bufReq and closed
 	bufReq int
@@ -47,14 +60,33 @@ type queue struct {
 	// kdrops are the kernel's drops (and frames a ring resize dropped).
 	kdrops kernelDrops
 	idle   int // empty ring reads in a row (Recv's goroutine only)
+	ad     adaptState
+	// prep is the new socket a resize prepares (resize.go), set by the
+	// preparing goroutine; preparing is true from its start to the
+	// handover (polling goroutine).
+	prep      atomic.Pointer[preparedRing]
+	preparing bool
+	// joinPending: a fanout queue's new socket waits for the old one's
+	// release (oldReleased, set by the unmapping goroutine) to bind and
+	// join the group (resize.go).
+	joinPending bool
+	oldReleased atomic.Bool
 
-	blockSize int          // the ring's block size, fixed for the mode
 	inEffect  atomic.Int64 // shape of the ring in effect (ringShape.pack), for Status
-	wantShape atomic.Int64 // shape SetSocketBuffers asked for (ringShape.pack; 0: none)
+	wantShape atomic.Int64 // shape adapt asked for (ringShape.pack; 0: none)
 	resizes   atomic.Uint64
 }
 
-var _ netdev.Device = (*Device)(nil)
+var (
+	_ netdev.Device        = (*Device)(nil)
+	_ netdev.RxRingMemory  = (*Device)(nil)
+	_ netdev.PollFDRenewer = (*Device)(nil)
+)
+
+// PollFDGeneration counts the sockets queue q's descriptor has referred
+// to beyond the first: a handover (resize.go) puts a new one behind the
+// same number.
+func (d *Device) PollFDGeneration(q int) uint64 { return d.queues[q].resizes.Load() }
 
 // Open binds AF_PACKET sockets to the existing interface cfg.Name. A
 // missing interface yields an error wrapping netdev.ErrNoDevice.
@@ -68,12 +100,14 @@ func Open(cfg Config) (*Device, error) {
 		return nil, fmt.Errorf("%s: unknown receive mode %q", cfg.Name, cfg.RxMode)
 	}
 	cfg.mtu = l.Attrs().MTU
-	d := &Device{name: cfg.Name, ifindex: l.Attrs().Index, log: cfg.Logger, rxMode: cfg.RxMode, cfg: cfg}
+	d := &Device{name: cfg.Name, ifindex: l.Attrs().Index, log: cfg.Logger, rxMode: cfg.RxMode, cfg: cfg, epoch: time.Now()}
 	sockBuf := 0
 	if cfg.SocketBuffer != 0 {
 		sockBuf = netdev.ClampSocketBuffer(cfg.SocketBuffer)
 	}
-	shape := cfg.ringShape(sockBuf)
+	// Every ring opens at the minimum; a sock-buf size grows it on the
+	// first Recv, as far as the budget allows.
+	shape := cfg.initialShape(sockBuf)
 	d.Init(d.name, d.ifindex, l.Attrs().MTU)
 	fanoutID := uint16(os.Getpid()) ^ uint16(d.ifindex)<<8 ^ uint16(d.ifindex)
 	for i := range cfg.RxQueues {
@@ -95,14 +129,20 @@ func Open(cfg Config) (*Device, error) {
 			d.Close()
 			return nil, fmt.Errorf("%s: queue %d: %w", cfg.Name, i, err)
 		}
-		qu := &queue{fd: fd, mode: cfg.RxMode, tx: newTxQueue(), blockSize: shape.blockSize}
+		qu := &queue{fd: fd, mode: cfg.RxMode, tx: newTxQueue()}
 		if cfg.RxMode == RxRecvmmsg {
 			qu.mm = newMmsgRx()
 		} else {
 			qu.setRing(mem, shape, cfg)
+			cfg.Budget.Join(int64(shape.bytes()))
+			qu.ad.reserved = shape.bytes()
+			// ad.ask stays 0: a sock-buf size grows the ring on the
+			// first Recv, as when it is set at run time.
+			qu.ad.lastActive = int64(time.Since(d.epoch))
 		}
 		d.queues = append(d.queues, qu)
 	}
+	d.fanout, d.fanoutID = cfg.RxQueues > 1, fanoutID
 	if cfg.SocketBuffer != 0 {
 		if _, err := d.SetSocketBuffers(cfg.SocketBuffer); err != nil {
 			d.Close()
@@ -110,6 +150,18 @@ func Open(cfg Config) (*Device, error) {
 		}
 	}
 	return d, nil
+}
+
+// RxRingBytes is the memory of the receive rings in effect (0 with
+// recvmmsg), for memory/show and metrics (netdev.RxRingMemory).
+func (d *Device) RxRingBytes() int64 {
+	var n int64
+	for _, q := range d.queues {
+		if q.mode != RxRecvmmsg {
+			n += int64(unpackShape(q.inEffect.Load()).bytes())
+		}
+	}
+	return n
 }
 
 func (d *Device) Name() string     { return d.name }
@@ -129,10 +181,11 @@ func (d *Device) Capabilities() netdev.Capabilities {
 // once (0 leaves them as they are) and reports what took effect: the send
 // buffer bounds how much sendmmsg can queue, the receive buffer what
 // recvmmsg can absorb. A ring does not use the receive buffer, so in the
-// ring modes the size also becomes the ring's lower bound (0: back to the
-// configured ring): each queue swaps its ring on its next Recv that finds
-// it drained (see resize.go); Status shows the size in effect and any
-// pending one.
+// ring modes the size also sizes the ring (adapt.go): it grows straight
+// to that size (at most MaxRingSize, within the budget) on the queue's
+// next Recv, and its slots follow (see V2GSOFrameSize); the new ring
+// takes over once the old one is drained (resize.go). Status shows the
+// size in effect and any pending one.
 func (d *Device) SetSocketBuffers(bytes int) (netdev.SocketBuffers, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -143,12 +196,7 @@ func (d *Device) SetSocketBuffers(bytes int) (netdev.SocketBuffers, error) {
 		bytes = netdev.ClampSocketBuffer(bytes)
 	}
 	d.bufReq = bytes
-	if d.rxMode != RxRecvmmsg {
-		want := d.cfg.ringShape(bytes)
-		for _, q := range d.queues {
-			q.wantShape.Store(want.pack())
-		}
-	}
+	d.sockBufAsk.Store(int64(bytes))
 	var eff rawsock.Buffers
 	for _, q := range d.queues {
 		var err error
@@ -193,9 +241,15 @@ func (d *Device) Close() error {
 		return nil
 	}
 	d.closed = true
+	d.prepWG.Wait()
 	var errs []error
 	for _, q := range d.queues {
+		q.dropPrepared()
 		q.kdrops.collect(q.fd)
+		if q.mode != RxRecvmmsg {
+			d.cfg.Budget.Leave(int64(q.ad.reserved))
+			q.ad.reserved = 0
+		}
 		if q.ring2.loans != nil {
 			// Unmapped and closed now, or by the last Return.
 			q.ring2.loans.release(q.fd)

@@ -60,19 +60,48 @@ func TestStatusAndLink(t *testing.T) {
 }
 
 // TestFanoutQueues opens two queues and checks that frames of many flows
-// reach both and that none is lost or duplicated.
+// reach both and that none is lost or duplicated, also after both
+// queues' rings were resized (their new sockets join the fanout group).
 func TestFanoutQueues(t *testing.T) {
+	for _, resize := range []bool{false, true} {
+		t.Run(map[bool]string{false: "opened", true: "resized"}[resize], func(t *testing.T) { testFanoutQueues(t, resize) })
+	}
+}
+
+func testFanoutQueues(t *testing.T, resize bool) {
 	env := nettest.New(t)
 	a, b := env.IfName("a"), env.IfName("b")
 	env.Veth(a, "", b, "")
 	in := openT(t, a, Config{})
-	out := openT(t, b, Config{RxQueues: 2})
+	out := openT(t, b, Config{RxQueues: 2, MinRingSize: 8 << 20}) // the frames come before the first Recv
 	if out.NumRxQueues() != 2 || out.NumTxQueues() != 2 {
 		t.Fatalf("queues: %d rx %d tx", out.NumRxQueues(), out.NumTxQueues())
 	}
 	pool, err := packet.NewPool(packet.PoolConfig{Buffers: 256})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if resize {
+		if _, err := out.SetSocketBuffers(16 << 20); err != nil {
+			t.Fatal(err)
+		}
+		var batch packet.Batch
+		for end := time.Now().Add(5 * time.Second); out.queues[0].resizes.Load() == 0 || out.queues[1].resizes.Load() == 0 ||
+			out.queues[0].resizeWanted() || out.queues[1].resizeWanted() ||
+			out.queues[0].joinPending || out.queues[1].joinPending; time.Sleep(time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("queues not resized: %v", out.Status())
+			}
+			for q := range 2 {
+				if _, err := out.Recv(q, &batch, pool); err != nil {
+					t.Fatal(err)
+				}
+				pool.PutBatch(&batch)
+			}
+		}
+		if out.RxRingBytes() != 32<<20 {
+			t.Fatalf("rings %d bytes after resizing both to 16 MiB", out.RxRingBytes())
+		}
 	}
 	const flows = 64
 	var batch packet.Batch

@@ -10,29 +10,32 @@
 // ConfigFromOptions; Status()["rx_ring"] names the one in effect):
 //
 //   - RxRingV2 ("tpacket_v2", options:rx-mode=ring-v2, the default): a
-//     TPACKET_V2 mmap ring in 1 MiB blocks, 16 MiB per socket by default.
-//     Every slot has its own status word, so the kernel hands each frame
-//     over as soon as it has written it: no block timer, latency as low
-//     as recvmmsg, and no system call per batch while traffic flows. Recv
-//     does not copy the frame: the pool buffer borrows the slot
-//     (packet.Buffer.Lend, see loans.go), the packet is classified,
-//     changed and sent from there, and the slot goes back to the kernel
-//     when the buffer goes back to its pool. Lent slots the reader comes
-//     round to again stop it (the ring is full, the kernel counts drops);
-//     a ring is resized only with no slot lent, and unmapped by Close or,
-//     if frames are still out then, by the last one returned. Lending
-//     instead of copying: TCP 8.27 against 5.98 Gbit/s (medians of 3
-//     interleaved runs, TestMeasureRxModes). A frame larger than
-//     its slot comes whole through PACKET_COPY_THRESH: the kernel queues a
-//     copy on the socket (while its receive buffer has room) and marks the
-//     slot TP_STATUS_COPY; Recv reads the copy with read(2). The slot size
-//     follows userspace-sock-buf-size (see V2GSOFrameSize): without it
-//     (the kernel's ~200 KiB receive buffer holds only two or three 64 KiB
-//     frames) slots are 68 KiB, so every GSO frame fits and 16 MiB make
-//     240 slots, which a burst of small frames fills long before 16 MiB;
-//     with it, slots are sized for the MTU (2 KiB for 1500 bytes: 8192 in
-//     16 MiB) and GSO frames take the copy path through the enlarged
-//     receive buffer. Status()["rx_ring_slot_size"] shows the one in use.
+//     TPACKET_V2 mmap ring sized from what the queue needs (below):
+//     256 KiB while idle, growing under pressure. Every slot has its own
+//     status word, so the kernel hands each frame over as soon as it has
+//     written it: no block timer, latency as low as recvmmsg, and no
+//     system call per batch while traffic flows. Recv does not copy the
+//     frame: the pool buffer borrows the slot (packet.Buffer.Lend, see
+//     loans.go), the packet is classified, changed and sent from there,
+//     and the slot goes back to the kernel when the buffer goes back to
+//     its pool. Fewer than half the slots are lent at once (frames
+//     beyond are copied; the idle ring copies all), so buffers held for a
+//     while (an upcall) do not leave the kernel without slots; lent slots
+//     the reader comes round to stop it (the ring is full, the kernel
+//     counts drops). Lending instead of copying: TCP 8.27 against 5.98
+//     Gbit/s (medians of 3 interleaved runs, TestMeasureRxModes). A frame
+//     larger than its slot comes whole through PACKET_COPY_THRESH: the
+//     kernel queues a copy on the socket (while its receive buffer has
+//     room) and marks the slot TP_STATUS_COPY; Recv reads the copy with
+//     read(2). Slots are MTU-sized (2 KiB for 1500 bytes) in the minimum
+//     ring (128 of them: bursts of small frames; the few GSO frames an
+//     idle port sees come through the kernel's ~200 KiB receive buffer)
+//     and whenever userspace-sock-buf-size is set (its receive buffer
+//     takes the GSO frames); a ring that grew without it has GSO-sized
+//     slots of 68 KiB (V2GSOFrameSize), so every GSO frame fits: with the
+//     kernel's receive buffer alone, MTU-sized slots under a TCP stream
+//     lost the GSO frames whose copy found it full (240k retransmits in
+//     10 s). Status()["rx_ring_slot_size"] shows the one in use.
 //   - RxRing ("tpacket_v3", rx-mode=ring-v3): a TPACKET_V3 ring of
 //     256 KiB blocks into which the kernel packs frames of any size (about
 //     170 MTU-sized ones a block, 32 blocks), so it absorbs the longest
@@ -73,22 +76,40 @@
 // 4-10%, and the forwarder's kernel drops show it was starved for tens of
 // milliseconds at a time, longer than any ring here covers).
 //
-// # Ring size and userspace-sock-buf-size
+// # Ring size, budget and userspace-sock-buf-size
 //
-// A ring does not use the socket receive buffer, so in the ring modes
-// userspace-sock-buf-size (Config.SocketBuffer, SetSocketBuffers) also
-// sizes the ring: it holds at least that many bytes (whole blocks, at
-// most 1 GiB); a smaller value leaves the configured ring, 0 goes back to
-// it. The kernel cannot resize a ring in place (a new PACKET_RX_RING is
-// refused while the old one exists or is mapped), so at run time the
-// ring is unmapped, freed and replaced; the socket stays bound and in its
-// fanout group. That must not race Recv, which reads the mapping without
-// locks, so SetSocketBuffers only records the wanted size and the swap
-// happens inside the queue's next Recv that drained the ring. Frames that
-// arrive during the swap (microseconds) queue in the socket's receive
-// buffer; they are discarded and counted in RxKernelDrops. Until the
-// queue is next polled, Status shows "rx_ring_size" (in effect) and
-// "rx_ring_size_pending"; "rx_ring_resizes" counts swaps.
+// A ring starts at Config.MinRingSize (256 KiB; 200 idle ports take
+// 50 MiB of rings, where a fixed 16 MiB took 3.2 GiB) and adapts on its
+// queue's polling goroutine (adapt.go): pressure (kernel drops, seen as
+// TP_STATUS_LOSING or in PACKET_STATISTICS; frames truncated because the
+// receive buffer was full; half the ring waiting behind a full batch; a
+// lent slot reached) makes it four times as large, up to
+// Config.MaxRingSize (64 MiB); userspace-sock-buf-size (Config.
+// SocketBuffer, SetSocketBuffers) grows it straight to that size, at most
+// an equal share of the budget; 30 s (Config.IdleShrink) without pressure
+// or a full batch shrink it back to the minimum. A ring's minimum is
+// always reserved from Config.Budget (netdev.MemoryBudget, machine-wide);
+// growth only within it, in part if only part is left; a lowered limit
+// shrinks grown rings on their next check.
+//
+// The kernel cannot resize a ring in place, and replacing the ring of a
+// live socket leaves it deaf for two RCU grace periods; so a resize
+// prepares a new socket and ring on a goroutine of its own (the
+// allocation is the slow part), and the polling goroutine hands over
+// once the old ring is drained: it binds the new socket and dup3s it onto
+// the old descriptor (PollFD and Send keep their number), and another
+// goroutine unmaps the old ring, which releases the old socket (see
+// resize.go). A queue in a fanout group (n_rxq > 1) lets the old socket
+// go first, one queue of the device at a time: its share of the flows
+// goes to the other queues until the new socket joins. The handover took
+// 18-126 µs of the polling goroutine for rings of 1 to 64 MiB (the
+// Recv that made it, two runs); a ping every 10 ms through 20 ports
+// whose rings all resize loses nothing (tests/bridge
+// TestHugeSockBufKeepsPingAndBudget). The budget lets two rings be
+// allocated at once machine-wide. Status shows "rx_ring_size" (in
+// effect), "rx_ring_size_pending" and "rx_ring_slot_size_pending" until
+// a handover, and "rx_ring_resizes"; Device.RxRingBytes reports the
+// rings' memory (netdev.RxRingMemory).
 //
 // In every mode, a VLAN tag the kernel stripped (veth and most NICs take the
 // outer tag into metadata) is put back into the frame before Recv returns,
@@ -113,7 +134,8 @@
 //
 // The kernel's drop counter (PACKET_STATISTICS, reset by every read) is
 // read when a ring block or frame arrives marked TP_STATUS_LOSING, on
-// every Stats call and on Close, and accumulated into RxKernelDrops. SetSocketBuffers
+// every Stats call, before a resize's handover and on Close, and
+// accumulated into RxKernelDrops. SetSocketBuffers
 // applies userspace-sock-buf-size to the open sockets at once with
 // SO_RCVBUFFORCE/SO_SNDBUFFORCE (SO_RCVBUF/SO_SNDBUF without privilege),
 // clamped by netdev.ClampSocketBuffer; it reports the sizes read back
@@ -132,8 +154,11 @@
 //
 // As in package netdev: Recv(q) from the one goroutine polling queue q;
 // Send(q) serialised per q by the caller (Recv and Send of one queue may
-// run concurrently: they share only the socket); everything else from any
-// goroutine; Close only after polling and sending stopped. Recv and Send
-// do not allocate (alloc_test.go). Sockets are non-blocking; PollFD(q)
+// run concurrently: they share only the socket's descriptor, which a
+// resize points at a new socket with one dup3); everything else from any
+// goroutine; Close only after polling and sending stopped (it waits for a
+// resize being prepared). A resize starts one goroutine that prepares the
+// new socket and one that unmaps the old ring. Recv and Send do not
+// allocate (alloc_test.go) except at a resize's handover. Sockets are non-blocking; PollFD(q)
 // becomes readable when Recv(q) has something to return.
 package afpacket

@@ -2,6 +2,7 @@ package afpacket
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -10,20 +11,24 @@ import (
 
 // Recv appends up to the batch's free room of frames from queue q (its
 // ring, or recvmmsg in RxRecvmmsg mode) in buffers from pool. It never
-// blocks. When pool runs dry the rest stay queued for the next call. A
-// ring resize that SetSocketBuffers asked for happens here, on the polling
-// goroutine, once the ring has been drained (see resize.go).
+// blocks. When pool runs dry the rest stay queued for the next call. The
+// ring's size is adapted here, on the polling goroutine (adapt.go), and a
+// resize handed over here once the ring has been drained (resize.go).
 func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error) {
 	qu := d.queues[q]
-	var n int
-	switch {
-	case qu.mm != nil:
+	if qu.mode == RxRecvmmsg {
 		return d.recvMmsg(qu, batch, pool)
-	case qu.mem == nil:
+	}
+	if qu.mem == nil {
 		return 0, fmt.Errorf("%s: %w", d.name, errRingLost)
-	case qu.mode == RxRingV2:
-		n = d.recvRingV2(qu, batch, pool)
-	default:
+	}
+	if qu.joinPending {
+		d.finishHandover(qu)
+	}
+	var n int
+	if qu.mode == RxRingV2 {
+		n = d.recvRingV2(qu, batch, pool, !qu.resizeWanted())
+	} else {
 		n = d.recvRingV3(qu, batch, pool)
 	}
 	if n == 0 {
@@ -31,10 +36,11 @@ func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error
 	} else {
 		qu.idle = 0
 	}
-	if qu.resizeWanted() && qu.ringDrained() {
-		if err := d.resizeRing(qu); err != nil {
-			return n, err
-		}
+	if d.wantAdapt(qu) {
+		d.adapt(qu)
+	}
+	if qu.preparing || qu.resizeWanted() {
+		d.resizeStep(qu)
 	}
 	return n, nil
 }
@@ -63,6 +69,7 @@ func (d *Device) recvRingV3(qu *queue, batch *packet.Batch, pool *packet.Pool) i
 			}
 			if losing {
 				qu.kdrops.collect(qu.fd)
+				qu.ad.pressure = true
 			}
 			continue
 		}
@@ -86,6 +93,15 @@ func (d *Device) recvRingV3(qu *queue, batch *packet.Batch, pool *packet.Pool) i
 		added++
 		bytes += buf.Len()
 		r.next()
+	}
+	if batch.Full() {
+		// Half the ring or more still waiting behind a full batch is
+		// pressure too (blocks are handed over in order).
+		qu.ad.busy = true
+		half := (r.block + r.blocks/2) % r.blocks
+		if atomic.LoadUint32(r.statusOf(half))&unix.TP_STATUS_USER != 0 {
+			qu.ad.pressure = true
+		}
 	}
 	qu.count(added, bytes, bad)
 	return added

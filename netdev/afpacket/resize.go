@@ -3,33 +3,59 @@ package afpacket
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
+
+	"gvs/netdev/internal/rawsock"
 )
 
-// A ring mode's receive ring is sized by userspace-sock-buf-size too
-// (Config.ringShape). The kernel cannot resize a ring in place: a new
-// PACKET_RX_RING is refused (EBUSY) while the old one exists or is still
-// mapped. So a resize unmaps the ring, frees it (a request for zero
-// blocks) and sets and maps a new one; the kernel keeps the socket bound
-// (and in its fanout group) across the swap. That must not race Recv,
-// which reads the mapping without locks, so SetSocketBuffers only records
-// the wanted size and Recv does the swap itself, on the polling
-// goroutine, right after a call that drained the ring. Frames that arrive
-// during the swap land in the socket's receive queue; they are discarded
-// and counted as kernel drops. Until the queue is next polled, Status
-// shows the size in effect and the pending one.
+// A ring mode's receive ring changes size at run time (adapt.go). The
+// kernel cannot resize a ring in place, and replacing the ring of a live
+// socket (unmap, free, set a new one) leaves it deaf: the kernel unhooks
+// the socket for two RCU grace periods and purges what queued meanwhile,
+// besides allocating the new ring — milliseconds to tens of milliseconds
+// of frames lost. So a resize replaces the socket instead:
+//
+//  1. prepare, on a goroutine of its own (the allocation is the slow
+//     part, and must not stall the PMD): a new socket with the new ring,
+//     mapped and set up like the first but not bound, so it receives
+//     nothing yet;
+//  2. handover (one queue in a fanout group: see handover), on the
+//     polling goroutine, in its Recv, once the old ring is drained (no frame ready, no slot lent: while a resize is pending
+//     Recv copies frames instead of lending slots, so the loans run out):
+//     bind the new socket (and join the fanout group), then dup3 it onto
+//     the old socket's descriptor, so PollFD and Send keep their number;
+//     from then on Recv reads the new ring. Between the bind and the old
+//     socket's release both receive every frame; only the new one is
+//     read, so nothing is delivered twice, and nothing is lost but a frame
+//     that lands in the old ring in the microseconds between the drain
+//     and the bind;
+//  3. the old ring is unmapped on another goroutine: that drops the last
+//     reference to the old socket, whose release waits for an RCU grace
+//     period.
+//
+// For a moment both rings exist (the budget counts the larger). Status
+// shows the ring in effect and the pending one until the handover.
 
-// errRingLost is what Recv returns on a queue whose ring could be neither
-// resized nor restored (the kernel refused memory for both).
-var errRingLost = errors.New("receive ring lost in a failed resize")
+// errRingLost is what Recv returns on a queue whose ring is gone (kept
+// for callers that test for it; a failed resize keeps the old ring).
+var errRingLost = errors.New("receive ring lost")
+
+// preparedRing is a new socket with its ring, made by prepare.
+type preparedRing struct {
+	fd    int
+	mem   []byte
+	shape ringShape
+	bufs  int64 // the socket buffer size it was given (sockBufAsk)
+	err   error
+}
 
 // ringDrained reports whether user space holds no frame of the ring now:
 // no V3 block is open and the next block or V2 slot is still the
-// kernel's. Only then is a swap free of loss (polling goroutine).
+// kernel's, and no slot is lent (polling goroutine).
 func (qu *queue) ringDrained() bool {
 	switch qu.mode {
 	case RxRing:
@@ -54,87 +80,168 @@ func (qu *queue) setRing(mem []byte, s ringShape, cfg Config) {
 			qu.ring2.loans = newRingLoans(&qu.ring2)
 		}
 	}
-	if mem != nil { // Status keeps showing the old ring during a swap
+	if mem != nil {
 		qu.inEffect.Store(s.pack())
 	}
 }
 
-// resizeWanted reports whether SetSocketBuffers asked for another ring
-// size (polling goroutine).
+// resizeWanted reports whether adapt asked for another ring (polling
+// goroutine).
 func (qu *queue) resizeWanted() bool {
 	w := qu.wantShape.Load()
 	return w != 0 && w != qu.shape.pack()
 }
 
-// resizeRing swaps qu's ring for one of the wanted size. On failure it
-// puts back a ring of the old size; only if that fails too is the queue
-// left without a ring, and an error returned.
-func (d *Device) resizeRing(qu *queue) error {
-	old := qu.shape
-	want := unpackShape(qu.wantShape.Load(), old.blockSize)
-	if err := unix.Munmap(qu.mem); err != nil {
-		qu.wantShape.Store(old.pack())
-		d.log.Warn("receive ring resize failed", "device", d.name, "err", err)
-		return nil
-	}
-	qu.setRing(nil, ringShape{blockSize: old.blockSize, frameSize: old.frameSize}, d.cfg)
-	if err := freeRing(qu.fd, qu.mode); err != nil {
-		// The old ring is still there: map it again.
-		mem, merr := unix.Mmap(qu.fd, 0, old.bytes(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
-		if merr != nil {
-			return fmt.Errorf("%s: %w: %v; %w", d.name, errRingLost, err, os.NewSyscallError("mmap", merr))
+// resizeStep moves a wanted resize on (polling goroutine): it starts the
+// preparation of the new ring, or hands over to a prepared one once the
+// ring is drained.
+func (d *Device) resizeStep(qu *queue) {
+	if p := qu.prep.Load(); p != nil {
+		if p.err == nil && p.shape.pack() != qu.wantShape.Load() {
+			// Prepared for a size no longer wanted (the budget's limit
+			// fell, or a shrink came first): closing it waits for an
+			// RCU grace period, so not here. The next call prepares
+			// the wanted one, if any.
+			qu.prep.Store(nil)
+			qu.preparing = false
+			go closePrepared(p)
+			return
 		}
-		qu.setRing(mem, old, d.cfg)
-		qu.wantShape.Store(old.pack())
-		d.log.Warn("receive ring resize failed; kept the old ring", "device", d.name, "err", err)
-		return nil
-	}
-	mem, err := mapRing(qu.fd, d.cfg, want)
-	if err != nil {
-		d.log.Warn("receive ring resize failed; keeping the old size", "device", d.name,
-			"bytes", want.bytes(), "err", err)
-		qu.wantShape.Store(old.pack())
-		if mem, err = mapRing(qu.fd, d.cfg, old); err != nil {
-			return d.ringLost(qu, old, err)
+		if (p.err != nil || qu.ringDrained()) && d.handover(qu, p) {
+			qu.prep.Store(nil)
+			qu.preparing = false
 		}
-		want = old
+		return
 	}
-	qu.setRing(mem, want, d.cfg)
-	qu.resizes.Add(1)
-	qu.kdrops.add(discardQueued(qu.fd))
-	d.log.Info("receive ring resized", "device", d.name, "from", old.bytes(), "to", want.bytes(),
-		"slot_from", old.frameSize, "slot_to", want.frameSize)
-	return nil
+	if qu.preparing || !qu.resizeWanted() {
+		return
+	}
+	qu.preparing = true
+	want := unpackShape(qu.wantShape.Load())
+	d.prepWG.Add(1)
+	go d.prepare(qu, want)
 }
 
-// ringLost tries to restore a ring of the old shape after a failed swap.
-func (d *Device) ringLost(qu *queue, old ringShape, cause error) error {
-	if mem, err := mapRing(qu.fd, d.cfg, old); err == nil {
-		qu.setRing(mem, old, d.cfg)
-		qu.wantShape.Store(old.pack())
-		d.log.Warn("receive ring resize failed; kept the old size", "device", d.name, "err", cause)
-		return nil
-	}
-	qu.wantShape.Store(0) // nothing more to try
-	return fmt.Errorf("%s: %w: %w", d.name, errRingLost, cause)
-}
-
-// discardQueued empties the socket's receive queue (frames that arrived
-// while it had no ring) and returns how many it dropped. Left there they
-// would keep poll(2) reporting the socket readable.
-func discardQueued(fd int) uint64 {
-	var scratch [64]byte
-	var n uint64
-	for range 1 << 16 {
-		if _, _, err := unix.Recvfrom(fd, scratch[:], unix.MSG_DONTWAIT|unix.MSG_TRUNC); err != nil {
-			if err == unix.EINTR {
-				continue
+// prepare makes the new socket and ring for qu (its own goroutine), a few
+// at a time machine-wide (MemoryBudget.StartResize).
+func (d *Device) prepare(qu *queue, want ringShape) {
+	defer d.prepWG.Done()
+	d.cfg.Budget.StartResize()
+	defer d.cfg.Budget.EndResize()
+	start := time.Now()
+	p := &preparedRing{shape: want, fd: -1}
+	p.fd, p.mem, p.err = newSocket(d.ifindex, d.cfg, want)
+	if p.err == nil {
+		if p.bufs = d.sockBufAsk.Load(); p.bufs != 0 {
+			if _, err := rawsock.SetBuffers(p.fd, int(p.bufs), d.log, d.name); err != nil {
+				p.err = err
+				unix.Munmap(p.mem)
+				unix.Close(p.fd)
 			}
-			break
 		}
-		n++
 	}
-	return n
+	d.log.Debug("receive ring prepared", "device", d.name, "bytes", want.bytes(), "slot", want.frameSize, "took", time.Since(start), "err", p.err)
+	qu.prep.Store(p)
+}
+
+// handover puts the prepared socket in the old one's place (polling
+// goroutine, ring drained) and reports whether it is done with p; false:
+// try again later.
+//
+// A queue in a fanout group (more than one queue) cannot overlap the two
+// sockets: the group would hand the old one its share of the frames,
+// which nobody reads any more. So there the old socket goes first — its
+// share goes to the other queues until the new one joins
+// (finishHandover) — and one queue of the device at a time, so that the
+// group never empties.
+func (d *Device) handover(qu *queue, p *preparedRing) bool {
+	err := p.err
+	if err == nil && d.fanout && !d.fanoutBusy.CompareAndSwap(false, true) {
+		return false
+	}
+	if err == nil && !d.fanout {
+		err = bindSocket(p.fd, d.ifindex)
+	}
+	if err == nil {
+		qu.kdrops.collect(qu.fd) // the old socket's last drops
+		if err = unix.Dup3(p.fd, qu.fd, unix.O_CLOEXEC); err != nil {
+			err = fmt.Errorf("dup3: %w", err)
+		}
+	}
+	if err != nil {
+		if p.err == nil {
+			unix.Munmap(p.mem)
+			unix.Close(p.fd)
+		}
+		if d.fanout && p.err == nil {
+			d.fanoutBusy.Store(false)
+		}
+		old := qu.shape
+		qu.wantShape.Store(old.pack())
+		d.settle(qu)
+		qu.ad.lastGrow = int64(time.Since(d.epoch)) + int64(time.Second) // no retry at once
+		d.log.Warn("receive ring resize failed; kept the old ring", "device", d.name,
+			"bytes", p.shape.bytes(), "err", err)
+		return true
+	}
+	unix.Close(p.fd) // qu.fd is the new socket now
+	if b := d.sockBufAsk.Load(); b != p.bufs && b != 0 {
+		rawsock.SetBuffers(qu.fd, int(b), d.log, d.name)
+	}
+	oldMem, oldShape := qu.mem, qu.shape
+	qu.setRing(p.mem, p.shape, d.cfg)
+	qu.resizes.Add(1)
+	d.settle(qu)
+	// The mapping holds the last reference to the old socket: unmapping
+	// it releases the socket (leaving the fanout group at once, then
+	// waiting for an RCU grace period), off the polling goroutine.
+	if d.fanout {
+		qu.joinPending = true
+		qu.oldReleased.Store(false)
+		go func() {
+			unix.Munmap(oldMem)
+			qu.oldReleased.Store(true)
+		}()
+	} else {
+		go unix.Munmap(oldMem)
+	}
+	d.log.Debug("receive ring resized", "device", d.name, "from", oldShape.bytes(), "to", p.shape.bytes(),
+		"slot_from", oldShape.frameSize, "slot_to", p.shape.frameSize)
+	return true
+}
+
+// finishHandover binds a fanout queue's new socket and joins it to the
+// group once the old one has left (polling goroutine).
+func (d *Device) finishHandover(qu *queue) {
+	if !qu.oldReleased.Load() {
+		return
+	}
+	qu.joinPending = false
+	err := bindSocket(qu.fd, d.ifindex)
+	if err == nil {
+		err = joinFanout(qu.fd, d.fanoutID)
+	}
+	d.fanoutBusy.Store(false)
+	if err != nil {
+		// The socket stays out of the group (bound, it would take
+		// every frame); the other queues receive its share.
+		d.log.Warn("receive ring resize: new socket cannot join its fanout group", "device", d.name, "err", err)
+	}
+}
+
+// dropPrepared closes a prepared socket nobody will take (Close, after
+// the preparations ended).
+func (qu *queue) dropPrepared() {
+	if p := qu.prep.Swap(nil); p != nil {
+		closePrepared(p)
+	}
+}
+
+func closePrepared(p *preparedRing) {
+	if p.err == nil {
+		unix.Munmap(p.mem)
+		unix.Close(p.fd)
+	}
 }
 
 // ringStatus adds the receive ring's sizes to a Status map.
@@ -143,10 +250,10 @@ func (d *Device) ringStatus(st map[string]string) {
 	if qu.mode != RxRing && qu.mode != RxRingV2 {
 		return
 	}
-	now := unpackShape(qu.inEffect.Load(), qu.shapeBlockSize())
+	now := unpackShape(qu.inEffect.Load())
 	st["rx_ring_size"] = strconv.Itoa(now.bytes())
 	if w := qu.wantShape.Load(); w != 0 && w != now.pack() {
-		want := unpackShape(w, qu.shapeBlockSize())
+		want := unpackShape(w)
 		st["rx_ring_size_pending"] = strconv.Itoa(want.bytes())
 		if qu.mode == RxRingV2 {
 			st["rx_ring_slot_size_pending"] = strconv.Itoa(want.frameSize)
@@ -158,14 +265,12 @@ func (d *Device) ringStatus(st map[string]string) {
 	}
 }
 
-// shapeBlockSize is the block size of the queue's ring (fixed per mode).
-func (qu *queue) shapeBlockSize() int { return qu.blockSize }
+// pack encodes a shape in one word (block size in 4 KiB pages, slot
+// size, blocks), so that adapt can publish it at once for Status.
+func (s ringShape) pack() int64 {
+	return int64(s.blockSize>>12)<<44 | int64(s.frameSize)<<24 | int64(s.blocks)
+}
 
-// pack encodes the parts of a shape a resize may change (blocks and slot
-// size; the block size is fixed per mode) in one word, so that
-// SetSocketBuffers can publish both at once.
-func (s ringShape) pack() int64 { return int64(s.frameSize)<<32 | int64(s.blocks) }
-
-func unpackShape(w int64, blockSize int) ringShape {
-	return ringShape{blockSize: blockSize, blocks: int(uint32(w)), frameSize: int(w >> 32)}
+func unpackShape(w int64) ringShape {
+	return ringShape{blockSize: int(w>>44) << 12, frameSize: int(w>>24) & (1<<20 - 1), blocks: int(w) & (1<<24 - 1)}
 }

@@ -48,8 +48,10 @@ func (r *rxRing) blockMem() []byte {
 	return r.mem[r.block*r.blockSize : (r.block+1)*r.blockSize]
 }
 
-func (r *rxRing) status() *uint32 {
-	return (*uint32)(unsafe.Pointer(&r.mem[r.block*r.blockSize+blockStatusOff]))
+func (r *rxRing) status() *uint32 { return r.statusOf(r.block) }
+
+func (r *rxRing) statusOf(block int) *uint32 {
+	return (*uint32)(unsafe.Pointer(&r.mem[block*r.blockSize+blockStatusOff]))
 }
 
 // open takes the current block if the kernel has handed it to user space,

@@ -35,11 +35,18 @@ type rxRingV2 struct {
 	next           int // the slot to read next
 	// loans tracks slots lent to buffers (nil: every frame is copied).
 	loans *ringLoans
+	// maxLent bounds the slots lent at once, to fewer than half the
+	// ring: buffers held for a while (an upcall, a queue) must not
+	// leave the kernel without slots. Beyond it frames are copied; a
+	// small ring (an idle port's three GSO slots) copies every frame.
+	maxLent int64
 }
 
 func newRxRingV2(mem []byte, s ringShape) rxRingV2 {
 	fpb := s.blockSize / s.frameSize
-	return rxRingV2{mem: mem, frameSize: s.frameSize, framesPerBlock: fpb, blockSize: s.blockSize, frames: fpb * s.blocks}
+	frames := fpb * s.blocks
+	return rxRingV2{mem: mem, frameSize: s.frameSize, framesPerBlock: fpb, blockSize: s.blockSize, frames: frames,
+		maxLent: int64(frames/2 - 1)}
 }
 
 // slot returns the memory of frame slot i (blocks hold framesPerBlock
@@ -55,11 +62,14 @@ func (r *rxRingV2) status(s []byte) *uint32 {
 
 // ready reports whether the next slot holds a frame for user space, and
 // its status word.
-func (r *rxRingV2) ready() (uint32, bool) {
-	if r.loans != nil && r.loans.lent[r.next].Load() {
+func (r *rxRingV2) ready() (uint32, bool) { return r.readyAt(r.next) }
+
+// readyAt is ready for slot i.
+func (r *rxRingV2) readyAt(i int) (uint32, bool) {
+	if r.loans != nil && r.loans.lent[i].Load() {
 		return 0, false // still lent: the ring is full up to here
 	}
-	st := atomic.LoadUint32(r.status(r.slot(r.next)))
+	st := atomic.LoadUint32(r.status(r.slot(i)))
 	return st, st&unix.TP_STATUS_USER != 0
 }
 
@@ -107,18 +117,25 @@ func (r *rxRingV2) advance() {
 	}
 }
 
-// recvRingV2 is Recv for RxRingV2: it copies every ready frame (up to the
-// batch's room and the pool's buffers) and releases its slot at once.
-func (d *Device) recvRingV2(qu *queue, batch *packet.Batch, pool *packet.Pool) int {
+// recvRingV2 is Recv for RxRingV2: it takes every ready frame (up to the
+// batch's room and the pool's buffers), lending its slot to the buffer
+// when lend is set and the ring has loans, else copying the frame and
+// releasing the slot at once.
+func (d *Device) recvRingV2(qu *queue, batch *packet.Batch, pool *packet.Pool, lend bool) int {
 	r := &qu.ring2
+	lend = lend && r.loans != nil
 	added, bytes, bad := 0, 0, 0
 	for !batch.Full() {
 		st, ok := r.ready()
 		if !ok {
+			if r.loans != nil && r.loans.lent[r.next].Load() {
+				qu.ad.pressure = true // come round to a slot still lent: the ring is full
+			}
 			break
 		}
 		if st&unix.TP_STATUS_LOSING != 0 {
 			qu.kdrops.collect(qu.fd)
+			qu.ad.pressure = true
 		}
 		f, ok := r.peek(st)
 		if !ok {
@@ -135,7 +152,13 @@ func (d *Device) recvRingV2(qu *queue, batch *packet.Batch, pool *packet.Pool) i
 		case st&unix.TP_STATUS_COPY != 0:
 			filled = fillCopied(qu.fd, buf, f)
 			r.release()
-		case r.loans != nil && len(f.data) == f.wire:
+			qu.ad.bigFrames = true
+		case len(f.data) < f.wire:
+			// Too large for its slot, and the kernel's copy found the
+			// receive buffer full: lost, and pressure.
+			qu.ad.pressure, qu.ad.bigFrames = true, true
+			r.release()
+		case lend && len(f.data) == f.wire && r.loans.outstanding.Load() < r.maxLent:
 			r.lendNext(buf, f)
 			filled = fillLent(buf, f)
 		default:
@@ -151,6 +174,14 @@ func (d *Device) recvRingV2(qu *queue, batch *packet.Batch, pool *packet.Pool) i
 		added++
 		bytes += buf.Len()
 	}
+	if batch.Full() {
+		// Half the ring or more still waiting behind a full batch
+		// (the kernel fills slots in order) is pressure too.
+		qu.ad.busy = true
+		if _, ok := r.readyAt((r.next + r.frames/2) % r.frames); ok {
+			qu.ad.pressure = true
+		}
+	}
 	qu.count(added, bytes, bad)
 	return added
 }
@@ -163,8 +194,8 @@ const maxStaleCopies = 64
 // (TP_STATUS_COPY): the kernel queued a copy on the socket, in slot order,
 // and the slot holds only its head. read(2) puts the virtio_net_hdr first
 // (PACKET_VNET_HDR). The VLAN tag the kernel stripped is in the slot's
-// header. A copy whose length is not the slot's is a leftover of a ring
-// swap (frames queued while there was no ring, see resize.go): it is
+// header. A copy whose length is not the slot's belongs to an earlier
+// slot that was given back unread (a frame Recv could not decode): it is
 // skipped, so the queue and the ring line up again.
 func fillCopied(fd int, buf *packet.Buffer, f frame) bool {
 	room := buf.Room()

@@ -18,10 +18,36 @@ func htons(v uint16) uint16 {
 }
 
 // openSocket creates one AF_PACKET socket with its mmap'd receive ring
-// (of the given shape, in the ring modes), bound to ifindex, in the order
-// the kernel requires: PACKET_VNET_HDR fails with EBUSY once a ring
-// exists, and binding last keeps packets out until the ring is ready.
+// (of the given shape, in the ring modes), bound to ifindex.
 func openSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []byte, err error) {
+	if fd, ring, err = newSocket(ifindex, cfg, shape); err != nil {
+		return -1, nil, err
+	}
+	if err = bindSocket(fd, ifindex); err != nil {
+		if ring != nil {
+			unix.Munmap(ring)
+		}
+		unix.Close(fd)
+		return -1, nil, err
+	}
+	return fd, ring, nil
+}
+
+// bindSocket binds fd to ifindex: from then on it receives.
+func bindSocket(fd, ifindex int) error {
+	sa := &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifindex}
+	if err := unix.Bind(fd, sa); err != nil {
+		return os.NewSyscallError("bind", err)
+	}
+	return nil
+}
+
+// newSocket creates one AF_PACKET socket with its mmap'd receive ring
+// (of the given shape, in the ring modes), not yet bound, in the order
+// the kernel requires: PACKET_VNET_HDR fails with EBUSY once a ring
+// exists, and binding last (bindSocket) keeps packets out until the ring
+// is ready.
+func newSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []byte, err error) {
 	fd, err = unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
 	if err != nil {
 		return -1, nil, os.NewSyscallError("socket", err)
@@ -79,10 +105,6 @@ func openSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []byte, 
 	if err = unix.SetsockoptPacketMreq(fd, unix.SOL_PACKET, unix.PACKET_ADD_MEMBERSHIP, &mreq); err != nil {
 		return fd, ring, fmt.Errorf("setsockopt PACKET_ADD_MEMBERSHIP: %w", err)
 	}
-	sa := &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifindex}
-	if err = unix.Bind(fd, sa); err != nil {
-		return fd, ring, os.NewSyscallError("bind", err)
-	}
 	return fd, ring, nil
 }
 
@@ -130,22 +152,6 @@ func mapRing(fd int, cfg Config, shape ringShape) ([]byte, error) {
 		return nil, os.NewSyscallError("mmap", err)
 	}
 	return ring, nil
-}
-
-// freeRing releases the socket's receive ring (it must be unmapped): a
-// request for zero blocks. The socket stays bound; until a new ring is
-// set, frames queue in its receive buffer instead.
-func freeRing(fd int, mode string) error {
-	var err error
-	if mode == RxRing {
-		err = unix.SetsockoptTpacketReq3(fd, unix.SOL_PACKET, unix.PACKET_RX_RING, &unix.TpacketReq3{})
-	} else {
-		err = unix.SetsockoptTpacketReq(fd, unix.SOL_PACKET, unix.PACKET_RX_RING, &unix.TpacketReq{})
-	}
-	if err != nil {
-		return fmt.Errorf("setsockopt PACKET_RX_RING (free): %w", err)
-	}
-	return nil
 }
 
 // joinFanout puts fd into fanout group id, spreading flows by hash.

@@ -1,8 +1,8 @@
 package afpacket
 
 import (
-	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -20,34 +20,27 @@ type counters struct {
 
 // kernelDrops accumulates PACKET_STATISTICS, which the kernel resets on
 // every read: drops since the device opened are the sum of all reads.
+// Atomic, so that the polling goroutine can watch it for pressure
+// (adapt.go) without a lock.
 type kernelDrops struct {
-	mu    sync.Mutex
-	drops uint64
+	drops atomic.Uint64
 }
 
 // collect reads and accumulates the socket's drop counter. It is called
 // when a block arrives marked TP_STATUS_LOSING, from Stats and on Close.
 func (k *kernelDrops) collect(fd int) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	st, err := unix.GetsockoptTpacketStatsV3(fd, unix.SOL_PACKET, unix.PACKET_STATISTICS)
-	if err == nil {
-		k.drops += uint64(st.Drops)
+	// getsockopt on a stack value: unix.GetsockoptTpacketStatsV3
+	// returns a pointer, an allocation on the receive path.
+	var st unix.TpacketStatsV3
+	n := uint32(unsafe.Sizeof(st))
+	_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, uintptr(fd), unix.SOL_PACKET, unix.PACKET_STATISTICS,
+		uintptr(unsafe.Pointer(&st)), uintptr(unsafe.Pointer(&n)), 0)
+	if e == 0 && st.Drops > 0 {
+		k.drops.Add(uint64(st.Drops))
 	}
 }
 
-// add counts frames we dropped ourselves (see discardQueued).
-func (k *kernelDrops) add(n uint64) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.drops += n
-}
-
-func (k *kernelDrops) total() uint64 {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.drops
-}
+func (k *kernelDrops) total() uint64 { return k.drops.Load() }
 
 // Stats sums the queues' counters and the kernel's drop counts, reading
 // (and so resetting) PACKET_STATISTICS.

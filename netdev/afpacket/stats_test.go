@@ -34,8 +34,8 @@ func TestKernelDropsAccumulate(t *testing.T) {
 		env := nettest.New(t)
 		a, b := env.IfName("a"), env.IfName("b")
 		env.Veth(a, "", b, "")
-		cfg.Blocks, cfg.BlockSize, cfg.SocketBuffer = 2, minBlockSize, 1 // smallest ring, smallest buffer
-		cfg.V2RingSize = V2BlockSize
+		cfg.BlockSize, cfg.SocketBuffer = minBlockSize, 1 // smallest ring, smallest buffer
+		cfg.MinRingSize, cfg.MaxRingSize = 1, 1           // and no growth
 		in, out := openT(t, a, Config{}), openT(t, b, cfg)
 		pool, err := packet.NewPool(packet.PoolConfig{Buffers: 64})
 		if err != nil {
@@ -61,6 +61,7 @@ func TestPoolExhaustionKeepsFrames(t *testing.T) {
 		env := nettest.New(t)
 		a, b := env.IfName("a"), env.IfName("b")
 		env.Veth(a, "", b, "")
+		cfg.MinRingSize = 1 << 20 // room for the burst before the first Recv
 		in, out := openT(t, a, Config{}), openT(t, b, cfg)
 		txPool, _ := packet.NewPool(packet.PoolConfig{Buffers: 64})
 		rxPool, _ := packet.NewPool(packet.PoolConfig{Buffers: 2})

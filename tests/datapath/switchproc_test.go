@@ -44,10 +44,14 @@ type portSpec struct {
 	// userspace-sock-buf-size ("" and 0: the backend's defaults).
 	RxMode       string
 	SocketBuffer int
-	MTU          int // internal: MTU to set once created (0: leave)
-	Tag          uint16
-	Trunks       []uint16
-	VLANMode     string
+	// MinRingSize: system ports' smallest receive ring (0: the
+	// backend's default, 256 KiB), for tests that inject bursts of
+	// hundreds of frames into a port that was idle.
+	MinRingSize int `json:",omitempty"`
+	MTU         int // internal: MTU to set once created (0: leave)
+	Tag         uint16
+	Trunks      []uint16
+	VLANMode    string
 }
 
 // switchState is the child's answer to every command: the datapath's
@@ -172,7 +176,8 @@ func buildSwitch(spec switchSpec, logger *slog.Logger) (_ *builtSwitch, err erro
 func openDevice(p portSpec, umem *afxdp.UMEMGroup, logger *slog.Logger) (netdev.Device, error) {
 	switch p.Type {
 	case "system":
-		return afpacket.Open(afpacket.Config{Name: p.Name, RxMode: p.RxMode, SocketBuffer: p.SocketBuffer, Logger: logger})
+		return afpacket.Open(afpacket.Config{Name: p.Name, RxMode: p.RxMode, SocketBuffer: p.SocketBuffer,
+			MinRingSize: p.MinRingSize, Logger: logger})
 	case "afxdp":
 		cfg := afxdp.Config{Name: p.Name, XDPMode: afxdp.XDPMode(p.XDPMode), Logger: logger}
 		if p.SharedUMEM {

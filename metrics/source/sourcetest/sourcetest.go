@@ -24,8 +24,22 @@ type Switch struct {
 	DP *dpif.Datapath
 	SW *ofproto.Switch
 
+	// Budget is what RxRingBudget reports (nil: an empty, unlimited
+	// one); give it to the devices the test opens.
+	Budget *netdev.MemoryBudget
+
 	mu      sync.Mutex
 	bridges []source.Bridge
+}
+
+var (
+	_ source.Switch         = (*Switch)(nil)
+	_ source.RxRingBudgeter = (*Switch)(nil)
+)
+
+// RxRingBudget implements source.RxRingBudgeter.
+func (s *Switch) RxRingBudget() source.RxRingBudget {
+	return source.RxRingBudget{Limit: s.Budget.Limit(), Reserved: s.Budget.Used()}
 }
 
 // New starts a datapath with pmds unpinned PMDs; the test's cleanup
