@@ -52,8 +52,9 @@ type Config struct {
 	SpinTime time.Duration
 	// MaxSleep (pmd-maxsleep): the longest a sleeping PMD waits before
 	// polling queues that have no PollFD; default 1 ms. When every queue
-	// of a PMD has a PollFD the PMD sleeps in poll(2) until a packet or a
-	// reconfiguration wakes it (at most IdleWakeup, for housekeeping).
+	// of a PMD has a PollFD the PMD sleeps in epoll_wait(2) until a
+	// packet or a reconfiguration wakes it (at most IdleWakeup, for
+	// housekeeping).
 	MaxSleep time.Duration
 	// SlowQueueLen bounds each PMD's queue of upcalls for slow work.
 	SlowQueueLen int
