@@ -230,7 +230,7 @@ func (p *pmd) indexPlan(plan *pmdPlan) {
 	}
 	if err != nil {
 		p.dp.log.Warn("cannot wait for queues in epoll, polling them every time", "pmd", p.id,
-			"queues", len(refused), "err", err)
+			"descriptors", len(refused), "err", err)
 	}
 	slices.Sort(r.noFD)
 	r.allFDs = len(r.noFD) == 0

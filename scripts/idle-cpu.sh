@@ -14,6 +14,8 @@
 # 10), then its CPU (utime+stime from /proc/PID/stat) is read over SECONDS
 # (default 30). Open vSwitch's figure is ovs-vswitchd's alone and with
 # ovsdb-server (gvs-vswitchd hosts its database in the same process).
+# GVS_BINS="DIR..." measures each DIR/gvs-vswitchd in turn (default: bin/);
+# PROFILE=FILE records each gvs with perf afterwards, into FILE.1, ...
 set -euo pipefail
 
 N=${1:-200}
@@ -90,23 +92,28 @@ stop() { # pid
 }
 
 if [ "$WHICH" = gvs ] || [ "$WHICH" = both ]; then
-	G=$DIR/gvs
-	mkdir -p "$G"
-	OVS_RUNDIR=$G OVS_DBDIR=$G OVS_LOGDIR=$G ip netns exec "$SW" "$BIN/gvs-vswitchd" \
-		--unixctl="$G/ovs-vswitchd.ctl" --pidfile="$G/ovs-vswitchd.pid" --log-file="$G/ovs-vswitchd.log" \
-		>"$G/out" 2>&1 &
-	gpid=$!
-	PIDS+=("$gpid")
-	for _ in $(seq 100); do [ -S "$G/db.sock" ] && break; sleep 0.1; done
-	vs=(ovs-vsctl --db="unix:$G/db.sock")
-	"${vs[@]}" --no-wait init
-	t0=$(date +%s.%N)
-	addports "${vs[@]}"
-	echo "gvs: $N ports added in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s"
-	measure "gvs-vswitchd" "$gpid"
-	[ -n "${PROFILE:-}" ] && perf record -F 499 -g -p "$gpid" -o "$PROFILE" -- sleep "$SECS" >/dev/null 2>&1
-	grep -c . "$G/ovs-vswitchd.log" | sed 's/^/gvs log lines: /'
-	stop "$gpid"
+	k=0
+	for bin in ${GVS_BINS:-$BIN}; do
+		k=$((k + 1))
+		G=$DIR/gvs$k
+		mkdir -p "$G"
+		OVS_RUNDIR=$G OVS_DBDIR=$G OVS_LOGDIR=$G ip netns exec "$SW" "$bin/gvs-vswitchd" \
+			--unixctl="$G/ovs-vswitchd.ctl" --pidfile="$G/ovs-vswitchd.pid" --log-file="$G/ovs-vswitchd.log" \
+			>"$G/out" 2>&1 &
+		gpid=$!
+		PIDS+=("$gpid")
+		for _ in $(seq 100); do [ -S "$G/db.sock" ] && break; sleep 0.1; done
+		vs=(ovs-vsctl --db="unix:$G/db.sock")
+		"${vs[@]}" --no-wait init
+		t0=$(date +%s.%N)
+		addports "${vs[@]}"
+		echo "gvs ($bin): $N ports added in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s"
+		measure "gvs-vswitchd ($bin)" "$gpid"
+		if [ -n "${PROFILE:-}" ]; then
+			perf record -F 499 -g -p "$gpid" -o "$PROFILE.$k" -- sleep "$SECS" >/dev/null 2>&1
+		fi
+		stop "$gpid"
+	done
 fi
 
 if [ "$WHICH" = ovs ] || [ "$WHICH" = both ]; then
