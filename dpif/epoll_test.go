@@ -166,3 +166,36 @@ func TestReadyQueuePollingAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations per wake-up through the eventfd", n)
 	}
 }
+
+// TestReusedDescriptorIsRegisteredAgain: a device closed while the PMD
+// still had it in its epoll set (the kernel drops the registration) and
+// a new device given the same descriptor number: the PMD registers the
+// new one, and a frame on it wakes the PMD.
+func TestReusedDescriptorIsRegisteredAgain(t *testing.T) {
+	fx := newFixture(t, Config{manual: true, PMDs: 1}, 0)
+	oldNo, old := fx.addPort(netdevtest.Config{Name: "old", Discard: true})
+	p := fx.dp.pmdList()[0]
+	p.takePlan(nil)
+	fd := old.PollFD(0)
+	// Manual PMDs do not take plans by themselves: PortDel closes the
+	// device while the PMD's set still holds its descriptor.
+	if err := fx.dp.PortDel(oldNo); err != nil {
+		t.Fatal(err)
+	}
+	_, dev := fx.addPort(netdevtest.Config{Name: "new", Discard: true})
+	if dev.PollFD(0) != fd {
+		t.Skipf("the new device got descriptor %d, not %d again", dev.PollFD(0), fd)
+	}
+	plan := p.takePlan(nil)
+	p.sleeper.wait(0) // consumes the wake-ups PortAdd sent
+	if err := dev.Inject(0, flowFrames(1)[0]); err != nil {
+		t.Fatal(err)
+	}
+	if slept := p.sleep(time.Second); slept > IdleWakeup {
+		t.Fatalf("a frame on the new device did not wake the PMD (slept %v)", slept)
+	}
+	p.poll(plan)
+	if dev.Pending(0) != 0 {
+		t.Fatal("the new device's queue was not polled after the wake-up")
+	}
+}

@@ -55,14 +55,15 @@ type idlePoll struct {
 // queues, those epoll reported ready (pollReady). Indices are into the
 // plan's rxqs; the PMD goroutine alone uses it.
 type ready struct {
-	sparse bool            // poll only noFD and active
-	fresh  bool            // active was just filled by a sleep: no need to ask epoll again
-	allFDs bool            // every queue has a PollFD in the epoll set
-	byFD   map[int32]int32 // PollFD -> first queue with it
-	sameFD []int32         // queue -> next queue with the same PollFD, or -1
-	noFD   []int32         // queues without a PollFD in the epoll set: polled every time
-	active []int32         // queues reported ready and not yet found empty
-	listed []bool          // queue is in active
+	sparse bool              // poll only noFD and active
+	fresh  bool              // active was just filled by a sleep: no need to ask epoll again
+	allFDs bool              // every queue has a PollFD in the epoll set
+	byFD   map[int32]int32   // PollFD -> first queue with it
+	owners map[int32]fdOwner // PollFD -> the queue it was registered for
+	sameFD []int32           // queue -> next queue with the same PollFD, or -1
+	noFD   []int32           // queues without a PollFD in the epoll set: polled every time
+	active []int32           // queues reported ready and not yet found empty
+	listed []bool            // queue is in active
 }
 
 // pmd is one poll-mode-driver goroutine with everything it owns: its
@@ -199,9 +200,10 @@ func (p *pmd) indexPlan(plan *pmdPlan) {
 	r := &p.ready
 	n := len(plan.rxqs)
 	if r.byFD == nil {
-		r.byFD = make(map[int32]int32)
+		r.byFD, r.owners = make(map[int32]int32), make(map[int32]fdOwner)
 	}
 	clear(r.byFD)
+	clear(r.owners)
 	r.sameFD = slices.Grow(r.sameFD[:0], n)[:n]
 	r.listed = slices.Grow(r.listed[:0], n)[:n]
 	clear(r.listed)
@@ -218,10 +220,11 @@ func (p *pmd) indexPlan(plan *pmdPlan) {
 			r.sameFD[j] = int32(i)
 		} else {
 			r.byFD[fd] = int32(i)
+			r.owners[fd] = &q.port.rxqs[q.q]
 		}
 		last[fd] = int32(i)
 	}
-	refused, err := p.sleeper.setFDs(r.byFD)
+	refused, err := p.sleeper.setFDs(r.owners)
 	for _, fd := range refused {
 		for i := r.byFD[fd]; i >= 0; i = r.sameFD[i] {
 			r.noFD = append(r.noFD, i)

@@ -22,7 +22,7 @@ import (
 type sleeper struct {
 	epfd   int
 	wakeFD int
-	reg    map[int32]bool    // PollFDs in the set, wakeFD aside
+	reg    map[int32]fdOwner // PollFDs in the set, wakeFD aside
 	events []unix.EpollEvent // wait's results
 	ts     unix.Timespec
 	drain  [8]byte
@@ -54,26 +54,31 @@ func (s *sleeper) init() error {
 		return fmt.Errorf("dpif: epoll_ctl: %w", err)
 	}
 	s.one = [8]byte{1}
-	s.reg = make(map[int32]bool)
+	s.reg = make(map[int32]fdOwner)
 	s.events = make([]unix.EpollEvent, maxEvents)
 	return nil
 }
 
-// setFDs makes the set hold exactly the descriptors for which want is
-// true, adding and removing only those that differ, and returns those
+// fdOwner identifies the queue a registered descriptor was added for (its
+// counters, which outlive republished ports), so a number the kernel
+// handed out again after a close we did not see is registered anew.
+type fdOwner *rxqCounters
+
+// setFDs makes the set hold exactly the descriptors in want, each for its
+// owner, adding and removing only those that differ, and returns those
 // the kernel refused (the PMD polls their queues as if they had no
 // PollFD). Called on the PMD goroutine when it takes a new plan, so a
-// descriptor leaves the set before its device is closed.
-func (s *sleeper) setFDs(want map[int32]int32) (refused []int32, err error) {
-	for fd := range s.reg {
-		if _, ok := want[fd]; !ok {
+// descriptor leaves the set before PortDel closes its device.
+func (s *sleeper) setFDs(want map[int32]fdOwner) (refused []int32, err error) {
+	for fd, owner := range s.reg {
+		if w, ok := want[fd]; !ok || w != owner {
 			// A descriptor closed meanwhile has left the set already.
 			_ = unix.EpollCtl(s.epfd, unix.EPOLL_CTL_DEL, int(fd), nil)
 			delete(s.reg, fd)
 		}
 	}
-	for fd := range want {
-		if s.reg[fd] {
+	for fd, owner := range want {
+		if _, ok := s.reg[fd]; ok {
 			continue
 		}
 		if e := unix.EpollCtl(s.epfd, unix.EPOLL_CTL_ADD, int(fd), &unix.EpollEvent{Events: unix.EPOLLIN, Fd: fd}); e != nil {
@@ -81,7 +86,7 @@ func (s *sleeper) setFDs(want map[int32]int32) (refused []int32, err error) {
 			err = e
 			continue
 		}
-		s.reg[fd] = true
+		s.reg[fd] = owner
 	}
 	return refused, err
 }
