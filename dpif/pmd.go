@@ -274,7 +274,15 @@ func (p *pmd) sleep(d time.Duration) time.Duration {
 	start := time.Now()
 	evs := p.sleeper.wait(d)
 	slept := time.Since(start)
-	clear(p.idle) // a queue that woke us, or has no PollFD, is polled at once
+	// A queue that woke us (collect) or has no PollFD is polled at once;
+	// with few queues, all are, in the passes that follow.
+	if len(p.idle) <= directPollMax {
+		clear(p.idle)
+	} else {
+		for _, i := range r.noFD {
+			p.idle[i] = idlePoll{}
+		}
+	}
 	p.collect(evs)
 	r.sparse, r.fresh = true, true
 	return slept
