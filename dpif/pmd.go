@@ -207,7 +207,8 @@ func (p *pmd) indexPlan(plan *pmdPlan) {
 	r.sameFD = slices.Grow(r.sameFD[:0], n)[:n]
 	r.listed = slices.Grow(r.listed[:0], n)[:n]
 	clear(r.listed)
-	r.noFD, r.active = r.noFD[:0], r.active[:0]
+	// active can hold every queue: filling it never allocates.
+	r.noFD, r.active = r.noFD[:0], slices.Grow(r.active[:0], n)
 	last := make(map[int32]int32) // PollFD -> last queue with it
 	for i, q := range plan.rxqs {
 		r.sameFD[i] = -1
