@@ -50,7 +50,11 @@
 // wakes the PMD at once, and it then polls only the queues epoll
 // reported (a queue reported but found empty costs one Recv) and those
 // without a PollFD (or whose descriptor epoll refused), so the cost of a
-// wake-up does not grow with the number of idle ports. Queues without a
+// wake-up does not grow with the number of idle ports. The exception are
+// queues whose Recv also pushes out transmits an earlier Send left
+// queued (Capabilities.RecvFlushesTx: AF_XDP): they are polled on every
+// pass and every wake-up, as before, so a quiet flow's last frames do not
+// wait for traffic that may never come. Queues without a
 // PollFD bound the sleep to Config.MaxSleep (pmd-maxsleep, default 1 ms);
 // otherwise a PMD wakes at least every IdleWakeup (100 ms) to publish
 // statistics, and such a wake-up polls nothing. An idle switch uses close

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"gvs/netdev"
 	"gvs/netdev/netdevtest"
 )
 
@@ -197,5 +198,35 @@ func TestReusedDescriptorIsRegisteredAgain(t *testing.T) {
 	p.poll(plan)
 	if dev.Pending(0) != 0 {
 		t.Fatal("the new device's queue was not polled after the wake-up")
+	}
+}
+
+// TestQueuesThatFlushTxArePolledOnEveryWakeup: a queue whose Recv also
+// pushes out transmits a Send left behind (AF_XDP) is polled on every
+// wake-up of a PMD with many idle queues, timer wake-ups included, while
+// the other idle queues are not; it still wakes the PMD when a frame
+// arrives.
+func TestQueuesThatFlushTxArePolledOnEveryWakeup(t *testing.T) {
+	fx := idleFixture(t, Config{}, 2*directPollMax)
+	no, flusher := fx.addPort(netdevtest.Config{Name: "xsk", Discard: true, Caps: netdev.Capabilities{RecvFlushesTx: true}})
+	time.Sleep(20 * time.Millisecond)
+	before := fx.recvCalls()
+	time.Sleep(IdleWakeup*3 + IdleWakeup/2)
+	after := fx.recvCalls()
+	if got := after[no] - before[no]; got < 3 {
+		t.Errorf("queue that flushes transmits polled %d times in %v asleep, want at least 3", got, IdleWakeup*3)
+	}
+	for n := range after {
+		if n != no && after[n] != before[n] {
+			t.Errorf("idle port %d polled %d times", n, after[n]-before[n])
+		}
+	}
+	start := time.Now()
+	if err := flusher.Inject(0, flowFrames(1)[0]); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the frame received", func() bool { return flusher.Pending(0) == 0 })
+	if d := time.Since(start); d > IdleWakeup/2 {
+		t.Errorf("a frame on the queue waited %v: it does not wake the PMD", d)
 	}
 }

@@ -19,10 +19,11 @@ type pmdPlan struct {
 }
 
 type rxq struct {
-	port *port
-	q    int
-	fd   int  // PollFD, -1 if none
-	slow bool // Recv is a system call (Capabilities.RecvSyscall)
+	port      *port
+	q         int
+	fd        int  // PollFD, -1 if none
+	slow      bool // Recv is a system call (Capabilities.RecvSyscall)
+	flushesTx bool // Recv pushes out leftover transmits (Capabilities.RecvFlushesTx)
 }
 
 // maxIdleShift bounds how many iterations a busy PMD skips a slow queue
@@ -55,15 +56,15 @@ type idlePoll struct {
 // queues, those epoll reported ready (pollReady). Indices are into the
 // plan's rxqs; the PMD goroutine alone uses it.
 type ready struct {
-	sparse bool              // poll only noFD and active
+	sparse bool              // poll only always and active
 	fresh  bool              // active was just filled by a sleep: no need to ask epoll again
 	allFDs bool              // every queue has a PollFD in the epoll set
 	byFD   map[int32]int32   // PollFD -> first queue with it
 	owners map[int32]fdOwner // PollFD -> the queue it was registered for
 	sameFD []int32           // queue -> next queue with the same PollFD, or -1
-	noFD   []int32           // queues without a PollFD in the epoll set: polled every time
+	always []int32           // queues without a PollFD in the epoll set, or flushesTx: polled every time
 	active []int32           // queues reported ready and not yet found empty
-	listed []bool            // queue is in active
+	listed []bool            // queue is in active, or in always
 }
 
 // pmd is one poll-mode-driver goroutine with everything it owns: its
@@ -208,12 +209,17 @@ func (p *pmd) indexPlan(plan *pmdPlan) {
 	r.listed = slices.Grow(r.listed[:0], n)[:n]
 	clear(r.listed)
 	// active can hold every queue: filling it never allocates.
-	r.noFD, r.active = r.noFD[:0], slices.Grow(r.active[:0], n)
+	r.always, r.active = r.always[:0], slices.Grow(r.active[:0], n)
 	last := make(map[int32]int32) // PollFD -> last queue with it
+	noFD := 0
 	for i, q := range plan.rxqs {
 		r.sameFD[i] = -1
+		if q.flushesTx || q.fd < 0 {
+			r.always = append(r.always, int32(i))
+			r.listed[i] = true // never listed as ready as well
+		}
 		if q.fd < 0 {
-			r.noFD = append(r.noFD, int32(i))
+			noFD++
 			continue
 		}
 		fd := int32(q.fd)
@@ -228,7 +234,11 @@ func (p *pmd) indexPlan(plan *pmdPlan) {
 	refused, err := p.sleeper.setFDs(r.owners)
 	for _, fd := range refused {
 		for i := r.byFD[fd]; i >= 0; i = r.sameFD[i] {
-			r.noFD = append(r.noFD, i)
+			if !r.listed[i] {
+				r.always = append(r.always, i)
+				r.listed[i] = true
+			}
+			noFD++
 		}
 		delete(r.byFD, fd)
 	}
@@ -236,8 +246,8 @@ func (p *pmd) indexPlan(plan *pmdPlan) {
 		p.dp.log.Warn("cannot wait for queues in epoll, polling them every time", "pmd", p.id,
 			"descriptors", len(refused), "err", err)
 	}
-	slices.Sort(r.noFD)
-	r.allFDs = len(r.noFD) == 0
+	slices.Sort(r.always)
+	r.allFDs = noFD == 0
 	r.sparse, r.fresh = false, false
 }
 
@@ -265,7 +275,7 @@ func (p *pmd) poll(plan *pmdPlan) int {
 
 // sleep waits up to d for a queue to become ready or a wake-up, makes
 // the next iteration poll just the queues that are ready (and those
-// without a PollFD), and returns how long it slept.
+// polled every time), and returns how long it slept.
 func (p *pmd) sleep(d time.Duration) time.Duration {
 	r := &p.ready
 	for _, i := range r.active {
@@ -275,12 +285,12 @@ func (p *pmd) sleep(d time.Duration) time.Duration {
 	start := time.Now()
 	evs := p.sleeper.wait(d)
 	slept := time.Since(start)
-	// A queue that woke us (collect) or has no PollFD is polled at once;
-	// with few queues, all are, in the passes that follow.
+	// A queue that woke us (collect) or is polled every time is polled
+	// at once; with few queues, all are, in the passes that follow.
 	if len(p.idle) <= directPollMax {
 		clear(p.idle)
 	} else {
-		for _, i := range r.noFD {
+		for _, i := range r.always {
 			p.idle[i] = idlePoll{}
 		}
 	}
@@ -322,14 +332,14 @@ func (p *pmd) pollOnce(plan *pmdPlan) int {
 	return total
 }
 
-// pollReady is pollOnce for the queues without a PollFD and those in the
-// active list; a queue found empty leaves the list until epoll reports
-// it again.
+// pollReady is pollOnce for the queues polled every time (always) and
+// those in the active list; a queue found empty leaves the list until
+// epoll reports it again.
 func (p *pmd) pollReady(plan *pmdPlan) int {
 	r := &p.ready
 	total := 0
 	t0 := p.now
-	for _, i := range r.noFD {
+	for _, i := range r.always {
 		total += p.pollQueue(plan, int(i), &t0)
 	}
 	kept := r.active[:0]

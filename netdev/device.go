@@ -60,6 +60,13 @@ type Capabilities struct {
 	// (tap's read(2), recvmmsg), where a ring device only reads memory.
 	// A busy PMD polls such a queue less often while it stays empty.
 	RecvSyscall bool
+	// RecvFlushesTx: Recv also pushes out frames an earlier Send left
+	// queued for the kernel (AF_XDP, when the kernel drained less per
+	// kick than was queued), so the queue is polled on every pass and
+	// every wake-up of its PMD even when its PollFD says nothing arrived:
+	// otherwise those frames would wait for the next Send, which for a
+	// quiet flow may never come.
+	RecvFlushesTx bool
 }
 
 // LinkState is a device's link as the kernel reports it.
