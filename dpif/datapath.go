@@ -70,10 +70,21 @@ type Config struct {
 	// manual (tests in this package): start no PMD goroutines; the test
 	// drives pmd.pollOnce itself.
 	manual bool
+	// sweep (tests in this package): how often a PMD polls every queue
+	// even if epoll reported none; default sweepInterval.
+	sweep time.Duration
 }
 
 // IdleWakeup bounds a PMD's sleep when all its queues have a PollFD.
 const IdleWakeup = 100 * time.Millisecond
+
+// sweepInterval is how often a PMD that polls only the queues epoll
+// reports polls every queue once anyway, asleep or busy: a device's Recv
+// also does its housekeeping (an AF_PACKET ring resize waiting for the
+// ring to drain, a pending socket error to clear), which must not wait
+// for a packet that may never come. A memory read per idle queue per
+// second.
+const sweepInterval = time.Second
 
 func (c *Config) setDefaults() error {
 	if c.Logger == nil {
@@ -110,6 +121,9 @@ func (c *Config) setDefaults() error {
 	c.RxqAssign = alg
 	if c.RxqInterval <= 0 {
 		c.RxqInterval = rxqIntervalDefault
+	}
+	if c.sweep <= 0 {
+		c.sweep = sweepInterval
 	}
 	return nil
 }

@@ -54,7 +54,10 @@
 // queues whose Recv also pushes out transmits an earlier Send left
 // queued (Capabilities.RecvFlushesTx: AF_XDP): they are polled on every
 // pass and every wake-up, as before, so a quiet flow's last frames do not
-// wait for traffic that may never come. Queues without a
+// wait for traffic that may never come. And once a second (sweepInterval)
+// a PMD polls every queue anyway, asleep or busy, because Recv also does
+// a device's housekeeping (an AF_PACKET ring resize waiting for the ring
+// to drain, a socket error to clear). Queues without a
 // PollFD bound the sleep to Config.MaxSleep (pmd-maxsleep, default 1 ms);
 // otherwise a PMD wakes at least every IdleWakeup (100 ms) to publish
 // statistics, and such a wake-up polls nothing. An idle switch uses close

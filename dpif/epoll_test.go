@@ -10,9 +10,14 @@ import (
 )
 
 // idleFixture is a datapath with one PMD and n idle ports, forwarding
-// port 1 to port 2 and back; the others send nothing.
+// port 1 to port 2 and back; the others send nothing. Unless cfg says
+// otherwise, the PMD never sweeps all its queues (sweepInterval) during
+// a test.
 func idleFixture(t *testing.T, cfg Config, n int) *fixture {
 	cfg.PMDs = 1
+	if cfg.sweep == 0 {
+		cfg.sweep = time.Hour
+	}
 	fx := newFixture(t, cfg, 0)
 	for i := range n {
 		fx.addPort(netdevtest.Config{Name: fmt.Sprintf("idle%d", i), Discard: true})
@@ -228,5 +233,24 @@ func TestQueuesThatFlushTxArePolledOnEveryWakeup(t *testing.T) {
 	waitFor(t, "the frame received", func() bool { return flusher.Pending(0) == 0 })
 	if d := time.Since(start); d > IdleWakeup/2 {
 		t.Errorf("a frame on the queue waited %v: it does not wake the PMD", d)
+	}
+}
+
+// TestIdleQueuesAreSweptNowAndThen: a PMD that polls only the queues
+// epoll reports still polls every queue once per sweep interval, asleep,
+// so a device's housekeeping in Recv (a ring resize waiting for the ring
+// to drain) does not wait for a packet.
+func TestIdleQueuesAreSweptNowAndThen(t *testing.T) {
+	const sweep = 150 * time.Millisecond
+	fx := idleFixture(t, Config{sweep: sweep}, 2*directPollMax)
+	time.Sleep(20 * time.Millisecond)
+	before := fx.recvCalls()
+	time.Sleep(4*sweep + sweep/2)
+	for no, c := range fx.recvCalls() {
+		// A sweep runs on the first wake-up (IdleWakeup) after each
+		// interval: at least every 250 ms here.
+		if got := c - before[no]; got < 2 || got > 5 {
+			t.Errorf("idle port %d polled %d times in %v with a %v sweep", no, got, 4*sweep+sweep/2, sweep)
+		}
 	}
 }

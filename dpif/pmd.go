@@ -65,6 +65,8 @@ type ready struct {
 	always []int32           // queues without a PollFD in the epoll set, or flushesTx: polled every time
 	active []int32           // queues reported ready and not yet found empty
 	listed []bool            // queue is in active, or in always
+	// swept: datapath clock of the last pass over every queue.
+	swept int64
 }
 
 // pmd is one poll-mode-driver goroutine with everything it owns: its
@@ -256,7 +258,11 @@ func (p *pmd) indexPlan(plan *pmdPlan) {
 // those epoll reported ready (see ready).
 func (p *pmd) poll(plan *pmdPlan) int {
 	r := &p.ready
+	if r.sparse && p.now-r.swept >= int64(p.dp.cfg.sweep) {
+		r.sparse = false // every queue once in a while (sweepInterval)
+	}
 	if !r.sparse {
+		r.swept = p.now
 		got := p.pollOnce(plan)
 		// Queues left with packets stay ready for epoll.
 		r.sparse = len(plan.rxqs) > directPollMax
