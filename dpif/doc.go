@@ -49,20 +49,20 @@
 // level-triggered: a queue left with packets is reported again. A packet
 // wakes the PMD at once, and it then polls only the queues epoll
 // reported (a queue reported but found empty costs one Recv) and those
-// without a PollFD (or whose descriptor epoll refused), so the cost of a
-// wake-up does not grow with the number of idle ports. The exception are
-// queues whose Recv also pushes out transmits an earlier Send left
-// queued (Capabilities.RecvFlushesTx: AF_XDP): they are polled on every
-// pass and every wake-up, as before, so a quiet flow's last frames do not
-// wait for traffic that may never come. And once a second (sweepInterval)
-// a PMD polls every queue anyway, asleep or busy, because Recv also does
-// a device's housekeeping (an AF_PACKET ring resize waiting for the ring
-// to drain, a socket error to clear). Queues without a
-// PollFD bound the sleep to Config.MaxSleep (pmd-maxsleep, default 1 ms);
-// otherwise a PMD wakes at least every IdleWakeup (100 ms) to publish
-// statistics, and such a wake-up polls nothing. An idle switch uses close
-// to no CPU, and a packet reaching a sleeping PMD is forwarded about 0.2
-// ms later.
+// it polls every time, so the cost of a wake-up does not grow with the
+// number of idle ports. Polled every time are queues without a PollFD
+// (or whose descriptor epoll refused) and queues whose Recv also pushes
+// out transmits an earlier Send left queued (Capabilities.RecvFlushesTx:
+// AF_XDP), so a quiet flow's last frames do not wait for traffic that may
+// never come. And once a second (sweepInterval) a PMD polls every queue
+// anyway, asleep or busy, because Recv also does a device's housekeeping
+// (an AF_PACKET ring resize waiting for the ring to drain, a socket error
+// to clear). Queues without a PollFD bound the sleep to Config.MaxSleep
+// (pmd-maxsleep, default 1 ms); otherwise a PMD wakes at least every
+// IdleWakeup (100 ms) to publish statistics, and such a wake-up polls
+// only the queues polled every time (and the sweep, when due). An idle
+// switch uses close to no CPU, and a packet reaching a sleeping PMD is
+// forwarded about 0.2 ms later.
 //
 // A busy PMD with at most directPollMax (32) queues polls every one of
 // them each iteration: an empty ring costs a memory read, less than the
