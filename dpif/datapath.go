@@ -53,8 +53,9 @@ type Config struct {
 	SpinTime time.Duration
 	// MaxSleep (pmd-maxsleep): the longest a sleeping PMD waits before
 	// polling queues that have no PollFD; default 1 ms. When every queue
-	// of a PMD has a PollFD the PMD sleeps in poll(2) until a packet or a
-	// reconfiguration wakes it (at most IdleWakeup, for housekeeping).
+	// of a PMD has a PollFD the PMD sleeps in epoll_wait(2) until a
+	// packet or a reconfiguration wakes it (at most IdleWakeup, for
+	// housekeeping).
 	MaxSleep time.Duration
 	// SlowQueueLen bounds each PMD's queue of upcalls for slow work.
 	SlowQueueLen int
@@ -70,10 +71,21 @@ type Config struct {
 	// manual (tests in this package): start no PMD goroutines; the test
 	// drives pmd.pollOnce itself.
 	manual bool
+	// sweep (tests in this package): how often a PMD polls every queue
+	// even if epoll reported none; default sweepInterval.
+	sweep time.Duration
 }
 
 // IdleWakeup bounds a PMD's sleep when all its queues have a PollFD.
 const IdleWakeup = 100 * time.Millisecond
+
+// sweepInterval is how often a PMD that polls only the queues epoll
+// reports polls every queue once anyway, asleep or busy: a device's Recv
+// also does its housekeeping (an AF_PACKET ring resize waiting for the
+// ring to drain, a pending socket error to clear), which must not wait
+// for a packet that may never come. A memory read per idle queue per
+// second.
+const sweepInterval = time.Second
 
 func (c *Config) setDefaults() error {
 	if c.Logger == nil {
@@ -110,6 +122,9 @@ func (c *Config) setDefaults() error {
 	c.RxqAssign = alg
 	if c.RxqInterval <= 0 {
 		c.RxqInterval = rxqIntervalDefault
+	}
+	if c.sweep <= 0 {
+		c.sweep = sweepInterval
 	}
 	return nil
 }

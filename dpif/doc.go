@@ -8,15 +8,17 @@
 //
 // # Packet path (per PMD goroutine, no locks, no allocations)
 //
-// Each PMD is a goroutine locked to its OS thread (pinned to one CPU when
-// Config.PMDCPUMask or SetPMDConfig's CPUMask is set). Per iteration it polls every receive queue
-// assigned to it: netdev Recv into a batch from its own packet.Pool, then
-// per packet: restore a VLAN tag the device stripped, Parse into the
-// buffer's Key, hash, EMC lookup, megaflow lookup on an EMC miss, upcall
-// on a megaflow miss, update the flow's statistics, execute the actions.
-// Outputs accumulate in one batch per output port and are sent when full
-// and at the end of the receive batch. alloc_test.go proves the path from
-// Recv to Send allocates nothing once flows are installed.
+// Each PMD is a goroutine locked to its OS thread (pinned to one CPU
+// when Config.PMDCPUMask or SetPMDConfig's CPUMask is set). Per
+// iteration it polls the receive queues assigned to it (all, or those
+// ready: see below): netdev Recv into a batch from its own packet.Pool,
+// then per packet: restore a VLAN tag the device stripped, Parse into
+// the buffer's Key, hash, EMC lookup, megaflow lookup on an EMC miss,
+// upcall on a megaflow miss, update the flow's statistics, execute the
+// actions. Outputs accumulate in one batch per output port and are sent
+// when full and at the end of the receive batch. alloc_test.go proves the
+// path from Recv to Send allocates nothing once flows are installed, and
+// epoll_test.go the same of polling through epoll and sleeping.
 //
 // A frame that came with a virtio_net_hdr and leaves on a port whose
 // device takes none (Capabilities.VnetHdr false: AF_XDP) has the
@@ -39,18 +41,39 @@
 //
 // An idle PMD spins for Config.SpinTime (DefaultSpinTime: 2 µs, about
 // one empty pass; see there for why so short) after its last packet, then
-// sleeps in ppoll(2) on its queues' PollFDs and a wake-up eventfd: a
-// packet wakes it at once, so an idle switch uses close to no CPU (about
-// 0.5% of one CPU for two PMDs here) while a packet reaching a sleeping
-// PMD is forwarded about 0.2 ms later. Queues without a PollFD bound the
-// sleep to Config.MaxSleep (pmd-maxsleep, default 1 ms); otherwise a
-// PMD wakes at least every IdleWakeup (100 ms) to publish statistics.
+// sleeps in epoll_wait(2). Each PMD owns one epoll set holding its
+// queues' PollFDs and a wake-up eventfd (new plan, stop, new max-sleep);
+// a registration's event data is the descriptor itself, so taking a new
+// plan adds and removes only the queues that came or went, on the PMD
+// goroutine, before PortDel closes a device. Registrations are
+// level-triggered: a queue left with packets is reported again. A packet
+// wakes the PMD at once, and it then polls only the queues epoll
+// reported (a queue reported but found empty costs one Recv) and those
+// it polls every time, so the cost of a wake-up does not grow with the
+// number of idle ports. Polled every time are queues without a PollFD
+// (or whose descriptor epoll refused) and queues whose Recv also pushes
+// out transmits an earlier Send left queued (Capabilities.RecvFlushesTx:
+// AF_XDP), so a quiet flow's last frames do not wait for traffic that may
+// never come. And once a second (sweepInterval) a PMD polls every queue
+// anyway, asleep or busy, because Recv also does a device's housekeeping
+// (an AF_PACKET ring resize waiting for the ring to drain, a socket error
+// to clear). Queues without a PollFD bound the sleep to Config.MaxSleep
+// (pmd-maxsleep, default 1 ms); otherwise a PMD wakes at least every
+// IdleWakeup (100 ms) to publish statistics, and such a wake-up polls
+// only the queues polled every time (and the sweep, when due). An idle
+// switch uses close to no CPU, and a packet reaching a sleeping PMD is
+// forwarded about 0.2 ms later.
 //
-// A busy PMD polls queues whose Recv is a system call even when empty
-// (Capabilities.RecvSyscall: tap, recvmmsg) less often while they stay
-// empty: the skip doubles per empty poll up to 31 iterations and ends at
-// the first packet (see maxIdleShift); after a sleep every queue is
-// polled again.
+// A busy PMD with at most directPollMax (32) queues polls every one of
+// them each iteration: an empty ring costs a memory read, less than the
+// system call that would say which are ready. With more, it polls the
+// queues epoll reported and not yet found empty, and asks epoll without
+// blocking once per iteration for more, so idle ports cost it nothing
+// either. Of the queues it polls every iteration, it polls those whose
+// Recv is a system call even when empty (Capabilities.RecvSyscall: tap,
+// recvmmsg) less often while they stay empty: the skip doubles per empty
+// poll up to 31 iterations and ends at the first packet (see
+// maxIdleShift); after a sleep every queue starts without a skip.
 //
 // # Changing the PMDs at run time
 //

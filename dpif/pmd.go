@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"gvs/packet"
 )
 
@@ -17,10 +19,11 @@ type pmdPlan struct {
 }
 
 type rxq struct {
-	port *port
-	q    int
-	fd   int  // PollFD, -1 if none
-	slow bool // Recv is a system call (Capabilities.RecvSyscall)
+	port      *port
+	q         int
+	fd        int  // PollFD, -1 if none
+	slow      bool // Recv is a system call (Capabilities.RecvSyscall)
+	flushesTx bool // Recv pushes out leftover transmits (Capabilities.RecvFlushesTx)
 }
 
 // maxIdleShift bounds how many iterations a busy PMD skips a slow queue
@@ -30,14 +33,40 @@ type rxq struct {
 // (measured: 10% of the switch's CPU with two afxdp ports and the
 // bridge's internal port); the price is at most 31 iterations of added
 // delay for the first packet on such a queue while other queues keep the
-// PMD busy. An idle PMD sleeps in ppoll on every queue and polls them all
-// when it wakes, so a lone packet waits no longer than before.
+// PMD busy. A sleeping PMD is woken by the queue itself and polls it
+// first thing, so a lone packet waits no longer than before.
 const maxIdleShift = 5
+
+// directPollMax is the most queues a busy PMD reads one by one every
+// iteration. Reading an empty ring is a memory load; asking epoll which
+// queues are ready is a system call that costs as much as a few dozen of
+// them. So a PMD with more queues than this polls, while busy, only the
+// queues epoll reported ready and not yet found empty, and asks epoll
+// (without blocking) once per iteration for more.
+const directPollMax = 32
 
 // idlePoll is a PMD's own skip state for one queue of its plan.
 type idlePoll struct {
 	empties uint8 // empty polls in a row, up to maxIdleShift
 	skip    uint8 // iterations left to skip
+}
+
+// ready is which queues of its plan a PMD polls: every queue (pollOnce),
+// or, after a sleep and always while busy with more than directPollMax
+// queues, those epoll reported ready (pollReady). Indices are into the
+// plan's rxqs; the PMD goroutine alone uses it.
+type ready struct {
+	sparse bool              // poll only always and active
+	fresh  bool              // active was just filled by a sleep: no need to ask epoll again
+	allFDs bool              // every queue has a PollFD in the epoll set
+	byFD   map[int32]int32   // PollFD -> first queue with it
+	owners map[int32]fdOwner // PollFD -> the queue it was registered for
+	sameFD []int32           // queue -> next queue with the same PollFD, or -1
+	always []int32           // queues without a PollFD in the epoll set, or flushesTx: polled every time
+	active []int32           // queues reported ready and not yet found empty
+	listed []bool            // queue is in active, or in always
+	// swept: datapath clock of the last pass over every queue.
+	swept int64
 }
 
 // pmd is one poll-mode-driver goroutine with everything it owns: its
@@ -62,6 +91,7 @@ type pmd struct {
 	pub  pmdStatsPub
 	now  int64
 	idle []idlePoll // parallel to the plan's rxqs
+	ready
 
 	slow     chan *slowUpcall
 	slowFree chan *slowUpcall
@@ -120,7 +150,7 @@ func (p *pmd) run() {
 		plan = p.takePlan(plan)
 		start := now
 		p.now = start
-		got := p.pollOnce(plan)
+		got := p.poll(plan)
 		p.cnt.iterations++
 		if got > 0 {
 			now = p.now
@@ -141,11 +171,10 @@ func (p *pmd) run() {
 		}
 		p.publish()
 		timeout := IdleWakeup
-		if !p.sleeper.allFDs {
+		if !p.allFDs {
 			timeout = time.Duration(p.dp.maxSleep.Load())
 		}
-		slept := p.sleeper.sleep(timeout)
-		clear(p.idle) // poll every queue after waking: ppoll does not say which
+		slept := p.sleep(timeout)
 		p.cnt.sleepNs += uint64(slept)
 		p.cnt.idleNs += uint64(slept)
 		now = p.dp.now()
@@ -163,9 +192,136 @@ func (p *pmd) takePlan(cur *pmdPlan) *pmdPlan {
 	p.idle = slices.Grow(p.idle[:0], len(np.rxqs))[:len(np.rxqs)]
 	clear(p.idle)
 	p.emc.clear()
-	p.sleeper.setFDs(np.rxqs)
+	p.indexPlan(np)
 	p.seen.Store(np.epoch)
 	return np
+}
+
+// indexPlan points the epoll set at plan's queues and indexes them by
+// PollFD. The first pass on a new plan polls every queue.
+func (p *pmd) indexPlan(plan *pmdPlan) {
+	r := &p.ready
+	n := len(plan.rxqs)
+	if r.byFD == nil {
+		r.byFD, r.owners = make(map[int32]int32), make(map[int32]fdOwner)
+	}
+	clear(r.byFD)
+	clear(r.owners)
+	r.sameFD = slices.Grow(r.sameFD[:0], n)[:n]
+	r.listed = slices.Grow(r.listed[:0], n)[:n]
+	clear(r.listed)
+	// active can hold every queue: filling it never allocates.
+	r.always, r.active = r.always[:0], slices.Grow(r.active[:0], n)
+	last := make(map[int32]int32) // PollFD -> last queue with it
+	noFD := 0
+	for i, q := range plan.rxqs {
+		r.sameFD[i] = -1
+		if q.flushesTx || q.fd < 0 {
+			r.always = append(r.always, int32(i))
+			r.listed[i] = true // never listed as ready as well
+		}
+		if q.fd < 0 {
+			noFD++
+			continue
+		}
+		fd := int32(q.fd)
+		if j, ok := last[fd]; ok {
+			r.sameFD[j] = int32(i)
+		} else {
+			r.byFD[fd] = int32(i)
+			r.owners[fd] = &q.port.rxqs[q.q]
+		}
+		last[fd] = int32(i)
+	}
+	refused, err := p.sleeper.setFDs(r.owners)
+	for _, fd := range refused {
+		for i := r.byFD[fd]; i >= 0; i = r.sameFD[i] {
+			if !r.listed[i] {
+				r.always = append(r.always, i)
+				r.listed[i] = true
+			}
+			noFD++
+		}
+		delete(r.byFD, fd)
+	}
+	if err != nil {
+		p.dp.log.Warn("cannot wait for queues in epoll, polling them every time", "pmd", p.id,
+			"descriptors", len(refused), "err", err)
+	}
+	slices.Sort(r.always)
+	r.allFDs = noFD == 0
+	r.sparse, r.fresh = false, false
+}
+
+// poll polls the queues due in this iteration and returns how many
+// packets it received: every queue of a small plan while busy, otherwise
+// those epoll reported ready (see ready).
+func (p *pmd) poll(plan *pmdPlan) int {
+	r := &p.ready
+	if r.sparse && p.now-r.swept >= int64(p.dp.cfg.sweep) {
+		r.sparse = false // every queue once in a while (sweepInterval)
+	}
+	if !r.sparse {
+		r.swept = p.now
+		got := p.pollOnce(plan)
+		// Queues left with packets stay ready for epoll.
+		r.sparse = len(plan.rxqs) > directPollMax
+		return got
+	}
+	if !r.fresh {
+		p.collect(p.sleeper.wait(0))
+	}
+	r.fresh = false
+	got := p.pollReady(plan)
+	if got > 0 && len(plan.rxqs) <= directPollMax {
+		r.sparse = false // busy with few queues: read them all
+	}
+	return got
+}
+
+// sleep waits up to d for a queue to become ready or a wake-up, makes
+// the next iteration poll just the queues that are ready (and those
+// polled every time), and returns how long it slept.
+func (p *pmd) sleep(d time.Duration) time.Duration {
+	r := &p.ready
+	for _, i := range r.active {
+		r.listed[i] = false
+	}
+	r.active = r.active[:0]
+	start := time.Now()
+	evs := p.sleeper.wait(d)
+	slept := time.Since(start)
+	// A queue that woke us (collect) or is polled every time is polled
+	// at once; with few queues, all are, in the passes that follow.
+	if len(p.idle) <= directPollMax {
+		clear(p.idle)
+	} else {
+		for _, i := range r.always {
+			p.idle[i] = idlePoll{}
+		}
+	}
+	p.collect(evs)
+	r.sparse, r.fresh = true, true
+	return slept
+}
+
+// collect adds the queues behind the ready descriptors evs to the active
+// list.
+func (p *pmd) collect(evs []unix.EpollEvent) {
+	r := &p.ready
+	for _, ev := range evs {
+		first, ok := r.byFD[ev.Fd]
+		if !ok {
+			continue // left the plan (and the set) since
+		}
+		for i := first; i >= 0; i = r.sameFD[i] {
+			if !r.listed[i] {
+				r.listed[i] = true
+				r.active = append(r.active, i)
+				p.idle[i] = idlePoll{}
+			}
+		}
+	}
 }
 
 // pollOnce receives one batch from every assigned queue and processes
@@ -177,33 +333,64 @@ func (p *pmd) pollOnce(plan *pmdPlan) int {
 	total := 0
 	t0 := p.now
 	for i := range plan.rxqs {
-		rq, idle := &plan.rxqs[i], &p.idle[i]
-		if idle.skip > 0 {
-			idle.skip--
-			continue
-		}
-		exhausted := p.pool.Exhausted()
-		n, _ := rq.port.dev.Recv(rq.q, &p.rx, p.pool)
-		if e := p.pool.Exhausted(); e != exhausted {
-			rq.port.stats[p.id].rxNoBuffer.Add(e - exhausted)
-		}
-		if n == 0 {
-			if rq.slow {
-				idle.empties = min(idle.empties+1, maxIdleShift)
-				idle.skip = 1<<idle.empties - 1
-			}
-			continue
-		}
-		idle.empties = 0
-		total += n
-		p.processBatch(rq.port)
-		t := p.dp.now()
-		rc := &rq.port.rxqs[rq.q]
-		rc.packets.Add(uint64(n))
-		rc.busyNs.Add(uint64(max(t-t0, 0)))
-		t0, p.now = t, t
+		total += p.pollQueue(plan, i, &t0)
 	}
 	return total
+}
+
+// pollReady is pollOnce for the queues polled every time (always) and
+// those in the active list; a queue found empty leaves the list until
+// epoll reports it again.
+func (p *pmd) pollReady(plan *pmdPlan) int {
+	r := &p.ready
+	total := 0
+	t0 := p.now
+	for _, i := range r.always {
+		total += p.pollQueue(plan, int(i), &t0)
+	}
+	kept := r.active[:0]
+	for _, i := range r.active {
+		n := p.pollQueue(plan, int(i), &t0)
+		if n == 0 {
+			r.listed[i] = false
+			continue
+		}
+		total += n
+		kept = append(kept, i)
+	}
+	r.active = kept
+	return total
+}
+
+// pollQueue receives one batch from queue i of plan, unless a busy PMD
+// is skipping it (idlePoll), and processes it; *t0 is where the queue's
+// busy time starts, moved to the end of its batch.
+func (p *pmd) pollQueue(plan *pmdPlan, i int, t0 *int64) int {
+	rq, idle := &plan.rxqs[i], &p.idle[i]
+	if idle.skip > 0 {
+		idle.skip--
+		return 0
+	}
+	exhausted := p.pool.Exhausted()
+	n, _ := rq.port.dev.Recv(rq.q, &p.rx, p.pool)
+	if e := p.pool.Exhausted(); e != exhausted {
+		rq.port.stats[p.id].rxNoBuffer.Add(e - exhausted)
+	}
+	if n == 0 {
+		if rq.slow {
+			idle.empties = min(idle.empties+1, maxIdleShift)
+			idle.skip = 1<<idle.empties - 1
+		}
+		return 0
+	}
+	idle.empties = 0
+	p.processBatch(rq.port)
+	t := p.dp.now()
+	rc := &rq.port.rxqs[rq.q]
+	rc.packets.Add(uint64(n))
+	rc.busyNs.Add(uint64(max(t-*t0, 0)))
+	*t0, p.now = t, t
+	return n
 }
 
 // processBatch classifies and executes every packet of p.rx, received on

@@ -344,7 +344,8 @@ func (dp *Datapath) publishPlans() uint64 {
 				continue // moving between PMDs (rebalance)
 			}
 			pl := plans[pmd]
-			pl.rxqs = append(pl.rxqs, rxq{port: p, q: q, fd: p.dev.PollFD(q), slow: p.caps.RecvSyscall})
+			pl.rxqs = append(pl.rxqs, rxq{port: p, q: q, fd: p.dev.PollFD(q), slow: p.caps.RecvSyscall,
+				flushesTx: p.caps.RecvFlushesTx})
 		}
 	}
 	for i, p := range pmds {

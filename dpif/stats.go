@@ -16,7 +16,7 @@ type PMDStats struct {
 	// Packets and Batches received; Iterations of the poll loop.
 	Packets, Batches, Iterations uint64
 	// BusyNs: time in iterations that received packets; IdleNs: the
-	// rest, including SleepNs spent sleeping in poll(2).
+	// rest, including SleepNs spent sleeping in epoll_wait(2).
 	BusyNs, IdleNs, SleepNs uint64
 	// EMCHits + MegaflowHits + Misses = packets classified.
 	EMCHits, MegaflowHits, Misses uint64

@@ -93,7 +93,7 @@ func NewSwitchCollector(sw source.Switch) *SwitchCollector {
 	pl := pmdLabels
 	c.pmdBusy = d.add("pmd_busy_seconds_total", "Time the PMD spent in poll iterations that received packets.", pl)
 	c.pmdIdle = d.add("pmd_idle_seconds_total", "Time the PMD spent in iterations that received nothing, sleeping included.", pl)
-	c.pmdSleep = d.add("pmd_sleep_seconds_total", "Part of the idle time the PMD slept in poll(2).", pl)
+	c.pmdSleep = d.add("pmd_sleep_seconds_total", "Part of the idle time the PMD slept in epoll_wait(2).", pl)
 	c.pmdIterations = d.add("pmd_iterations_total", "Poll loop iterations.", pl)
 	c.pmdRxPackets = d.add("pmd_rx_packets_total", "Packets the PMD received.", pl)
 	c.pmdRxBatches = d.add("pmd_rx_batches_total", "Non-empty receive batches; rx_packets/rx_batches is the average batch size.", pl)

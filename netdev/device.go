@@ -24,9 +24,12 @@ type Device interface {
 	// Send transmits the batch on queue q and takes ownership of it (see
 	// the package contract).
 	Send(q int, batch *packet.Batch) error
-	// PollFD returns a file descriptor that becomes readable when queue q
-	// has packets, so an idle PMD can sleep in poll(2) instead of
-	// spinning; -1 when the device has none.
+	// PollFD returns a file descriptor that is readable while queue q
+	// has packets (level, as poll(2) and epoll see it), so an idle PMD
+	// can sleep in epoll_wait(2) instead of spinning and then poll only
+	// the queues that are ready; -1 when the device has none. It is the
+	// same descriptor for as long as the device is open (the PMDs keep
+	// it in their epoll sets); several queues may share one.
 	PollFD(q int) int
 	// Capabilities says what the device carries beside the frame.
 	Capabilities() Capabilities
@@ -57,6 +60,13 @@ type Capabilities struct {
 	// (tap's read(2), recvmmsg), where a ring device only reads memory.
 	// A busy PMD polls such a queue less often while it stays empty.
 	RecvSyscall bool
+	// RecvFlushesTx: Recv also pushes out frames an earlier Send left
+	// queued for the kernel (AF_XDP, when the kernel drained less per
+	// kick than was queued), so the queue is polled on every pass and
+	// every wake-up of its PMD even when its PollFD says nothing arrived:
+	// otherwise those frames would wait for the next Send, which for a
+	// quiet flow may never come.
+	RecvFlushesTx bool
 }
 
 // LinkState is a device's link as the kernel reports it.

@@ -209,7 +209,7 @@ func (d *Device) Link() netdev.LinkState { return link.State(d.ifindex) }
 // Capabilities: no virtio_net_hdr (AF_XDP carries no metadata), frames up
 // to the MTU plus Ethernet header and one VLAN tag.
 func (d *Device) Capabilities() netdev.Capabilities {
-	return netdev.Capabilities{MaxFrame: int(d.maxFrame.Load())}
+	return netdev.Capabilities{MaxFrame: int(d.maxFrame.Load()), RecvFlushesTx: true}
 }
 
 // SetMTU changes the interface's MTU. With multi-buffer sockets frames

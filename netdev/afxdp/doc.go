@@ -90,9 +90,11 @@
 //
 // Recv lends each frame that fits one chunk to a buffer from the
 // caller's pool (no copy; see above). It never blocks; PollFD is the
-// socket, readable when the rx ring has frames (and poll(2) on it also
-// transmits what the tx ring holds, in copy mode: a PMD sleeping there
-// strands nothing).
+// socket, readable when the rx ring has frames. Recv also kicks out what
+// an earlier Send left in the tx ring (Capabilities.RecvFlushesTx), so
+// the PMDs poll these queues on every pass and every wake-up, even when
+// they sleep in epoll, where the socket is not polled while nothing
+// arrives.
 //
 // AF_XDP carries no metadata beside the frame, and two kinds of frames
 // from a veth with default offloads would otherwise break TCP (Open

@@ -29,6 +29,8 @@ const specEnv = "GVSDP_SPEC"
 // these ports, in this order.
 type switchSpec struct {
 	Ports []portSpec
+	// PMDs: how many PMDs poll the ports (0: dpif's default).
+	PMDs int `json:",omitempty"`
 }
 
 // portSpec is one port: a device in the switch namespace and its VLAN
@@ -125,7 +127,7 @@ type builtSwitch struct {
 }
 
 func buildSwitch(spec switchSpec, logger *slog.Logger) (_ *builtSwitch, err error) {
-	dp, err := dpif.New(dpif.Config{Logger: logger.With("module", "dpif")})
+	dp, err := dpif.New(dpif.Config{Logger: logger.With("module", "dpif"), PMDs: spec.PMDs})
 	if err != nil {
 		return nil, fmt.Errorf("dpif.New: %w", err)
 	}
