@@ -45,7 +45,11 @@
 // queues' PollFDs and a wake-up eventfd (new plan, stop, new max-sleep);
 // a registration's event data is the descriptor itself, so taking a new
 // plan adds and removes only the queues that came or went, on the PMD
-// goroutine, before PortDel closes a device. Registrations are
+// goroutine, before PortDel closes a device. A device whose PollFD may
+// come to name another socket under the same number inside Recv
+// (netdev.PollFDRenewer: an AF_PACKET ring resize) has its generation
+// checked after each Recv, and the descriptor is registered again when it
+// moved, before the PMD can sleep on it. Registrations are
 // level-triggered: a queue left with packets is reported again. A packet
 // wakes the PMD at once, and it then polls only the queues epoll
 // reported (a queue reported but found empty costs one Recv) and those

@@ -254,3 +254,36 @@ func TestIdleQueuesAreSweptNowAndThen(t *testing.T) {
 		}
 	}
 }
+
+// TestRenewedDescriptorStillWakesThePMD: a device that puts a new socket
+// under a queue's PollFD inside Recv (an afpacket ring resize) is
+// registered again before the PMD sleeps, so a frame after the renewal
+// still wakes it at once (with the sweep off, nothing else would poll
+// the queue again).
+func TestRenewedDescriptorStillWakesThePMD(t *testing.T) {
+	fx := idleFixture(t, Config{}, 3*directPollMax)
+	frame := udpFrame(mac(2), mac(1), 0, [4]byte{198, 18, 0, 1}, [4]byte{198, 18, 0, 2}, 1, 2)
+	time.Sleep(20 * time.Millisecond) // asleep
+	var _ netdev.PollFDRenewer = fx.devs[1]
+	for round := range 3 {
+		fx.devs[1].RenewPollFDOnNextRecv(0)
+		if err := fx.devs[1].Inject(0, frame); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the frame that renewed the descriptor forwarded", func() bool { return fx.devs[2].Stats().TxPackets == uint64(2*round+1) })
+		if got := fx.devs[1].PollFDGeneration(0); got != uint64(round+1) {
+			t.Fatalf("round %d: generation %d", round, got)
+		}
+		time.Sleep(10 * time.Millisecond) // asleep again
+		if err := fx.devs[1].Inject(0, frame); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(IdleWakeup / 2)
+		for fx.devs[2].Stats().TxPackets != uint64(2*round+2) {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: a frame after the renewal was not forwarded within %v", round, IdleWakeup/2)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}

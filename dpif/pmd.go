@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"gvs/netdev"
 	"gvs/packet"
 )
 
@@ -24,6 +25,10 @@ type rxq struct {
 	fd        int  // PollFD, -1 if none
 	slow      bool // Recv is a system call (Capabilities.RecvSyscall)
 	flushesTx bool // Recv pushes out leftover transmits (Capabilities.RecvFlushesTx)
+	// renewer is the device when its PollFD may come to refer to another
+	// socket under the same number (netdev.PollFDRenewer: an afpacket
+	// ring resize); nil otherwise.
+	renewer netdev.PollFDRenewer
 }
 
 // maxIdleShift bounds how many iterations a busy PMD skips a slow queue
@@ -65,6 +70,9 @@ type ready struct {
 	always []int32           // queues without a PollFD in the epoll set, or flushesTx: polled every time
 	active []int32           // queues reported ready and not yet found empty
 	listed []bool            // queue is in active, or in always
+	// gens: queue -> the PollFD generation registered in the epoll set
+	// (queues with a renewer only).
+	gens []uint64
 	// swept: datapath clock of the last pass over every queue.
 	swept int64
 }
@@ -210,6 +218,13 @@ func (p *pmd) indexPlan(plan *pmdPlan) {
 	r.sameFD = slices.Grow(r.sameFD[:0], n)[:n]
 	r.listed = slices.Grow(r.listed[:0], n)[:n]
 	clear(r.listed)
+	r.gens = slices.Grow(r.gens[:0], n)[:n]
+	for i, q := range plan.rxqs {
+		r.gens[i] = 0
+		if q.renewer != nil {
+			r.gens[i] = q.renewer.PollFDGeneration(q.q)
+		}
+	}
 	// active can hold every queue: filling it never allocates.
 	r.always, r.active = r.always[:0], slices.Grow(r.active[:0], n)
 	last := make(map[int32]int32) // PollFD -> last queue with it
@@ -362,6 +377,27 @@ func (p *pmd) pollReady(plan *pmdPlan) int {
 	return total
 }
 
+// renewFD registers fd again after its device made it refer to a new
+// socket, unless the queue behind it is polled every time anyway.
+func (p *pmd) renewFD(fd int32) {
+	r := &p.ready
+	if _, ok := r.byFD[fd]; !ok {
+		return
+	}
+	if err := p.sleeper.renew(fd); err != nil {
+		p.dp.log.Warn("cannot wait for a renewed queue descriptor in epoll, polling it every time", "pmd", p.id, "fd", fd, "err", err)
+		for i := r.byFD[fd]; i >= 0; i = r.sameFD[i] {
+			if !r.listed[i] {
+				r.always = append(r.always, i) // rare: may allocate once
+				r.listed[i] = true
+			}
+		}
+		slices.Sort(r.always)
+		delete(r.byFD, fd)
+		r.allFDs = false
+	}
+}
+
 // pollQueue receives one batch from queue i of plan, unless a busy PMD
 // is skipping it (idlePoll), and processes it; *t0 is where the queue's
 // busy time starts, moved to the end of its batch.
@@ -375,6 +411,15 @@ func (p *pmd) pollQueue(plan *pmdPlan, i int, t0 *int64) int {
 	n, _ := rq.port.dev.Recv(rq.q, &p.rx, p.pool)
 	if e := p.pool.Exhausted(); e != exhausted {
 		rq.port.stats[p.id].rxNoBuffer.Add(e - exhausted)
+	}
+	if rq.renewer != nil && rq.fd >= 0 {
+		// The device swaps sockets only inside Recv, on this goroutine:
+		// the epoll registration of the old socket is gone (or stale), so
+		// the new one is registered before the PMD may sleep.
+		if g := rq.renewer.PollFDGeneration(rq.q); g != p.ready.gens[i] {
+			p.ready.gens[i] = g
+			p.renewFD(int32(rq.fd))
+		}
 	}
 	if n == 0 {
 		if rq.slow {

@@ -344,8 +344,9 @@ func (dp *Datapath) publishPlans() uint64 {
 				continue // moving between PMDs (rebalance)
 			}
 			pl := plans[pmd]
+			renewer, _ := p.dev.(netdev.PollFDRenewer)
 			pl.rxqs = append(pl.rxqs, rxq{port: p, q: q, fd: p.dev.PollFD(q), slow: p.caps.RecvSyscall,
-				flushesTx: p.caps.RecvFlushesTx})
+				flushesTx: p.caps.RecvFlushesTx, renewer: renewer})
 		}
 	}
 	for i, p := range pmds {

@@ -91,6 +91,19 @@ func (s *sleeper) setFDs(want map[int32]fdOwner) (refused []int32, err error) {
 	return refused, err
 }
 
+// renew registers fd again, now that its number refers to another open
+// file (dup3 onto it): epoll keys registrations by file and number, so
+// the old file's registration went with the last reference to it or
+// lingers harmlessly until then, and the new file needs its own.
+func (s *sleeper) renew(fd int32) error {
+	_ = unix.EpollCtl(s.epfd, unix.EPOLL_CTL_DEL, int(fd), nil)
+	err := unix.EpollCtl(s.epfd, unix.EPOLL_CTL_ADD, int(fd), &unix.EpollEvent{Events: unix.EPOLLIN, Fd: fd})
+	if err == unix.EEXIST {
+		return nil
+	}
+	return err
+}
+
 // wait returns the registered descriptors that are ready, waiting up to
 // d for one (0: not at all). A wake-up through wake is consumed and not
 // among them. The result is valid until the next call.

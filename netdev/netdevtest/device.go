@@ -71,6 +71,11 @@ type rxQueue struct {
 	drain     [8]byte
 	signalled bool // efd may be readable; under mu
 	busy      atomic.Bool
+	// renew: the next Recv puts a new eventfd under efd's number, as an
+	// afpacket ring resize puts a new socket under its PollFD; gen counts
+	// those renewals (netdev.PollFDRenewer).
+	renew atomic.Bool
+	gen   atomic.Uint64
 }
 
 type txQueue struct {

@@ -28,6 +28,11 @@ func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error
 	defer r.busy.Store(false)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.renew.Swap(false) {
+		if err := r.renewFD(); err != nil {
+			return 0, err
+		}
+	}
 	n := 0
 	for !batch.Full() {
 		var e rxEntry
@@ -104,6 +109,35 @@ func (d *Device) Send(q int, batch *packet.Batch) error {
 	}
 	batch.Reset()
 	return err
+}
+
+// RenewPollFDOnNextRecv makes the next Recv on queue q replace the file
+// behind PollFD(q) with a new one under the same number and count it in
+// PollFDGeneration, as an afpacket ring resize does.
+func (d *Device) RenewPollFDOnNextRecv(q int) { d.rx[q].renew.Store(true) }
+
+// PollFDGeneration implements netdev.PollFDRenewer.
+func (d *Device) PollFDGeneration(q int) uint64 { return d.rx[q].gen.Load() }
+
+// renewFD puts a new eventfd, readable if frames wait, under r.efd's
+// number (the old one closes: its epoll registrations go with it).
+func (r *rxQueue) renewFD() error {
+	fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("netdevtest: eventfd: %w", err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Dup3(fd, r.efd, unix.O_CLOEXEC); err != nil {
+		return fmt.Errorf("netdevtest: dup3: %w", err)
+	}
+	r.signalled = false
+	if r.head < len(r.frames) || len(r.loop) > 0 {
+		one := [8]byte{1}
+		unix.Write(r.efd, one[:])
+		r.signalled = true
+	}
+	r.gen.Add(1)
+	return nil
 }
 
 // PollFD implements netdev.Device: an eventfd readable while queue q has
