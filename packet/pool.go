@@ -2,7 +2,10 @@ package packet
 
 import (
 	"errors"
+	"runtime"
 	"sync/atomic"
+
+	"golang.org/x/sys/unix"
 )
 
 // PoolConfig sizes a Pool; zero fields take the defaults.
@@ -48,19 +51,49 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 		return nil, errors.New("packet: invalid pool configuration")
 	}
 	size := cfg.Headroom + cfg.FrameSize
-	// One pointer-free slab: the garbage collector never scans frame bytes.
-	slab := make([]byte, cfg.Buffers*size)
+	slab := allocSlab(cfg.Buffers * size)
 	p := &Pool{
 		bufs: make([]Buffer, cfg.Buffers),
 		free: make([]*Buffer, cfg.Buffers),
 	}
+	if slab.mapped {
+		runtime.AddCleanup(p, func(mem []byte) { unix.Munmap(mem) }, slab.mem)
+	}
 	for i := range p.bufs {
 		b := &p.bufs[i]
-		b.init(slab[i*size:(i+1)*size:(i+1)*size], cfg.Headroom, p)
+		b.init(slab.mem[i*size:(i+1)*size:(i+1)*size], cfg.Headroom, p)
 		b.inPool = true
 		p.free[i] = b
 	}
 	return p, nil
+}
+
+// slab is the frame memory of a pool.
+type slab struct {
+	mem    []byte
+	mapped bool // mem is an anonymous mapping, unmapped when the pool is collected
+}
+
+// allocSlab returns n zeroed bytes for frames: an anonymous mapping
+// outside the Go heap where possible, so that
+//   - pages are backed only once a frame is written into them (a pool of
+//     64 KiB GSO-sized buffers costs what its busy buffers touch), and
+//   - the garbage collector's heap goal (twice the live heap with the
+//     default GOGC) is not inflated by the pools: with them on the heap,
+//     garbage from configuration work grew up to the pools' size before
+//     a collection ran, and was resident.
+//
+// The mapping is released by a cleanup once the Pool is unreachable,
+// which needs every Buffer unreachable first (each points to its pool).
+func allocSlab(n int) slab {
+	if n > 0 {
+		mem, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
+		if err == nil {
+			return slab{mem: mem, mapped: true}
+		}
+	}
+	// One pointer-free slab: the garbage collector never scans frame bytes.
+	return slab{mem: make([]byte, n)}
 }
 
 // Get returns an empty, reset buffer owned by the caller, or nil if the

@@ -1,6 +1,9 @@
 package packet
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+)
 
 func smallPool(t testing.TB, n int) *Pool {
 	t.Helper()
@@ -137,4 +140,28 @@ func TestPoolClone(t *testing.T) {
 	if p.Clone(big) != nil || p.Stats().Free != 1 {
 		t.Error("clone of an oversized frame, or it leaked a buffer")
 	}
+}
+
+// TestPoolFramesOutsideGoHeap: a pool's frame memory is not on the Go
+// heap (it would raise the collector's heap goal by its whole size) and
+// its pages are not resident until frames are written.
+func TestPoolFramesOutsideGoHeap(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	p, err := NewPool(PoolConfig{Buffers: 1024, FrameSize: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 8<<20 {
+		t.Errorf("a 64 MiB pool grew the Go heap by %d bytes", grew)
+	}
+	b := p.Get()
+	b.SetLen(copy(b.Room(), []byte("frame")))
+	if string(b.Data()) != "frame" {
+		t.Fatalf("frame %q", b.Data())
+	}
+	p.Put(b)
+	runtime.KeepAlive(p)
 }
