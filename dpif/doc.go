@@ -61,7 +61,10 @@
 // never come. And once a second (sweepInterval) a PMD polls every queue
 // anyway, asleep or busy, because Recv also does a device's housekeeping
 // (an AF_PACKET ring resize waiting for the ring to drain, a socket error
-// to clear). Queues without a PollFD bound the sleep to Config.MaxSleep
+// to clear), and calls Housekeep on every queue whose device has upkeep
+// that Recv does only every so many calls (netdev.Housekeeper: the
+// AF_PACKET ring size), so an idle ring still shrinks and follows a new
+// budget or userspace-sock-buf-size within a sweep or two. Queues without a PollFD bound the sleep to Config.MaxSleep
 // (pmd-maxsleep, default 1 ms); otherwise a PMD wakes at least every
 // IdleWakeup (100 ms) to publish statistics, and such a wake-up polls
 // only the queues polled every time (and the sweep, when due). An idle

@@ -15,6 +15,12 @@ import (
 // a test.
 func idleFixture(t *testing.T, cfg Config, n int) *fixture {
 	cfg.PMDs = 1
+	if cfg.SpinTime == 0 {
+		// Sleep after the first empty pass: the tests count the passes
+		// a wake-up costs, and a 2 µs spin is several passes over fake
+		// queues when the machine is fast (not under -race).
+		cfg.SpinTime = time.Nanosecond
+	}
 	if cfg.sweep == 0 {
 		cfg.sweep = time.Hour
 	}
@@ -285,5 +291,29 @@ func TestRenewedDescriptorStillWakesThePMD(t *testing.T) {
 			}
 			time.Sleep(time.Millisecond)
 		}
+	}
+}
+
+// TestIdleQueuesGetHousekeeping: a device with upkeep on its queues
+// (netdev.Housekeeper: afpacket's ring sizing) has Housekeep called on
+// idle queues at each sweep, not at timer wake-ups in between.
+func TestIdleQueuesGetHousekeeping(t *testing.T) {
+	for _, n := range []int{4, 3 * directPollMax} {
+		t.Run(fmt.Sprint(n, " ports"), func(t *testing.T) {
+			fx := idleFixture(t, Config{sweep: 3 * IdleWakeup}, n)
+			var _ netdev.Housekeeper = fx.devs[1]
+			time.Sleep(20 * time.Millisecond)
+			before := map[uint32]uint64{}
+			for no, d := range fx.devs {
+				before[no] = d.HousekeepCalls()
+			}
+			time.Sleep(10 * IdleWakeup)
+			for no, d := range fx.devs {
+				// About three sweeps in ten wake-ups.
+				if got := d.HousekeepCalls() - before[no]; got < 2 || got > 5 {
+					t.Errorf("port %d: %d housekeeping calls in %v with a sweep every %v", no, got, 10*IdleWakeup, 3*IdleWakeup)
+				}
+			}
+		})
 	}
 }

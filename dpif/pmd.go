@@ -29,6 +29,9 @@ type rxq struct {
 	// socket under the same number (netdev.PollFDRenewer: an afpacket
 	// ring resize); nil otherwise.
 	renewer netdev.PollFDRenewer
+	// housekeeper is the device when it has upkeep to do on idle queues
+	// (netdev.Housekeeper), called at each sweep; nil otherwise.
+	housekeeper netdev.Housekeeper
 }
 
 // maxIdleShift bounds how many iterations a busy PMD skips a slow queue
@@ -277,8 +280,12 @@ func (p *pmd) poll(plan *pmdPlan) int {
 		r.sparse = false // every queue once in a while (sweepInterval)
 	}
 	if !r.sparse {
+		sweep := p.now-r.swept >= int64(p.dp.cfg.sweep)
 		r.swept = p.now
 		got := p.pollOnce(plan)
+		if sweep {
+			p.housekeep(plan)
+		}
 		// Queues left with packets stay ready for epoll.
 		r.sparse = len(plan.rxqs) > directPollMax
 		return got
@@ -377,6 +384,33 @@ func (p *pmd) pollReady(plan *pmdPlan) int {
 	return total
 }
 
+// housekeep gives every queue of plan whose device has upkeep to do
+// (netdev.Housekeeper) its turn: at each sweep, so that upkeep Recv does
+// only now and then while packets flow also happens on queues the PMD no
+// longer polls while they are idle.
+func (p *pmd) housekeep(plan *pmdPlan) {
+	for i := range plan.rxqs {
+		if rq := &plan.rxqs[i]; rq.housekeeper != nil {
+			rq.housekeeper.Housekeep(rq.q)
+			p.checkRenewed(rq, i)
+		}
+	}
+}
+
+// checkRenewed registers queue i's PollFD in the epoll set again when its
+// device put a new socket under the number (it does so only inside Recv
+// or Housekeep, on this goroutine): the registration of the old one is
+// gone (or stale), and the new one must be in before the PMD may sleep.
+func (p *pmd) checkRenewed(rq *rxq, i int) {
+	if rq.renewer == nil || rq.fd < 0 {
+		return
+	}
+	if g := rq.renewer.PollFDGeneration(rq.q); g != p.ready.gens[i] {
+		p.ready.gens[i] = g
+		p.renewFD(int32(rq.fd))
+	}
+}
+
 // renewFD registers fd again after its device made it refer to a new
 // socket, unless the queue behind it is polled every time anyway.
 func (p *pmd) renewFD(fd int32) {
@@ -412,15 +446,7 @@ func (p *pmd) pollQueue(plan *pmdPlan, i int, t0 *int64) int {
 	if e := p.pool.Exhausted(); e != exhausted {
 		rq.port.stats[p.id].rxNoBuffer.Add(e - exhausted)
 	}
-	if rq.renewer != nil && rq.fd >= 0 {
-		// The device swaps sockets only inside Recv, on this goroutine:
-		// the epoll registration of the old socket is gone (or stale), so
-		// the new one is registered before the PMD may sleep.
-		if g := rq.renewer.PollFDGeneration(rq.q); g != p.ready.gens[i] {
-			p.ready.gens[i] = g
-			p.renewFD(int32(rq.fd))
-		}
-	}
+	p.checkRenewed(rq, i)
 	if n == 0 {
 		if rq.slow {
 			idle.empties = min(idle.empties+1, maxIdleShift)

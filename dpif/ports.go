@@ -345,8 +345,9 @@ func (dp *Datapath) publishPlans() uint64 {
 			}
 			pl := plans[pmd]
 			renewer, _ := p.dev.(netdev.PollFDRenewer)
+			housekeeper, _ := p.dev.(netdev.Housekeeper)
 			pl.rxqs = append(pl.rxqs, rxq{port: p, q: q, fd: p.dev.PollFD(q), slow: p.caps.RecvSyscall,
-				flushesTx: p.caps.RecvFlushesTx, renewer: renewer})
+				flushesTx: p.caps.RecvFlushesTx, renewer: renewer, housekeeper: housekeeper})
 		}
 	}
 	for i, p := range pmds {

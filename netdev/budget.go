@@ -201,6 +201,15 @@ type PollFDRenewer interface {
 	PollFDGeneration(q int) uint64
 }
 
+// Housekeeper is a device with upkeep of a receive queue that Recv does
+// only every so many calls while packets flow (afpacket: deciding a
+// ring's size, handing over a prepared ring): a datapath that stops
+// calling Recv on idle queues calls Housekeep for each of them about once
+// a second instead, on the queue's polling goroutine.
+type Housekeeper interface {
+	Housekeep(q int)
+}
+
 // RxRingMemory is a device whose receive queues own memory of their own
 // beside the packet pools (AF_PACKET rings), for memory/show and metrics.
 // RxRingBytes may be called from any goroutine.

@@ -81,6 +81,7 @@ var (
 	_ netdev.Device        = (*Device)(nil)
 	_ netdev.RxRingMemory  = (*Device)(nil)
 	_ netdev.PollFDRenewer = (*Device)(nil)
+	_ netdev.Housekeeper   = (*Device)(nil)
 )
 
 // PollFDGeneration counts the sockets queue q's descriptor has referred

@@ -45,6 +45,25 @@ func (d *Device) Recv(q int, batch *packet.Batch, pool *packet.Pool) (int, error
 	return n, nil
 }
 
+// Housekeep implements netdev.Housekeeper: the ring-size decision and
+// resize step Recv makes every adaptEvery calls, for a queue the polling
+// goroutine calls Recv on only now and then because it is idle (so an
+// idle ring shrinks, and follows a lowered budget or a new
+// userspace-sock-buf-size, within a few calls).
+func (d *Device) Housekeep(q int) {
+	qu := d.queues[q]
+	if qu.mode == RxRecvmmsg || qu.mem == nil {
+		return
+	}
+	if qu.joinPending {
+		d.finishHandover(qu)
+	}
+	d.adapt(qu)
+	if qu.preparing || qu.resizeWanted() {
+		d.resizeStep(qu)
+	}
+}
+
 // count adds one Recv's figures to the queue's counters.
 func (qu *queue) count(added, bytes, bad int) {
 	if added > 0 {

@@ -54,6 +54,7 @@ type Device struct {
 	}
 	violations atomic.Uint64
 	recvCalls  atomic.Uint64
+	housekeeps atomic.Uint64
 }
 
 type rxEntry struct {

@@ -140,6 +140,12 @@ func (r *rxQueue) renewFD() error {
 	return nil
 }
 
+// Housekeep implements netdev.Housekeeper: it only counts the calls.
+func (d *Device) Housekeep(q int) { d.housekeeps.Add(1) }
+
+// HousekeepCalls returns how many times Housekeep was called.
+func (d *Device) HousekeepCalls() uint64 { return d.housekeeps.Load() }
+
 // PollFD implements netdev.Device: an eventfd readable while queue q has
 // frames.
 func (d *Device) PollFD(q int) int {
