@@ -111,7 +111,7 @@ func Open(cfg Config) (*Device, error) {
 	d.Init(d.name, d.ifindex, l.Attrs().MTU)
 	fanoutID := uint16(os.Getpid()) ^ uint16(d.ifindex)<<8 ^ uint16(d.ifindex)
 	for i := range cfg.RxQueues {
-		fd, mem, err := openSocket(d.ifindex, cfg, shape)
+		fd, mem, err := openQueueSocket(d.ifindex, cfg, shape)
 		if err == nil && cfg.RxQueues > 1 {
 			if i == 0 {
 				fanoutID, err = newFanout(fd, fanoutID)
