@@ -35,11 +35,15 @@ func openSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []byte, 
 
 // openQueueSocket is openSocket for a queue Open opens: from a spare
 // when cfg.Spares has one of the shape (only the membership and the bind
-// are left to do: no grace period to wait for), else made here.
-func openQueueSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []byte, err error) {
+// are left to do: no grace period to wait for), else made here. spare
+// reports the former: the ring is reserved in cfg.Budget already (Adopt,
+// not Join). A spare that fails to bind is closed and its reservation
+// released.
+func openQueueSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []byte, spare bool, err error) {
 	fd, ring, ok := cfg.Spares.take(cfg, shape)
 	if !ok {
-		return openSocket(ifindex, cfg, shape)
+		fd, ring, err = openSocket(ifindex, cfg, shape)
+		return fd, ring, false, err
 	}
 	if err = addMembership(fd, ifindex); err == nil {
 		err = bindSocket(fd, ifindex)
@@ -47,9 +51,10 @@ func openQueueSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []b
 	if err != nil {
 		unix.Munmap(ring)
 		unix.Close(fd)
-		return -1, nil, err
+		cfg.Budget.Release(int64(shape.bytes()))
+		return -1, nil, false, err
 	}
-	return fd, ring, nil
+	return fd, ring, true, nil
 }
 
 // bindSocket binds fd to ifindex: from then on it receives.

@@ -99,16 +99,19 @@ func NewSparePool(cfg SpareConfig) *SparePool {
 
 // fits reports whether a queue of cfg (with defaults, its MTU set) whose
 // ring opens with shape can use a spare: one queue (a fanout group's
-// sockets are opened together), the spares' receive mode, and the same
-// ring, which covers the MTU, MinRingSize and V2FrameSize.
+// sockets are opened together), the spares' receive mode, the same ring
+// (which covers the MTU, MinRingSize and V2FrameSize) and the same
+// budget (the ring's reservation passes to the taker).
 func (p *SparePool) fits(cfg Config, shape ringShape) bool {
-	return cfg.RxQueues == 1 && cfg.RxMode == p.cfg.RxMode && shape == p.shape
+	return cfg.RxQueues == 1 && cfg.RxMode == p.cfg.RxMode && shape == p.shape && cfg.Budget == p.budget
 }
 
 // take hands out a spare for a queue of cfg opening with shape, and asks
 // for a refill; ok is false when none fits or none is ready (nil pool:
-// never). The spare's ring leaves the pool's reservation: the taker
-// joins the budget with it.
+// never). The spare's ring stays reserved in the budget: the taker
+// adopts the reservation (MemoryBudget.Adopt) instead of joining, and
+// owns the socket and ring (closing them on failure, releasing the
+// reservation with Leave as any ring).
 func (p *SparePool) take(cfg Config, shape ringShape) (fd int, ring []byte, ok bool) {
 	if p == nil || !p.fits(cfg, shape) {
 		return -1, nil, false
@@ -130,7 +133,6 @@ func (p *SparePool) take(cfg Config, shape ringShape) (fd int, ring []byte, ok b
 		p.missed.Add(1)
 		return -1, nil, false
 	}
-	p.budget.Release(int64(p.shape.bytes()))
 	p.taken.Add(1)
 	return s.fd, s.ring, true
 }

@@ -86,6 +86,7 @@ func TestSpareShapeMismatchOpensAsBefore(t *testing.T) {
 		{name: "larger minimum ring", cfg: Config{MinRingSize: 1 << 20}},
 		{name: "own slot size", cfg: Config{V2FrameSize: 4096}},
 		{name: "jumbo MTU", mtu: "9000"},
+		{name: "another budget", cfg: Config{Budget: netdev.NewMemoryBudget(0)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mtu := "1500"
