@@ -16,7 +16,9 @@ import (
 // beyond that only within the limit (Reserve, which grants part of a
 // request when only part is left); Share is an equal part of the limit
 // per ring. Rings release what they reserved when they shrink (Release)
-// or close (Leave).
+// or close (Leave). A ring made ahead of time for a device not yet known
+// (afpacket's spare sockets) is reserved with Reserve, and the device
+// that takes it becomes its holder with Adopt.
 //
 // It also bounds how many new rings are being allocated at once
 // (StartResize, MaxConcurrentResizes), so that a change that makes every
