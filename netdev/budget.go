@@ -16,7 +16,9 @@ import (
 // beyond that only within the limit (Reserve, which grants part of a
 // request when only part is left); Share is an equal part of the limit
 // per ring. Rings release what they reserved when they shrink (Release)
-// or close (Leave).
+// or close (Leave). A ring made ahead of time for a device not yet known
+// (afpacket's spare sockets) is reserved with Reserve, and the device
+// that takes it becomes its holder with Adopt.
 //
 // It also bounds how many new rings are being allocated at once
 // (StartResize, MaxConcurrentResizes), so that a change that makes every
@@ -127,6 +129,16 @@ func (b *MemoryBudget) Join(n int64) {
 	if b != nil {
 		b.holders.Add(1)
 		b.used.Add(max(n, 0))
+	}
+}
+
+// Adopt counts one more holder whose minimum was reserved already
+// (Reserve) by someone who hands it over: a ring made ahead of time for a
+// device that takes it later. Unlike Release then Join, no window opens
+// in which the bytes are free for others. The holder leaves with Leave.
+func (b *MemoryBudget) Adopt() {
+	if b != nil {
+		b.holders.Add(1)
 	}
 }
 

@@ -41,6 +41,7 @@ func TestMemoryBudgetGrants(t *testing.T) {
 		t.Fatal("non-positive requests granted")
 	}
 	var unlimited *MemoryBudget
+	unlimited.Adopt()
 	if unlimited.Reserve(1<<40) != 1<<40 || unlimited.Over() || unlimited.Limit() != 0 {
 		t.Fatal("a nil budget is not unlimited")
 	}
@@ -130,5 +131,24 @@ func TestDefaultRxRingBudget(t *testing.T) {
 	}
 	if NewMemoryBudget(0).Limit() != got {
 		t.Fatal("NewMemoryBudget(0) does not take the default")
+	}
+}
+
+// TestMemoryBudgetAdopt: a reservation handed to a new holder stays
+// reserved and counts the holder once; Leave gives it back.
+func TestMemoryBudgetAdopt(t *testing.T) {
+	b := NewMemoryBudget(4 << 20)
+	b.Join(1 << 20)
+	if got := b.Reserve(1 << 20); got != 1<<20 { // a spare ring
+		t.Fatalf("Reserve = %d", got)
+	}
+	b.Adopt() // a device takes the spare
+	if b.Used() != 2<<20 || b.Share() != 2<<20 {
+		t.Fatalf("after Adopt: used %d, share %d; want 2 MiB each", b.Used(), b.Share())
+	}
+	b.Leave(1 << 20)
+	b.Leave(1 << 20)
+	if b.Used() != 0 || b.Share() != 4<<20 {
+		t.Fatalf("after both left: used %d, share %d", b.Used(), b.Share())
 	}
 }

@@ -48,6 +48,10 @@ type Datapath struct {
 	// from (other_config:gvs-rx-ring-budget, changed live by
 	// SetConfig).
 	rings *netdev.MemoryBudget
+	// spares keeps receive sockets ready for system ports (made with
+	// the first system port, closed by Close and when the last system
+	// port goes; its rings reserve from rings).
+	spares *afpacket.SparePool
 	// pmdCfg is the PMD configuration in effect (nil before the
 	// datapath runs), so that SetConfig leaves the PMDs alone when
 	// only the budget changed.
@@ -183,9 +187,10 @@ func (d *Datapath) DelBridge(name string) error {
 }
 
 // open opens the device of spec's type with the socket buffer size
-// given; afxdp ports share umem unless their options say otherwise. It
-// is called concurrently for the ports of one AddPorts call.
-func (d *Datapath) open(spec bridge.PortSpec, sockBuf int, umem *afxdp.UMEMGroup) (netdev.Device, error) {
+// given; afxdp ports share umem unless their options say otherwise, and
+// system ports take ready sockets from spares when they fit. It is
+// called concurrently for the ports of one AddPorts call.
+func (d *Datapath) open(spec bridge.PortSpec, sockBuf int, umem *afxdp.UMEMGroup, spares *afpacket.SparePool) (netdev.Device, error) {
 	logger := d.log.With("module", "netdev", "device", spec.Name)
 	switch spec.Type {
 	case "system":
@@ -195,6 +200,7 @@ func (d *Datapath) open(spec bridge.PortSpec, sockBuf int, umem *afxdp.UMEMGroup
 		}
 		cfg.SocketBuffer = sockBuf
 		cfg.Budget = d.rings
+		cfg.Spares = spares
 		return afpacket.Open(cfg)
 	case "internal", "tap":
 		return tap.Open(tap.Config{Name: spec.Name, Type: spec.Type, MAC: spec.MAC, Logger: logger})
@@ -240,7 +246,7 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 	}
 	sockBuf := d.sockBuf
 	inBatch := map[string]bool{}
-	var afxdpPorts bool
+	var afxdpPorts, systemPorts bool
 	for i, spec := range specs {
 		switch {
 		case d.bridges[spec.Bridge] == nil:
@@ -250,7 +256,12 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 		}
 		inBatch[spec.Name] = true
 		afxdpPorts = afxdpPorts || spec.Type == "afxdp"
+		systemPorts = systemPorts || spec.Type == "system"
 	}
+	if systemPorts && d.spares == nil {
+		d.spares = afpacket.NewSparePool(afpacket.SpareConfig{Budget: d.rings, Logger: d.log.With("module", "netdev")})
+	}
+	spares := d.spares
 	if afxdpPorts && d.umem == nil {
 		umem, err := afxdp.NewUMEMGroup(afxdp.GroupConfig{Logger: d.log.With("module", "netdev")})
 		if err != nil {
@@ -272,7 +283,7 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 			return
 		}
 		spec := specs[i]
-		dev, err := d.open(spec, sockBuf, umem)
+		dev, err := d.open(spec, sockBuf, umem, spares)
 		if err != nil {
 			errs[i] = err
 			return
@@ -294,6 +305,7 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.dropSparesIfUnused() // none of the system ports was added
 	var batch []netdev.Device
 	var idx []int
 	for i, dev := range devs {
@@ -402,6 +414,7 @@ func (d *Datapath) delPortsLocked(names []string) []error {
 		}
 		nos, idx = append(nos, p.no), append(idx, i)
 	}
+	d.dropSparesIfUnused()
 	if len(nos) == 0 || d.dp == nil {
 		return errs
 	}
@@ -409,6 +422,21 @@ func (d *Datapath) delPortsLocked(names []string) []error {
 		errs[idx[j]] = errors.Join(errs[idx[j]], err)
 	}
 	return errs
+}
+
+// dropSparesIfUnused closes the pool of ready sockets once no system
+// port is left: a daemon without such ports keeps no spares.
+func (d *Datapath) dropSparesIfUnused() {
+	if d.spares == nil {
+		return
+	}
+	for _, p := range d.ports {
+		if p.spec.Type == "system" {
+			return
+		}
+	}
+	d.spares.Close()
+	d.spares = nil
 }
 
 // PortState answers from what the adapter keeps: the link, MAC and MTU
@@ -469,7 +497,8 @@ func (d *Datapath) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	// All ports leave the datapath in one step; their devices are
-	// closed concurrently.
+	// closed concurrently. The spare sockets go with the last system
+	// port.
 	errs := d.delPortsLocked(slices.Sorted(maps.Keys(d.ports)))
 	d.bridges = map[string]*ofproto.Bridge{}
 	d.created = map[string]time.Time{}

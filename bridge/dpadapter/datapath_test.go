@@ -15,6 +15,7 @@ import (
 
 	"gvs/bridge"
 	"gvs/netdev"
+	"gvs/netdev/afpacket"
 )
 
 func needRoot(t *testing.T) {
@@ -252,3 +253,56 @@ func TestAddPortsInOneStep(t *testing.T) {
 }
 
 func slogDiscard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// TestSystemPortsTakeSpares: the pool of ready receive sockets appears
+// with the first system port, a system port added later opens from it,
+// and it goes (its rings back to the budget) with the last system port.
+func TestSystemPortsTakeSpares(t *testing.T) {
+	needRoot(t)
+	d := New(Config{PMDs: 1})
+	defer d.Close()
+	if err := d.AddBridge("gvbas0", bridge.BridgeConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.AddPort(bridge.PortSpec{Bridge: "gvbas0", Name: "gvbas0", Type: "internal"}); err != nil {
+		t.Fatal(err)
+	}
+	if d.spares != nil {
+		t.Fatal("spare sockets kept without a system port")
+	}
+	veth(t, "gvbas1")
+	veth(t, "gvbas2")
+	if err := d.AddPort(bridge.PortSpec{Bridge: "gvbas0", Name: "gvbas1", Type: "system"}); err != nil {
+		t.Fatal(err)
+	}
+	spares := d.spares
+	if spares == nil {
+		t.Fatal("no spare sockets after the first system port")
+	}
+	for end := time.Now().Add(5 * time.Second); spares.Ready() != afpacket.DefaultSpares; time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%d spares ready, want %d", spares.Ready(), afpacket.DefaultSpares)
+		}
+	}
+	if err := d.AddPort(bridge.PortSpec{Bridge: "gvbas0", Name: "gvbas2", Type: "system"}); err != nil {
+		t.Fatal(err)
+	}
+	if c := spares.Counts(); c.Taken != 1 {
+		t.Errorf("spare counts %+v after the second system port, want one taken", c)
+	}
+	if errs := d.DelPorts([]string{"gvbas1"}); errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	if d.spares == nil {
+		t.Fatal("spares dropped while a system port remains")
+	}
+	if errs := d.DelPorts([]string{"gvbas2"}); errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	if d.spares != nil || spares.Ready() != 0 {
+		t.Errorf("spares kept after the last system port went (%d ready)", spares.Ready())
+	}
+	if used := d.rings.Used(); used != 0 {
+		t.Errorf("ring budget used %d with no system port and no spares", used)
+	}
+}

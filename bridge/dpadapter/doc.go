@@ -37,7 +37,12 @@
 // Every system (afpacket) port's receive rings reserve from one
 // netdev.MemoryBudget, made by New with the default limit and changed
 // live by SetConfig (DatapathConfig.RxRingBudget, other_config:
-// gvs-rx-ring-budget); View reports it (source.RxRingBudgeter).
+// gvs-rx-ring-budget); View reports it (source.RxRingBudgeter). While
+// the adapter has system ports it keeps an afpacket.SparePool (made by
+// AddPorts with the first system port, closed when the last one goes and
+// by Close; its rings reserve from the same budget), so that a system
+// port of the common shape opens from a ready socket without waiting
+// for the kernel's RCU grace period.
 //
 // All bridges share one dpif.Datapath, as all of Open vSwitch's netdev
 // bridges share the one "ovs-netdev" datapath; datapath port numbers are

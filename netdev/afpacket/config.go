@@ -212,6 +212,10 @@ type Config struct {
 	// V2FrameSize is the TPACKET_V2 slot size; 0 chooses by
 	// SocketBuffer (see V2GSOFrameSize).
 	V2FrameSize int
+	// Spares, if not nil, holds ready sockets: a queue of their shape
+	// takes one instead of setting up a ring of its own (see
+	// SparePool). It should reserve from the same Budget.
+	Spares *SparePool
 	// mtu is the device's MTU when it was opened (set by Open).
 	mtu int
 	// copyRx makes the V2 ring copy every frame into a pool buffer

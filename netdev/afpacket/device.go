@@ -112,7 +112,7 @@ func Open(cfg Config) (*Device, error) {
 	d.Init(d.name, d.ifindex, l.Attrs().MTU)
 	fanoutID := uint16(os.Getpid()) ^ uint16(d.ifindex)<<8 ^ uint16(d.ifindex)
 	for i := range cfg.RxQueues {
-		fd, mem, err := openSocket(d.ifindex, cfg, shape)
+		fd, mem, spare, err := openQueueSocket(d.ifindex, cfg, shape)
 		if err == nil && cfg.RxQueues > 1 {
 			if i == 0 {
 				fanoutID, err = newFanout(fd, fanoutID)
@@ -135,7 +135,11 @@ func Open(cfg Config) (*Device, error) {
 			qu.mm = newMmsgRx()
 		} else {
 			qu.setRing(mem, shape, cfg)
-			cfg.Budget.Join(int64(shape.bytes()))
+			if spare {
+				cfg.Budget.Adopt()
+			} else {
+				cfg.Budget.Join(int64(shape.bytes()))
+			}
 			qu.ad.reserved = shape.bytes()
 			// ad.ask stays 0: a sock-buf size grows the ring on the
 			// first Recv, as when it is set at run time.

@@ -111,6 +111,27 @@
 // a handover, and "rx_ring_resizes"; Device.RxRingBytes reports the
 // rings' memory (netdev.RxRingMemory).
 //
+// # Spare sockets
+//
+// Setting up a ring (PACKET_RX_RING) waits for an RCU grace period: the
+// kernel's packet_set_ring calls synchronize_net even on a fresh socket
+// that receives nothing yet, and that wait was most of what adding one
+// port cost (see the README). Binding a socket made with protocol 0,
+// which is not yet receiving, does not wait. So a SparePool
+// (Config.Spares; bridge/dpadapter keeps one per datapath while it has
+// system ports) holds a few sockets with the default mode's options set
+// and the minimum ring of MTU-sized slots mapped, tied to no device, and
+// Open of a one-queue port whose opening ring has exactly that shape
+// (TPACKET_V2, MinRingSize and slot size at their defaults, an MTU whose
+// slot is the 1500-byte one; userspace-sock-buf-size does not change
+// the opening ring) takes one and only adds the membership and binds it.
+// Anything else (ring-v3, mmsg, n_rxq > 1, another slot or minimum size)
+// opens as before, as does a port that finds the pool empty. The pool's
+// goroutine refills it after every take or miss; the spares' rings are
+// reserved from Config.Budget within its limit (a spare the budget has
+// no room for is not made) and handed to the taker's reservation; Close
+// closes the spares and releases them.
+//
 // In every mode, a VLAN tag the kernel stripped (veth and most NICs take the
 // outer tag into metadata) is put back into the frame before Recv returns,
 // with its TPID (802.1Q or 802.1ad). Frames the ring truncated count as
@@ -158,7 +179,9 @@
 // resize points at a new socket with one dup3); everything else from any
 // goroutine; Close only after polling and sending stopped (it waits for a
 // resize being prepared). A resize starts one goroutine that prepares the
-// new socket and one that unmaps the old ring. Recv and Send do not
+// new socket and one that unmaps the old ring. A SparePool runs one
+// goroutine (refilling) from NewSparePool to Close; its methods may be
+// called from any goroutine. Recv and Send do not
 // allocate (alloc_test.go) except at a resize's handover. Sockets are non-blocking; PollFD(q)
 // becomes readable when Recv(q) has something to return.
 package afpacket

@@ -33,6 +33,30 @@ func openSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []byte, 
 	return fd, ring, nil
 }
 
+// openQueueSocket is openSocket for a queue Open opens: from a spare
+// when cfg.Spares has one of the shape (only the membership and the bind
+// are left to do: no grace period to wait for), else made here. spare
+// reports the former: the ring is reserved in cfg.Budget already (Adopt,
+// not Join). A spare that fails to bind is closed and its reservation
+// released.
+func openQueueSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []byte, spare bool, err error) {
+	fd, ring, ok := cfg.Spares.take(cfg, shape)
+	if !ok {
+		fd, ring, err = openSocket(ifindex, cfg, shape)
+		return fd, ring, false, err
+	}
+	if err = addMembership(fd, ifindex); err == nil {
+		err = bindSocket(fd, ifindex)
+	}
+	if err != nil {
+		unix.Munmap(ring)
+		unix.Close(fd)
+		cfg.Budget.Release(int64(shape.bytes()))
+		return -1, nil, false, err
+	}
+	return fd, ring, true, nil
+}
+
 // bindSocket binds fd to ifindex: from then on it receives.
 func bindSocket(fd, ifindex int) error {
 	sa := &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifindex}
@@ -43,11 +67,41 @@ func bindSocket(fd, ifindex int) error {
 }
 
 // newSocket creates one AF_PACKET socket with its mmap'd receive ring
-// (of the given shape, in the ring modes), not yet bound, in the order
-// the kernel requires: PACKET_VNET_HDR fails with EBUSY once a ring
-// exists, and binding last (bindSocket) keeps packets out until the ring
-// is ready.
+// (of the given shape, in the ring modes), a member of ifindex but not
+// yet bound, in the order the kernel requires: PACKET_VNET_HDR fails with
+// EBUSY once a ring exists, and binding last (bindSocket) keeps packets
+// out until the ring is ready.
 func newSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []byte, err error) {
+	if fd, ring, err = newUnboundSocket(cfg, shape); err != nil {
+		return -1, nil, err
+	}
+	if err = addMembership(fd, ifindex); err != nil {
+		if ring != nil {
+			unix.Munmap(ring)
+		}
+		unix.Close(fd)
+		return -1, nil, err
+	}
+	return fd, ring, nil
+}
+
+// addMembership makes fd hear frames for every address on ifindex, as a
+// switch port must; the kernel drops the membership (and promiscuity)
+// when the socket closes.
+func addMembership(fd, ifindex int) error {
+	mreq := unix.PacketMreq{Ifindex: int32(ifindex), Type: unix.PACKET_MR_PROMISC}
+	if err := unix.SetsockoptPacketMreq(fd, unix.SOL_PACKET, unix.PACKET_ADD_MEMBERSHIP, &mreq); err != nil {
+		return fmt.Errorf("setsockopt PACKET_ADD_MEMBERSHIP: %w", err)
+	}
+	return nil
+}
+
+// newUnboundSocket creates one AF_PACKET socket with the options of
+// cfg's mode and its mmap'd receive ring, tied to no device yet: the
+// slow part of opening a queue (PACKET_RX_RING waits for an RCU grace
+// period, and mmap populates the ring), which a SparePool does ahead of
+// time.
+func newUnboundSocket(cfg Config, shape ringShape) (fd int, ring []byte, err error) {
 	fd, err = unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
 	if err != nil {
 		return -1, nil, os.NewSyscallError("socket", err)
@@ -98,12 +152,6 @@ func newSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []byte, e
 	}
 	if ring, err = mapRing(fd, cfg, shape); err != nil {
 		return fd, nil, err
-	}
-	// Hear frames for every address, as a switch port must; the kernel
-	// drops the membership (and promiscuity) when the socket closes.
-	mreq := unix.PacketMreq{Ifindex: int32(ifindex), Type: unix.PACKET_MR_PROMISC}
-	if err = unix.SetsockoptPacketMreq(fd, unix.SOL_PACKET, unix.PACKET_ADD_MEMBERSHIP, &mreq); err != nil {
-		return fd, ring, fmt.Errorf("setsockopt PACKET_ADD_MEMBERSHIP: %w", err)
 	}
 	return fd, ring, nil
 }
