@@ -30,9 +30,12 @@ import (
 //     the old socket's descriptor, so PollFD and Send keep their number;
 //     from then on Recv reads the new ring. Between the bind and the old
 //     socket's release both receive every frame; only the new one is
-//     read, so nothing is delivered twice, and nothing is lost but a frame
-//     that lands in the old ring in the microseconds between the drain
-//     and the bind;
+//     read, so nothing is delivered twice. A V2 ring is closed just before
+//     the bind (closeForHandover: its next slot taken from the kernel), so
+//     a frame that comes in the microseconds between the drain and the
+//     bind is dropped by the old socket and counted in its
+//     PACKET_STATISTICS, read after the bind, instead of lost uncounted
+//     in a ring nobody reads (a V3 ring still can lose one so);
 //  3. the old ring is unmapped on another goroutine: that drops the last
 //     reference to the old socket, whose release waits for an RCU grace
 //     period.
@@ -159,16 +162,31 @@ func (d *Device) handover(qu *queue, p *preparedRing) bool {
 	if err == nil && d.fanout && !d.fanoutBusy.CompareAndSwap(false, true) {
 		return false
 	}
+	closed := false
 	if err == nil && !d.fanout {
+		if qu.mode == RxRingV2 {
+			if !qu.ring2.closeForHandover() {
+				return false // a frame came after the drain check: read it first
+			}
+			closed = true
+		}
 		err = bindSocket(p.fd, d.ifindex)
 	}
 	if err == nil {
-		qu.kdrops.collect(qu.fd) // the old socket's last drops
+		// The old socket's last drops, those of the moment between
+		// closing its ring and binding the new one among them (and
+		// perhaps a frame of the microseconds since the bind, which the
+		// new ring has too: counted once too often rather than lost
+		// uncounted).
+		qu.kdrops.collect(qu.fd)
 		if err = unix.Dup3(p.fd, qu.fd, unix.O_CLOEXEC); err != nil {
 			err = fmt.Errorf("dup3: %w", err)
 		}
 	}
 	if err != nil {
+		if closed {
+			qu.ring2.reopenAfterHandover()
+		}
 		if p.err == nil {
 			unix.Munmap(p.mem)
 			unix.Close(p.fd)

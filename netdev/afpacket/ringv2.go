@@ -60,6 +60,21 @@ func (r *rxRingV2) status(s []byte) *uint32 {
 	return (*uint32)(unsafe.Pointer(&s[v2Status]))
 }
 
+// closeForHandover makes the kernel drop, and count as drops, every frame
+// that comes for this ring from now on, by taking the next slot (the
+// kernel's head when the ring is drained) from it: the kernel writes
+// only into a slot whose status is TP_STATUS_KERNEL. It fails when that
+// slot holds a frame already (one came since the drain check).
+func (r *rxRingV2) closeForHandover() bool {
+	return atomic.CompareAndSwapUint32(r.status(r.slot(r.next)), unix.TP_STATUS_KERNEL, unix.TP_STATUS_USER)
+}
+
+// reopenAfterHandover undoes closeForHandover (the handover failed and
+// the ring stays in use).
+func (r *rxRingV2) reopenAfterHandover() {
+	atomic.StoreUint32(r.status(r.slot(r.next)), unix.TP_STATUS_KERNEL)
+}
+
 // ready reports whether the next slot holds a frame for user space, and
 // its status word.
 func (r *rxRingV2) ready() (uint32, bool) { return r.readyAt(r.next) }
