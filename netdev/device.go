@@ -49,6 +49,16 @@ type Device interface {
 	Close() error
 }
 
+// MTUFollower is a device that keeps the MTU for its transmit size check
+// in memory (afpacket, tap). Whoever follows the kernel's link events for
+// the device (bridge/dpadapter) gives it every MTU they report, so that a
+// change made outside the switch (ip link set mtu) reaches the size check
+// without the device asking the kernel on a timer (Stats does not). Safe
+// from any goroutine.
+type MTUFollower interface {
+	RefreshMTU(mtu int)
+}
+
 // Capabilities of a device.
 type Capabilities struct {
 	// VnetHdr: received buffers carry a virtio_net_hdr in their metadata

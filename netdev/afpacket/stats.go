@@ -43,13 +43,11 @@ func (k *kernelDrops) collect(fd int) {
 func (k *kernelDrops) total() uint64 { return k.drops.Load() }
 
 // Stats sums the queues' counters and the kernel's drop counts, reading
-// (and so resetting) PACKET_STATISTICS.
+// (and so resetting) PACKET_STATISTICS: one getsockopt per queue, no
+// netlink query (Send's MTU follows the link events: netdev.MTUFollower).
 func (d *Device) Stats() netdev.Stats {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if !d.closed {
-		d.MTU() // keep Send's size check current with outside changes
-	}
 	var s netdev.Stats
 	for _, q := range d.queues {
 		if !d.closed {

@@ -45,7 +45,10 @@ type Device struct {
 	closed bool
 }
 
-var _ netdev.Device = (*Device)(nil)
+var (
+	_ netdev.Device      = (*Device)(nil)
+	_ netdev.MTUFollower = (*Device)(nil)
+)
 
 // Open attaches to the tap device cfg.Name, creating it if missing. A
 // device we create is not persistent: it disappears when Close closes
