@@ -45,9 +45,11 @@ type Device struct {
 	// its new socket's joining the group.
 	fanoutBusy atomic.Bool
 
-	mu     sync.Mutex // guards bufReq and closed
+	mu     sync.Mutex // guards bufReq, closed and dropsReadAt
 	bufReq int
 	closed bool
+	// dropsReadAt is when Stats last read PACKET_STATISTICS (StatsWithin).
+	dropsReadAt time.Time
 }
 
 // queue is one socket: its receive ring, transmit state and counters.
@@ -86,6 +88,7 @@ var (
 	_ netdev.RxRingMemory  = (*Device)(nil)
 	_ netdev.PollFDRenewer = (*Device)(nil)
 	_ netdev.MTUFollower   = (*Device)(nil)
+	_ netdev.SharedStats   = (*Device)(nil)
 )
 
 // PollFDGeneration counts the sockets queue q's descriptor has referred

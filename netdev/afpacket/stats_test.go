@@ -168,3 +168,41 @@ func TestStatusReadsDriverOnce(t *testing.T) {
 		t.Errorf("a caller's change to Status's map reached the device: driver_name %q", again)
 	}
 }
+
+// TestStatsWithinSharesTheKernelRead: StatsWithin takes the kernel's drop
+// counters from a read younger than maxAge and the software counters as
+// they are now; Stats always reads the kernel.
+func TestStatsWithinSharesTheKernelRead(t *testing.T) {
+	eachMode(t, func(t *testing.T, cfg Config) {
+		env := nettest.New(t)
+		a, b := env.IfName("a"), env.IfName("b")
+		env.Veth(a, "", b, "")
+		cfg.BlockSize, cfg.SocketBuffer = minBlockSize, 1
+		cfg.MinRingSize, cfg.MaxRingSize = 1, 1
+		in, out := openT(t, a, Config{}), openT(t, b, cfg)
+		pool, err := packet.NewPool(packet.PoolConfig{Buffers: 64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := out.Stats().RxKernelDrops
+		in.Stats()
+		flood(t, in, pool, 20000)
+		time.Sleep(10 * time.Millisecond)
+		if sent := in.StatsWithin(time.Hour).TxPackets; sent == 0 {
+			t.Errorf("StatsWithin's TxPackets is 0 after sending: software counters must be current")
+		}
+		if shared := out.StatsWithin(time.Hour).RxKernelDrops; shared != base {
+			t.Errorf("StatsWithin(1h) read the kernel again: drops %d, last read %d", shared, base)
+		}
+		fresh := out.Stats().RxKernelDrops
+		if fresh <= base {
+			t.Fatalf("no kernel drops after flooding 20000 frames into a small buffer")
+		}
+		if got := out.StatsWithin(time.Hour).RxKernelDrops; got != fresh {
+			t.Errorf("StatsWithin after Stats: drops %d, want the last read's %d", got, fresh)
+		}
+		if allocs := testing.AllocsPerRun(100, func() { out.StatsWithin(time.Hour) }); allocs != 0 {
+			t.Errorf("StatsWithin allocates %.1f times per call, want 0", allocs)
+		}
+	})
+}
