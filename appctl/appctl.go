@@ -106,7 +106,9 @@ func (c *Commands) sampler() {
 		case <-c.stop:
 			return
 		case <-t.C:
-			c.sample(true)
+			// Kernel counters as the reconciler's statistics timer
+			// (as often as ours) last read them.
+			c.sampleDevices(true, c.interval+c.interval/5)
 		}
 	}
 }

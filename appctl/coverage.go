@@ -65,7 +65,13 @@ func (cv *coverage) add(event string, n uint64) {
 
 // sample folds the switch's current counters into the totals and, when
 // record is set, appends a tick.
-func (c *Commands) sample(record bool) {
+func (c *Commands) sample(record bool) { c.sampleDevices(record, 0) }
+
+// sampleDevices is sample with the devices' kernel counters (read with
+// a system call per port) taken from a read younger than dropAge
+// (netdev.StatsWithin): the periodic sampler passes a little more than
+// its interval, so it shares the statistics timer's reads.
+func (c *Commands) sampleDevices(record bool, dropAge time.Duration) {
 	dp := c.sw.Datapath()
 	type reading struct {
 		key sourceKey
@@ -89,7 +95,7 @@ func (c *Commands) sample(record bool) {
 			pmd[p.PMD] = [2]uint64{p.BusyNs, p.IdleNs}
 		}
 		for _, p := range dp.Ports() {
-			s := p.Device.Stats()
+			s := netdev.StatsWithin(p.Device, dropAge)
 			k := func(ev string, v uint64) {
 				rs = append(rs, reading{sourceKey{event: ev, dp: dp, pmd: -1, port: p.No, dev: p.Device}, v})
 			}

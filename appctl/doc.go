@@ -53,7 +53,11 @@
 //     ports.
 //   - coverage/show: event totals are built from the published counters
 //     (per port and PMD, so a port leaving never makes a total go back)
-//     plus events this package causes (dpif_flow_flush, fdb_flush).
+//     plus events this package causes (dpif_flow_flush, fdb_flush). The
+//     periodic sampler takes the devices' kernel counters
+//     (netdev_rx_kernel_drop) from the statistics timer's read when it is
+//     younger than 1.2 intervals (netdev.StatsWithin), so a port costs one
+//     such read per interval, not two; coverage/show itself reads fresh.
 //
 // The switch is read through source.Switch, which the bridge layer
 // implements: the datapath may be replaced at any time, so every command

@@ -3,6 +3,7 @@ package netdev
 import (
 	"errors"
 	"net"
+	"time"
 
 	"gvs/packet"
 )
@@ -47,6 +48,36 @@ type Device interface {
 	// Status is what goes into Interface.status (driver, ring type, ...).
 	Status() map[string]string
 	Close() error
+}
+
+// MTUFollower is a device that keeps the MTU for its transmit size check
+// in memory (afpacket, tap). Whoever follows the kernel's link events for
+// the device (bridge/dpadapter) gives it every MTU they report, so that a
+// change made outside the switch (ip link set mtu) reaches the size check
+// without the device asking the kernel on a timer (Stats does not). Safe
+// from any goroutine.
+type MTUFollower interface {
+	RefreshMTU(mtu int)
+}
+
+// SharedStats is a device whose Stats makes a system call for kernel
+// counters (afpacket: PACKET_STATISTICS). StatsWithin returns the
+// software counters as they are now and the kernel's as last read,
+// reading them again only when that read is older than maxAge. A periodic
+// sampler that runs beside the statistics timer (coverage/show's) passes
+// a little more than its period, so the two share one read per port per
+// period instead of making one each. Safe from any goroutine.
+type SharedStats interface {
+	StatsWithin(maxAge time.Duration) Stats
+}
+
+// StatsWithin is d.StatsWithin(maxAge) when d shares its kernel reads
+// (SharedStats), d.Stats() otherwise.
+func StatsWithin(d Device, maxAge time.Duration) Stats {
+	if s, ok := d.(SharedStats); ok {
+		return s.StatsWithin(maxAge)
+	}
+	return d.Stats()
 }
 
 // Capabilities of a device.

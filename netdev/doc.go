@@ -23,6 +23,14 @@
 //     numbers) must add the descriptor again when the device's
 //     PollFDRenewer generation changes.
 //
+// Stats and Status are read for every port every few seconds (the
+// statistics timer, coverage/show's sampler, metrics), so they make no
+// netlink query for link attributes: the MTU a device keeps for Send
+// follows the kernel through MTUFollower, and a system call that reads a
+// kernel counter (afpacket's PACKET_STATISTICS, tap's tx_dropped) can be
+// shared by two samplers through SharedStats. MAC, MTU and Link read the
+// kernel when called (at port set-up and changes only).
+//
 // MemoryBudget bounds what all receive rings reserve together (the
 // datapath makes one and gives it to each device); RxRingMemory is a
 // device that reports its rings' memory (afpacket), for memory/show and

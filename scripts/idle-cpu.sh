@@ -15,7 +15,9 @@
 # (default 30). Open vSwitch's figure is ovs-vswitchd's alone and with
 # ovsdb-server (gvs-vswitchd hosts its database in the same process).
 # GVS_BINS="DIR..." measures each DIR/gvs-vswitchd in turn (default: bin/);
-# PROFILE=FILE records each gvs with perf afterwards, into FILE.1, ...
+# PROFILE=FILE records each gvs with perf afterwards, into FILE.1, ...;
+# SYSCALLS=1 counts each gvs's system calls over 10 s afterwards (strace
+# -c), to see per-port periodic calls (a socket per port per read, ...).
 set -euo pipefail
 
 N=${1:-200}
@@ -109,6 +111,11 @@ if [ "$WHICH" = gvs ] || [ "$WHICH" = both ]; then
 		addports "${vs[@]}"
 		echo "gvs ($bin): $N ports added in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s"
 		measure "gvs-vswitchd ($bin)" "$gpid"
+		if [ -n "${SYSCALLS:-}" ]; then
+			timeout -s INT 10 strace -c -f -p "$gpid" -o "$G/syscalls" >/dev/null 2>&1 || true
+			echo "gvs ($bin): system calls in 10 s:"
+			head -n 15 "$G/syscalls"
+		fi
 		if [ -n "${PROFILE:-}" ]; then
 			perf record -F 499 -g -p "$gpid" -o "$PROFILE.$k" -- sleep "$SECS" >/dev/null 2>&1
 		fi

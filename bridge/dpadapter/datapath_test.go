@@ -194,6 +194,14 @@ func TestLinkEventsKeepPortState(t *testing.T) {
 		st, err := d.PortState("gvbaw1")
 		return err == nil && !st.Link.AdminUp && !st.Link.CarrierUp && st.CarrierResets == 2 && st.MTU == 1400
 	})
+	// The device's own size check follows the event too (its Stats
+	// does not read the MTU).
+	d.mu.Lock()
+	dev := d.ports["gvbaw1"].dev
+	d.mu.Unlock()
+	if c, ok := dev.(interface{ CachedMTU() int }); !ok || c.CachedMTU() != 1400 {
+		t.Errorf("the device's cached MTU did not follow the link event to 1400 (%T)", dev)
+	}
 	if rec.count("gvbaw1") == before {
 		t.Error("the watcher was not told about the change")
 	}

@@ -11,7 +11,9 @@
 // and carrier state, MTU and MAC (read from the device once when the port
 // is added; the speed again when the carrier changes) and marks a port
 // gone when its device is deleted, renamed or replaced by another under
-// the same name (another ifindex); PortState then answers from that (and
+// the same name (another ifindex), and hands each MTU reported to a
+// device that keeps one for its size check (netdev.MTUFollower), so no
+// device reads its MTU on a timer; PortState then answers from that (and
 // the device's Status) and PortStats reads the counters. Watch tells the
 // reconciler which device names changed (PortsChanged: a port's, or one
 // an interface waits for). At every subscription, and again after the

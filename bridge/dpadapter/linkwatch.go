@@ -10,6 +10,8 @@ import (
 
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
+
+	"gvs/netdev"
 )
 
 // LinkUpdate is one kernel link event (RTM_NEWLINK, RTM_DELLINK) as the
@@ -199,6 +201,11 @@ func (d *Datapath) applyLocked(p *port, u LinkUpdate) {
 		p.link.AdminUp, p.link.CarrierUp = u.AdminUp, u.CarrierUp
 		if u.MTU > 0 {
 			p.mtu = u.MTU
+			// The device's transmit size check follows too, so
+			// nothing asks the kernel for the MTU on a timer.
+			if f, ok := p.dev.(netdev.MTUFollower); ok {
+				f.RefreshMTU(u.MTU)
+			}
 		}
 		if len(u.MAC) > 0 {
 			p.mac = slices.Clone(u.MAC)

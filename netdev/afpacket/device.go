@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"strconv"
@@ -27,7 +28,10 @@ type Device struct {
 	queues     []*queue
 	link.Attrs // MAC, MTU, SetMTU, Link; the MTU cached for Send
 	rxMode     string
-	cfg        Config // with defaults; for ring (re)sizing
+	// driver is the device's ethtool driver information for Status,
+	// read once at Open: it does not change while the device exists.
+	driver map[string]string
+	cfg    Config // with defaults; for ring (re)sizing
 	// sockBufAsk is userspace-sock-buf-size as the rings follow it
 	// (clamped; 0: unset), set by SetSocketBuffers, read by adapt.
 	sockBufAsk atomic.Int64
@@ -41,9 +45,11 @@ type Device struct {
 	// its new socket's joining the group.
 	fanoutBusy atomic.Bool
 
-	mu     sync.Mutex // guards bufReq and closed
+	mu     sync.Mutex // guards bufReq, closed and dropsReadAt
 	bufReq int
 	closed bool
+	// dropsReadAt is when Stats last read PACKET_STATISTICS (StatsWithin).
+	dropsReadAt time.Time
 }
 
 // queue is one socket: its receive ring, transmit state and counters.
@@ -82,6 +88,8 @@ var (
 	_ netdev.RxRingMemory  = (*Device)(nil)
 	_ netdev.PollFDRenewer = (*Device)(nil)
 	_ netdev.Housekeeper   = (*Device)(nil)
+	_ netdev.MTUFollower   = (*Device)(nil)
+	_ netdev.SharedStats   = (*Device)(nil)
 )
 
 // PollFDGeneration counts the sockets queue q's descriptor has referred
@@ -110,6 +118,7 @@ func Open(cfg Config) (*Device, error) {
 	// first Recv, as far as the budget allows.
 	shape := cfg.initialShape(sockBuf)
 	d.Init(d.name, d.ifindex, l.Attrs().MTU)
+	d.driver = link.Driver(d.name)
 	fanoutID := uint16(os.Getpid()) ^ uint16(d.ifindex)<<8 ^ uint16(d.ifindex)
 	for i := range cfg.RxQueues {
 		fd, mem, spare, err := openQueueSocket(d.ifindex, cfg, shape)
@@ -220,7 +229,7 @@ func (d *Device) SetSocketBuffers(bytes int) (netdev.SocketBuffers, error) {
 // Status is what Open vSwitch shows in Interface.status for such a port,
 // plus how this one moves packets.
 func (d *Device) Status() map[string]string {
-	st := link.Driver(d.name)
+	st := maps.Clone(d.driver)
 	st["rx_ring"] = d.rxMode
 	st["tx"] = "sendmmsg"
 	st["rx_queues"] = strconv.Itoa(len(d.queues))

@@ -155,8 +155,12 @@
 //
 // The kernel's drop counter (PACKET_STATISTICS, reset by every read) is
 // read when a ring block or frame arrives marked TP_STATUS_LOSING, on
-// every Stats call, before a resize's handover and on Close, and
-// accumulated into RxKernelDrops. SetSocketBuffers
+// every Stats call (StatsWithin: only when the last read is older than
+// its maxAge, so two periodic samplers share one read), before a
+// resize's handover and on Close, and accumulated into RxKernelDrops.
+// Stats makes no other system call: the MTU Send checks frames against
+// is the one set or given by RefreshMTU (the adapter's link events), and
+// Status's driver information is read once at Open. SetSocketBuffers
 // applies userspace-sock-buf-size to the open sockets at once with
 // SO_RCVBUFFORCE/SO_SNDBUFFORCE (SO_RCVBUF/SO_SNDBUF without privilege),
 // clamped by netdev.ClampSocketBuffer; it reports the sizes read back

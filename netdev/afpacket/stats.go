@@ -2,6 +2,7 @@ package afpacket
 
 import (
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -43,16 +44,26 @@ func (k *kernelDrops) collect(fd int) {
 func (k *kernelDrops) total() uint64 { return k.drops.Load() }
 
 // Stats sums the queues' counters and the kernel's drop counts, reading
-// (and so resetting) PACKET_STATISTICS.
-func (d *Device) Stats() netdev.Stats {
+// (and so resetting) PACKET_STATISTICS: one getsockopt per queue, no
+// netlink query (Send's MTU follows the link events: netdev.MTUFollower).
+func (d *Device) Stats() netdev.Stats { return d.stats(0) }
+
+// StatsWithin is Stats with the kernel's drop counters as last read when
+// that read is younger than maxAge (netdev.SharedStats): the software
+// counters are always current.
+func (d *Device) StatsWithin(maxAge time.Duration) netdev.Stats { return d.stats(maxAge) }
+
+func (d *Device) stats(maxAge time.Duration) netdev.Stats {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if !d.closed {
-		d.MTU() // keep Send's size check current with outside changes
+	now := time.Now()
+	read := !d.closed && (maxAge <= 0 || now.Sub(d.dropsReadAt) >= maxAge)
+	if read {
+		d.dropsReadAt = now
 	}
 	var s netdev.Stats
 	for _, q := range d.queues {
-		if !d.closed {
+		if read {
 			q.kdrops.collect(q.fd)
 		}
 		s.RxPackets += q.ctr.rxPackets.Load()

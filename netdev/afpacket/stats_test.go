@@ -125,3 +125,84 @@ func testLinkFlap(t *testing.T, cfg Config) {
 		pool.Put(b)
 	}
 }
+
+// TestStatsMakesNoNetlinkQuery: Stats is read for every port every few
+// seconds by several samplers, so it must not ask the kernel for link
+// attributes (each netlink query opens a socket and allocates): an MTU
+// changed outside reaches Send's size check only through RefreshMTU
+// (the adapter's link events), and Stats allocates nothing.
+func TestStatsMakesNoNetlinkQuery(t *testing.T) {
+	env := nettest.New(t)
+	a, b := env.IfName("a"), env.IfName("b")
+	env.Veth(a, "", b, "")
+	d := openT(t, a, Config{})
+	was := d.CachedMTU()
+	env.Run("ip", "link", "set", a, "mtu", "1400")
+	d.Stats()
+	if got := d.CachedMTU(); got != was {
+		t.Errorf("Stats refreshed the MTU from the kernel (%d -> %d): it made a netlink query", was, got)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { d.Stats() }); allocs != 0 {
+		t.Errorf("Stats allocates %.1f times per call, want 0 (no netlink query)", allocs)
+	}
+	d.RefreshMTU(1400)
+	if d.CachedMTU() != 1400 || d.MTU() != 1400 {
+		t.Errorf("after RefreshMTU(1400): cached %d, kernel %d", d.CachedMTU(), d.MTU())
+	}
+}
+
+// TestStatusReadsDriverOnce: Status (read for every port on the
+// statistics timer) reports the driver read at Open, without an ethtool
+// socket per call.
+func TestStatusReadsDriverOnce(t *testing.T) {
+	env := nettest.New(t)
+	a, b := env.IfName("a"), env.IfName("b")
+	env.Veth(a, "", b, "")
+	d := openT(t, a, Config{})
+	st := d.Status()
+	if st["driver_name"] != "veth" {
+		t.Errorf("Status driver_name %q, want veth (status %v)", st["driver_name"], st)
+	}
+	st["driver_name"] = "changed by the caller"
+	if again := d.Status()["driver_name"]; again != "veth" {
+		t.Errorf("a caller's change to Status's map reached the device: driver_name %q", again)
+	}
+}
+
+// TestStatsWithinSharesTheKernelRead: StatsWithin takes the kernel's drop
+// counters from a read younger than maxAge and the software counters as
+// they are now; Stats always reads the kernel.
+func TestStatsWithinSharesTheKernelRead(t *testing.T) {
+	eachMode(t, func(t *testing.T, cfg Config) {
+		env := nettest.New(t)
+		a, b := env.IfName("a"), env.IfName("b")
+		env.Veth(a, "", b, "")
+		cfg.BlockSize, cfg.SocketBuffer = minBlockSize, 1
+		cfg.MinRingSize, cfg.MaxRingSize = 1, 1
+		in, out := openT(t, a, Config{}), openT(t, b, cfg)
+		pool, err := packet.NewPool(packet.PoolConfig{Buffers: 64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := out.Stats().RxKernelDrops
+		in.Stats()
+		flood(t, in, pool, 20000)
+		time.Sleep(10 * time.Millisecond)
+		if sent := in.StatsWithin(time.Hour).TxPackets; sent == 0 {
+			t.Errorf("StatsWithin's TxPackets is 0 after sending: software counters must be current")
+		}
+		if shared := out.StatsWithin(time.Hour).RxKernelDrops; shared != base {
+			t.Errorf("StatsWithin(1h) read the kernel again: drops %d, last read %d", shared, base)
+		}
+		fresh := out.Stats().RxKernelDrops
+		if fresh <= base {
+			t.Fatalf("no kernel drops after flooding 20000 frames into a small buffer")
+		}
+		if got := out.StatsWithin(time.Hour).RxKernelDrops; got != fresh {
+			t.Errorf("StatsWithin after Stats: drops %d, want the last read's %d", got, fresh)
+		}
+		if allocs := testing.AllocsPerRun(100, func() { out.StatsWithin(time.Hour) }); allocs != 0 {
+			t.Errorf("StatsWithin allocates %.1f times per call, want 0", allocs)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package tap
 import (
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
@@ -33,19 +34,33 @@ func (d *Device) SetMAC(mac net.HardwareAddr) error {
 }
 
 // Stats returns the counters. RxKernelDrops is the device's tx_dropped
-// since Open: frames the kernel sent towards us but found our queue full.
-func (d *Device) Stats() netdev.Stats {
+// since Open: frames the kernel sent towards us but found our queue full,
+// read with a netlink query (which also refreshes the cached MTU).
+func (d *Device) Stats() netdev.Stats { return d.stats(0) }
+
+// StatsWithin is Stats with tx_dropped as last read when that read is
+// younger than maxAge (netdev.SharedStats).
+func (d *Device) StatsWithin(maxAge time.Duration) netdev.Stats { return d.stats(maxAge) }
+
+func (d *Device) stats(maxAge time.Duration) netdev.Stats {
 	s := netdev.Stats{
 		RxPackets: d.ctr.rxPackets.Load(), RxBytes: d.ctr.rxBytes.Load(), RxErrors: d.ctr.rxErrors.Load(),
 		TxPackets: d.ctr.txPackets.Load(), TxBytes: d.ctr.txBytes.Load(),
 		TxDrops: d.ctr.txDrops.Load(), TxErrors: d.ctr.txErrors.Load(),
 	}
-	if l, err := netlink.LinkByIndex(d.ifindex); err == nil && l.Attrs().Statistics != nil {
-		d.RefreshMTU(l.Attrs().MTU)
-		if drops := l.Attrs().Statistics.TxDropped; drops >= d.baseDrops {
-			s.RxKernelDrops = drops - d.baseDrops
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := time.Now()
+	if maxAge <= 0 || now.Sub(d.dropsReadAt) >= maxAge {
+		d.dropsReadAt = now
+		if l, err := netlink.LinkByIndex(d.ifindex); err == nil && l.Attrs().Statistics != nil {
+			d.RefreshMTU(l.Attrs().MTU)
+			if drops := l.Attrs().Statistics.TxDropped; drops >= d.baseDrops {
+				d.kernelDrops = drops - d.baseDrops
+			}
 		}
 	}
+	s.RxKernelDrops = d.kernelDrops
 	return s
 }
 

@@ -17,7 +17,9 @@
 // the virtio_net_hdr built in the buffer's headroom. Frames over MTU +
 // Ethernet + one VLAN header that are not GSO are dropped and counted
 // (TxDrops). RxKernelDrops is the device's own tx_dropped since Open:
-// frames the kernel could not queue for us.
+// frames the kernel could not queue for us, read with a netlink query on
+// every Stats call (StatsWithin: when the last is older than its maxAge);
+// the MTU Send checks against follows that read, SetMTU and RefreshMTU.
 //
 // One queue. The descriptor is non-blocking and is the PollFD. A tap
 // device has no socket buffer: SetSocketBuffers only reports the request.

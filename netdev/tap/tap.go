@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -41,11 +42,19 @@ type Device struct {
 	ctr        counters
 	baseDrops  uint64 // the device's tx_dropped when we opened it
 
-	mu     sync.Mutex
+	mu     sync.Mutex // guards closed, dropsReadAt and kernelDrops
 	closed bool
+	// dropsReadAt is when Stats last read tx_dropped, kernelDrops what
+	// it found (less baseDrops).
+	dropsReadAt time.Time
+	kernelDrops uint64
 }
 
-var _ netdev.Device = (*Device)(nil)
+var (
+	_ netdev.Device      = (*Device)(nil)
+	_ netdev.MTUFollower = (*Device)(nil)
+	_ netdev.SharedStats = (*Device)(nil)
+)
 
 // Open attaches to the tap device cfg.Name, creating it if missing. A
 // device we create is not persistent: it disappears when Close closes
