@@ -242,8 +242,10 @@ func (dp *Datapath) PortsDel(nos []uint32) []error {
 
 // MaxParallelDeviceOps bounds how many devices CloseDevices (and callers
 // opening devices in bulk) work on at once: the work is mostly waiting in
-// the kernel (RCU grace periods on socket bind and close), not CPU.
-const MaxParallelDeviceOps = 64
+// the kernel (RCU grace periods on socket bind and close), not CPU, and
+// grace periods waited for at the same time end together: 200 ports in
+// one transaction took 120-135 ms with 256 against 145-160 with 64.
+const MaxParallelDeviceOps = 256
 
 // CloseDevices closes devs concurrently, at most MaxParallelDeviceOps at
 // a time; errs[i] is devs[i]'s.
