@@ -129,10 +129,7 @@ func Open(cfg Config) (*Device, error) {
 				err = joinFanout(fd, fanoutID)
 			}
 			if err != nil {
-				if mem != nil {
-					unix.Munmap(mem)
-				}
-				unix.Close(fd)
+				closeSocket(fd, mem)
 			}
 		}
 		if err != nil {

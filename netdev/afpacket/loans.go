@@ -65,7 +65,6 @@ func (l *ringLoans) release(fd int) {
 
 func (l *ringLoans) unmap() {
 	if l.unmapped.CompareAndSwap(false, true) {
-		_ = unix.Munmap(l.ring.mem)
-		_ = unix.Close(l.fd)
+		closeSocket(l.fd, l.ring.mem)
 	}
 }

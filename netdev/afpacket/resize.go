@@ -138,8 +138,7 @@ func (d *Device) prepare(qu *queue, want ringShape) {
 		if p.bufs = d.sockBufAsk.Load(); p.bufs != 0 {
 			if _, err := rawsock.SetBuffers(p.fd, int(p.bufs), d.log, d.name); err != nil {
 				p.err = err
-				unix.Munmap(p.mem)
-				unix.Close(p.fd)
+				closeSocket(p.fd, p.mem)
 			}
 		}
 	}
@@ -188,8 +187,7 @@ func (d *Device) handover(qu *queue, p *preparedRing) bool {
 			qu.ring2.reopenAfterHandover()
 		}
 		if p.err == nil {
-			unix.Munmap(p.mem)
-			unix.Close(p.fd)
+			closeSocket(p.fd, p.mem)
 		}
 		if d.fanout && p.err == nil {
 			d.fanoutBusy.Store(false)
@@ -257,8 +255,7 @@ func (qu *queue) dropPrepared() {
 
 func closePrepared(p *preparedRing) {
 	if p.err == nil {
-		unix.Munmap(p.mem)
-		unix.Close(p.fd)
+		closeSocket(p.fd, p.mem)
 	}
 }
 

@@ -24,13 +24,20 @@ func openSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []byte, 
 		return -1, nil, err
 	}
 	if err = bindSocket(fd, ifindex); err != nil {
-		if ring != nil {
-			unix.Munmap(ring)
-		}
-		unix.Close(fd)
+		closeSocket(fd, ring)
 		return -1, nil, err
 	}
 	return fd, ring, nil
+}
+
+// closeSocket unmaps a socket's ring (nil: none) and closes it. The
+// mapping holds a reference to the socket: the kernel releases it (and
+// waits for an RCU grace period) once both are gone.
+func closeSocket(fd int, ring []byte) {
+	if ring != nil {
+		unix.Munmap(ring)
+	}
+	unix.Close(fd)
 }
 
 // openQueueSocket is openSocket for a queue Open opens: from a spare
@@ -49,8 +56,7 @@ func openQueueSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []b
 		err = bindSocket(fd, ifindex)
 	}
 	if err != nil {
-		unix.Munmap(ring)
-		unix.Close(fd)
+		closeSocket(fd, ring)
 		cfg.Budget.Release(int64(shape.bytes()))
 		return -1, nil, false, err
 	}
@@ -76,10 +82,7 @@ func newSocket(ifindex int, cfg Config, shape ringShape) (fd int, ring []byte, e
 		return -1, nil, err
 	}
 	if err = addMembership(fd, ifindex); err != nil {
-		if ring != nil {
-			unix.Munmap(ring)
-		}
-		unix.Close(fd)
+		closeSocket(fd, ring)
 		return -1, nil, err
 	}
 	return fd, ring, nil
@@ -108,12 +111,8 @@ func newUnboundSocket(cfg Config, shape ringShape) (fd int, ring []byte, err err
 	}
 	defer func() {
 		if err != nil {
-			if ring != nil {
-				unix.Munmap(ring)
-				ring = nil
-			}
-			unix.Close(fd)
-			fd = -1
+			closeSocket(fd, ring)
+			fd, ring = -1, nil
 		}
 	}()
 	opts := []struct {

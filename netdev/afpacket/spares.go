@@ -7,8 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"gvs/netdev"
 )
 
@@ -71,10 +69,7 @@ type spareSocket struct {
 	ring []byte
 }
 
-func (s spareSocket) close() {
-	unix.Munmap(s.ring)
-	unix.Close(s.fd)
-}
+func (s spareSocket) close() { closeSocket(s.fd, s.ring) }
 
 // errSpareBudget: the ring budget has no room for a spare.
 var errSpareBudget = errors.New("receive ring budget spent")
