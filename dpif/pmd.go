@@ -222,18 +222,16 @@ func (p *pmd) indexPlan(plan *pmdPlan) {
 	r.listed = slices.Grow(r.listed[:0], n)[:n]
 	clear(r.listed)
 	r.gens = slices.Grow(r.gens[:0], n)[:n]
-	for i, q := range plan.rxqs {
-		r.gens[i] = 0
-		if q.renewer != nil {
-			r.gens[i] = q.renewer.PollFDGeneration(q.q)
-		}
-	}
 	// active can hold every queue: filling it never allocates.
 	r.always, r.active = r.always[:0], slices.Grow(r.active[:0], n)
 	last := make(map[int32]int32) // PollFD -> last queue with it
 	noFD := 0
 	for i, q := range plan.rxqs {
 		r.sameFD[i] = -1
+		r.gens[i] = 0
+		if q.renewer != nil {
+			r.gens[i] = q.renewer.PollFDGeneration(q.q)
+		}
 		if q.flushesTx || q.fd < 0 {
 			r.always = append(r.always, int32(i))
 			r.listed[i] = true // never listed as ready as well
@@ -276,11 +274,11 @@ func (p *pmd) indexPlan(plan *pmdPlan) {
 // those epoll reported ready (see ready).
 func (p *pmd) poll(plan *pmdPlan) int {
 	r := &p.ready
-	if r.sparse && p.now-r.swept >= int64(p.dp.cfg.sweep) {
+	sweep := p.now-r.swept >= int64(p.dp.cfg.sweep)
+	if sweep {
 		r.sparse = false // every queue once in a while (sweepInterval)
 	}
 	if !r.sparse {
-		sweep := p.now-r.swept >= int64(p.dp.cfg.sweep)
 		r.swept = p.now
 		got := p.pollOnce(plan)
 		if sweep {
