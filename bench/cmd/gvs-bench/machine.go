@@ -5,10 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 
 	"gvs/bench/report"
+	"gvs/netdev"
 )
 
 // describeMachine gathers what a reader needs to judge the figures.
@@ -18,8 +18,8 @@ func describeMachine() report.Machine {
 		m.Kernel = strings.TrimSpace(string(b))
 	}
 	m.CPU = firstField("/proc/cpuinfo", "model name")
-	if kb, err := strconv.ParseFloat(strings.TrimSuffix(firstField("/proc/meminfo", "MemTotal"), " kB"), 64); err == nil {
-		m.MemoryGB = float64(int(kb/1024/1024*10+0.5)) / 10
+	if total, err := netdev.MemTotal(); err == nil {
+		m.MemoryGB = float64(int(float64(total)/(1<<30)*10+0.5)) / 10
 	}
 	for name, argv := range map[string][]string{
 		"Open vSwitch": {"/usr/sbin/ovs-vswitchd", "--version"},

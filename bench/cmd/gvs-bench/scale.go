@@ -3,13 +3,13 @@ package main
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gvs/bench/report"
 	"gvs/bench/scale"
 	"gvs/bench/setups"
 	"gvs/bench/topo"
+	"gvs/netdev"
 )
 
 // scaleConfig is the scale test's shape: -quick's or the full one, with
@@ -30,8 +30,8 @@ func scaleConfig(o options) (scale.Config, error) {
 	if o.scaleIdle > 0 {
 		c.IdleWindow = o.scaleIdle
 	}
-	if kb, err := strconv.ParseInt(strings.TrimSuffix(firstField("/proc/meminfo", "MemTotal"), " kB"), 10, 64); err == nil {
-		c.RSSLimit = kb * 1024 / 3
+	if total, err := netdev.MemTotal(); err == nil {
+		c.RSSLimit = total / 3
 	}
 	return c, c.Validate()
 }
