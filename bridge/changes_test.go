@@ -2,12 +2,10 @@ package bridge_test
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"gvs/netdev"
-	"gvs/ovsdb/db"
 )
 
 // TestFailedInterfaceRetriedOnLinkEventOnly: an interface whose device is
@@ -52,22 +50,13 @@ func TestStatisticsOnTheirTimer(t *testing.T) {
 		e.dp.SetStats(n, netdev.Stats{RxPackets: uint64(10 + i)})
 	}
 	time.Sleep(100 * time.Millisecond) // nothing written before the timer
-	var mu sync.Mutex
-	var commits []*db.Commit
-	cancel := e.db.Subscribe(func(c *db.Commit) {
-		mu.Lock()
-		commits = append(commits, c)
-		mu.Unlock()
-	})
-	defer cancel()
+	commits := e.recordCommits()
 	if got := e.get("Interface", "c1", "statistics:rx_packets"); got != "0" {
 		t.Fatalf("statistics written before their timer: rx_packets %s", got)
 	}
 	e.vsctl("--no-wait", "set", "Open_vSwitch", ".", "other_config:stats-update-interval=100")
 	e.eventually("statistics to be written", func() bool { return e.get("Interface", "c3", "statistics:rx_packets") == "12" })
-	mu.Lock()
-	defer mu.Unlock()
-	for _, c := range commits {
+	for _, c := range commits() {
 		if len(c.Tables["Interface"]) > 0 {
 			if len(c.Tables["Interface"]) != 3 {
 				t.Fatalf("statistics written in a transaction of %d Interface rows, want all 3: %v", len(c.Tables["Interface"]), touched(c))

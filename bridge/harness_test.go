@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -161,6 +162,23 @@ func (e *env) get(table, record, column string) string {
 }
 
 // eventually polls cond for up to 10 s.
+// recordCommits records the database's commits from now until the test
+// ends; the function it returns gives those recorded so far.
+func (e *env) recordCommits() func() []*db.Commit {
+	var mu sync.Mutex
+	var commits []*db.Commit
+	e.t.Cleanup(e.db.Subscribe(func(c *db.Commit) {
+		mu.Lock()
+		commits = append(commits, c)
+		mu.Unlock()
+	}))
+	return func() []*db.Commit {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(commits)
+	}
+}
+
 func (e *env) eventually(what string, cond func() bool) {
 	e.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)

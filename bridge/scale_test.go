@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -65,14 +64,7 @@ func TestOneChangeTouchesOnePort(t *testing.T) {
 	e.dp.AddDevice("new0")
 	time.Sleep(100 * time.Millisecond) // the pass the device's link event asked for
 	e.dp.ResetCalls()
-	var mu sync.Mutex
-	var commits []*db.Commit
-	cancel := e.db.Subscribe(func(c *db.Commit) {
-		mu.Lock()
-		commits = append(commits, c)
-		mu.Unlock()
-	})
-	defer cancel()
+	recorded := e.recordCommits()
 
 	e.vsctl("add-port", "br0", "new0")
 
@@ -95,8 +87,7 @@ func TestOneChangeTouchesOnePort(t *testing.T) {
 
 	newUUID := db.UUID(e.get("Interface", "new0", "_uuid"))
 	ovsUUID := db.UUID(e.get("Open_vSwitch", ".", "_uuid"))
-	mu.Lock()
-	defer mu.Unlock()
+	commits := recorded()
 	if len(commits) != 2 {
 		for _, c := range commits {
 			t.Log(touched(c), c.Comment)
