@@ -44,28 +44,71 @@ func (t VLANTag) Present() bool { return t.TPID != 0 }
 type Key struct {
 	_ [0]uint64 // 8-byte alignment for the word view
 
-	InPort    uint32  // set by the caller (Buffer.Parse copies Buffer.InPort)
+	// Metadata: what the datapath knows of the packet besides its bytes.
+	// Parse keeps it (see MetadataWords); the datapath sets it.
+	TunID       uint64   // tunnel key (VNI), filled by tunnel ports
+	InPort      uint32   // set by the caller (Buffer.Parse copies Buffer.InPort)
+	RecircID    uint32   // 0 on receive; set by the recirculate action
+	DPHash      uint32   // set by the hash action
+	PktMark     uint32   // skb mark / pkt_mark
+	SkbPriority uint32   // skb priority (set_queue)
+	CTState     uint32   // conntrack state bits (CTState* as Open vSwitch's cs_*)
+	CTMark      uint32   // conntrack mark
+	CTZone      uint16   // conntrack zone
+	CTNwProto   uint8    // conntrack original direction IP protocol
+	TunTOS      uint8    // outer IP TOS of a tunnelled packet
+	CTLabel     [16]byte // conntrack label (128 bits, network byte order)
+	CTNwSrc     [4]byte  // conntrack original direction IPv4 source
+	CTNwDst     [4]byte
+	CTIPv6Src   [16]byte // conntrack original direction IPv6 source
+	CTIPv6Dst   [16]byte
+	CTTpSrc     uint16 // conntrack original direction L4 ports
+	CTTpDst     uint16
+	TunSrc      [4]byte // outer IPv4 addresses of a tunnelled packet
+	TunDst      [4]byte
+	TunIPv6Src  [16]byte
+	TunIPv6Dst  [16]byte
+	TunFlags    uint16 // FLOW_TNL_F_* as Open vSwitch's
+	TunTpSrc    uint16
+	TunTpDst    uint16
+	TunGBPID    uint16
+	TunTTL      uint8
+	TunGBPFlags uint8
+	TunMetaLen  uint8    // bytes of TunMetadata in use
+	TunMetaPad  uint8    // always zero: keeps TunMetadata aligned, no implicit padding
+	TunMetadata [16]byte // Geneve options, as mapped by the TLV table
+
+	// Packet fields, from the bytes: L2.
 	EtherType uint16  // innermost EtherType
 	DstMAC    [6]byte // Ethernet destination
 	SrcMAC    [6]byte // Ethernet source
 	VLANs     [MaxVLANs]VLANTag
-	ARPOp     uint16
-	SrcIPv4   [4]byte // IPv4 source, or ARP sender protocol address
-	DstIPv4   [4]byte // IPv4 destination, or ARP target protocol address
-	FlowLabel uint32  // IPv6 flow label (20 bits)
-	SrcIPv6   [16]byte
-	DstIPv6   [16]byte
-	IPProto   uint8  // IPv4 protocol or final IPv6 next header
-	IPTOS     uint8  // IPv4 TOS byte or IPv6 traffic class (DSCP and ECN)
-	IPTTL     uint8  // IPv4 TTL or IPv6 hop limit
-	IPFrag    uint8  // FragAny, FragLater
-	SrcPort   uint16 // TCP, UDP or SCTP source port
-	DstPort   uint16 // TCP, UDP or SCTP destination port
-	TCPFlags  uint16 // low 12 bits of TCP header bytes 12-13 (NS..FIN)
-	ICMPType  uint8  // ICMP or ICMPv6 type
-	ICMPCode  uint8  // ICMP or ICMPv6 code
-	ARPSHA    [6]byte
-	ARPTHA    [6]byte
+
+	// L3.
+	ARPOp         uint16
+	SrcIPv4       [4]byte // IPv4 source, or ARP sender protocol address
+	DstIPv4       [4]byte // IPv4 destination, or ARP target protocol address
+	IPProto       uint8   // IPv4 protocol or final IPv6 next header
+	IPTOS         uint8   // IPv4 TOS byte or IPv6 traffic class (DSCP and ECN)
+	IPTTL         uint8   // IPv4 TTL or IPv6 hop limit
+	IPFrag        uint8   // FragAny, FragLater
+	FlowLabel     uint32  // IPv6 flow label (20 bits)
+	SrcIPv6       [16]byte
+	DstIPv6       [16]byte
+	ARPSHA        [6]byte  // ARP sender hardware address, or ND source link-layer address
+	ARPTHA        [6]byte  // ARP target hardware address, or ND target link-layer address
+	NDReserved    uint32   // ND reserved field (flags of an advertisement)
+	NDTarget      [16]byte // IPv6 neighbour discovery target address
+	NDOptionsType uint8    // type of the first ND option
+	ICMPType      uint8    // ICMP or ICMPv6 type (L4 in Open vSwitch; here for the layout)
+	ICMPCode      uint8    // ICMP or ICMPv6 code
+	Pad0          uint8    // always zero: the layout has no implicit padding
+
+	// L4.
+	SrcPort  uint16    // TCP, UDP or SCTP source port
+	DstPort  uint16    // TCP, UDP or SCTP destination port
+	TCPFlags uint16    // low 12 bits of TCP header bytes 12-13 (NS..FIN)
+	Pad1     [3]uint16 // always zero: the layout has no implicit padding
 }
 
 // MaxVLANs is how many VLAN tags a Key records (802.1ad outer + 802.1Q inner).
@@ -118,6 +161,32 @@ func (m *Mask) words() *[keyWords]uint64 {
 	return (*[keyWords]uint64)(unsafe.Pointer(m))
 }
 
+// metadataWords is how many leading words of Key hold metadata (fields
+// the datapath sets, not Parse): everything before EtherType.
+const metadataWords = int(unsafe.Offsetof(Key{}.EtherType)) / 8
+
+// Compile-time check that the packet fields start on a word boundary.
+var _ [unsafe.Offsetof(Key{}.EtherType) % 8]struct{} = [0]struct{}{}
+
+// clearPacketFields zeroes every field Parse fills, keeping the metadata.
+func (k *Key) clearPacketFields() {
+	w := k.words()
+	for i := metadataWords; i < keyWords; i++ {
+		w[i] = 0
+	}
+}
+
+// ClearMetadata zeroes the metadata fields (everything before EtherType)
+// except InPort: what a freshly received packet has.
+func (k *Key) ClearMetadata() {
+	in := k.InPort
+	w := k.words()
+	for i := range metadataWords {
+		w[i] = 0
+	}
+	k.InPort = in
+}
+
 // ApplyMask writes k AND m into out. out may be k itself.
 func (k *Key) ApplyMask(m *Mask, out *Key) {
 	kw, mw, ow := k.words(), m.words(), out.words()
@@ -149,7 +218,10 @@ func (k *Key) HashSeed(seed uint64) uint64 {
 		m1 = 0xa0761d6478bd642f
 		m2 = 0xe7037ed1a0b428db
 	)
-	h := seed ^ m1
+	// Start from m2, not m1: each round XORs m1 into the multiplicand,
+	// and a leading zero word must not zero it (that would make the
+	// round ignore the second word).
+	h := seed ^ m2
 	w := k.words()
 	// Two words per round through a 64x64->128 multiply (wyhash's mixing
 	// step). The running state enters the multiplicand so word order

@@ -3,8 +3,9 @@ package packet
 import "encoding/binary"
 
 // Parse fills k from the Ethernet frame and reports how far it got. It
-// never allocates, never panics on any input, and overwrites every field of
-// k except InPort, which is metadata the caller owns.
+// never allocates, never panics on any input, and overwrites every packet
+// field of k; the metadata fields (InPort, RecircID, conntrack, tunnel:
+// everything before EtherType) are the caller's and stay as they are.
 //
 // A frame that is malformed or truncated is not an error for the packet
 // path: the key holds every field parsed before the problem (the rest are
@@ -38,7 +39,7 @@ func be16(b []byte) uint16 { return binary.BigEndian.Uint16(b) }
 // parse does the work of Parse and returns the L3 and L4 offsets (0 when
 // absent).
 func parse(frame []byte, k *Key) (st Status, l3, l4 int) {
-	*k = Key{InPort: k.InPort}
+	k.clearPacketFields()
 	if len(frame) < EthHeaderLen {
 		return StatusTruncatedL2, 0, 0
 	}

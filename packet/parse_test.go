@@ -179,15 +179,18 @@ func parseCases() []parseCase {
 func TestParse(t *testing.T) {
 	for _, tc := range parseCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			// Start from garbage to prove Parse overwrites every field
-			// except InPort.
+			// Start from garbage to prove Parse overwrites every packet
+			// field and keeps every metadata field.
 			k := FullMask()
 			key := Key(k)
 			key.InPort = 7
 			var off Offsets
 			st := ParseOffsets(tc.frame, &key, &off)
-			want := tc.key
+			want := Key(FullMask())
 			want.InPort = 7
+			meta := want
+			want = tc.key
+			copy(want.words()[:metadataWords], meta.words()[:metadataWords])
 			if st != tc.status {
 				t.Errorf("status = %v, want %v", st, tc.status)
 			}
