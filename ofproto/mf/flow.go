@@ -11,6 +11,12 @@ import (
 // conntrack, tunnel) followed by the pipeline's own state, which exists
 // only during translation and never reaches the datapath key.
 //
+// Flow.InPort holds the OpenFlow port number (Open vSwitch's ofp_port_t
+// space: 1..0xfeff for ports, PortLocal etc. for reserved ones), not the
+// datapath port number packet.Key.InPort has in the datapath: the upcall
+// layer converts between them, and a megaflow always matches in_port
+// exactly.
+//
 // Like packet.Key it holds no pointers and no implicit padding, so it is
 // comparable and can be masked and hashed word by word (flow_test.go
 // checks the layout).
@@ -22,6 +28,22 @@ type Flow struct {
 	ConjID       uint32          // conjunction id of the conjunctive match that hit
 	ActsetOutput uint32          // output port of the action set (OpenFlow 1.5 actset_output)
 }
+
+// Reserved OpenFlow port numbers, in Open vSwitch's 16-bit ofp_port_t
+// space (OpenFlow 1.1+ puts them at 0xffffff00 + the low byte; the codecs
+// convert). PortMax is the highest number a real port can have.
+const (
+	PortMax        uint32 = 0xff00
+	PortUnset      uint32 = 0xfff7 // OFPP_UNSET (actset_output not set)
+	PortInPort     uint32 = 0xfff8
+	PortTable      uint32 = 0xfff9
+	PortNormal     uint32 = 0xfffa
+	PortFlood      uint32 = 0xfffb
+	PortAll        uint32 = 0xfffc
+	PortController uint32 = 0xfffd
+	PortLocal      uint32 = 0xfffe
+	PortNone       uint32 = 0xffff // OFPP_NONE (OpenFlow 1.0) / OFPP_ANY
+)
 
 // NumRegs is the number of 32-bit registers (reg0..reg15).
 const NumRegs = 16
