@@ -63,17 +63,17 @@ const (
 
 // Register views and everything after them.
 const (
-	XReg0  FieldID = Reg0 + NumRegs              // XReg0 + N is xregN
+	XReg0  FieldID = Reg0 + NumRegs            // XReg0 + N is xregN
 	XXReg0 FieldID = Reg0 + NumRegs + NumXRegs // XXReg0 + N is xxregN
 )
 
 // Reg1..Reg15, XReg1..XReg7 and XXReg1..XXReg3 for readable code.
 const (
-	Reg1, Reg2, Reg3, Reg4, Reg5, Reg6, Reg7          = Reg0 + 1, Reg0 + 2, Reg0 + 3, Reg0 + 4, Reg0 + 5, Reg0 + 6, Reg0 + 7
-	Reg8, Reg9, Reg10, Reg11, Reg12, Reg13, Reg14     = Reg0 + 8, Reg0 + 9, Reg0 + 10, Reg0 + 11, Reg0 + 12, Reg0 + 13, Reg0 + 14
-	Reg15                                             = Reg0 + 15
-	XReg1, XReg2, XReg3, XReg4, XReg5, XReg6, XReg7   = XReg0 + 1, XReg0 + 2, XReg0 + 3, XReg0 + 4, XReg0 + 5, XReg0 + 6, XReg0 + 7
-	XXReg1, XXReg2, XXReg3                            = XXReg0 + 1, XXReg0 + 2, XXReg0 + 3
+	Reg1, Reg2, Reg3, Reg4, Reg5, Reg6, Reg7        = Reg0 + 1, Reg0 + 2, Reg0 + 3, Reg0 + 4, Reg0 + 5, Reg0 + 6, Reg0 + 7
+	Reg8, Reg9, Reg10, Reg11, Reg12, Reg13, Reg14   = Reg0 + 8, Reg0 + 9, Reg0 + 10, Reg0 + 11, Reg0 + 12, Reg0 + 13, Reg0 + 14
+	Reg15                                           = Reg0 + 15
+	XReg1, XReg2, XReg3, XReg4, XReg5, XReg6, XReg7 = XReg0 + 1, XReg0 + 2, XReg0 + 3, XReg0 + 4, XReg0 + 5, XReg0 + 6, XReg0 + 7
+	XXReg1, XXReg2, XXReg3                          = XXReg0 + 1, XXReg0 + 2, XXReg0 + 3
 )
 
 // L2 and up.
