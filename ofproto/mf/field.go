@@ -249,6 +249,12 @@ func (f *Field) computeAllOnes() Value {
 	if f.acc.bits != 0 && f.acc.shift == 0 {
 		return ValueFromUint(f.acc.bits, f.Bytes)
 	}
+	if f.ID == TCPFlags || f.ID == IPv6Label {
+		// Open vSwitch matches these exactly with an all-ones mask of
+		// the whole width (match_set_tcp_flags, match_set_ipv6_label),
+		// which the wire then carries without a mask.
+		return onesBytes(f.Bytes)
+	}
 	var v Value
 	for i := 0; i < f.Bits; i++ {
 		v.setBit(f.Bytes, i)
@@ -258,6 +264,14 @@ func (f *Field) computeAllOnes() Value {
 
 // IsAllOnes reports whether m is f's exact-match mask.
 func (f *Field) IsAllOnes(m Value) bool { return m == f.AllOnes() }
+
+func onesBytes(n int) Value {
+	var v Value
+	for i := 0; i < n; i++ {
+		v[i] = 0xff
+	}
+	return v
+}
 
 // IsZero reports whether v is all zero.
 func (v Value) IsZero() bool { return v == Value{} }

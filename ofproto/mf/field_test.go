@@ -82,7 +82,7 @@ func TestFieldRegistryLookups(t *testing.T) {
 		{EthSrc, 0, "NXM_OF_ETH_SRC"}, {EthSrc, 1, "NXM_OF_ETH_SRC"}, {EthSrc, 3, "OXM_OF_ETH_SRC"},
 		{TCPFlags, 3, "NXM_NX_TCP_FLAGS"}, {TCPFlags, 4, "ONFOXM_ET_TCP_FLAGS"}, {TCPFlags, 6, "OXM_OF_TCP_FLAGS"},
 		{XReg0, 0, "OXM_OF_PKT_REG0"}, {Metadata, 0, "OXM_OF_METADATA"}, {TunID, 4, "OXM_OF_TUNNEL_ID"},
-		{TunID, 3, "NXM_NX_TUN_ID"}, {DPHash, 0, "NXOXM_ET_DP_HASH"},
+		{TunID, 3, "NXM_NX_TUN_ID"}, {DPHash, 0, "NXM_NX_DP_HASH"}, {DPHash, 6, "NXM_NX_DP_HASH"},
 	} {
 		if h := FieldByID(tc.id).HeaderFor(tc.version); h == nil || h.Name != tc.want {
 			t.Errorf("%s.HeaderFor(%d) = %v, want %s", FieldByID(tc.id).Name, tc.version, h, tc.want)
