@@ -28,6 +28,7 @@ var (
 	ErrBadDLAddrMask      error = openflowError("OFPBMC_BAD_DL_ADDR_MASK")
 	ErrBadNWAddrMask      error = openflowError("OFPBMC_BAD_NW_ADDR_MASK")
 	ErrInvalidTLVField    error = openflowError("NXFMFC_INVALID_TLV_FIELD")
+	ErrMatchInconsistent  error = openflowError("OFPBAC_MATCH_INCONSISTENT")
 	errBadSubfield        error = openflowError("OFPBAC_BAD_SET_ARGUMENT")
 	errPrereq             error = openflowError("OFPBAC_MATCH_INCONSISTENT")
 	errReadOnly           error = openflowError("OFPBAC_BAD_SET_ARGUMENT")

@@ -14,11 +14,7 @@ import (
 // lines, or skips the test if it is not installed.
 func ovsOfctl(t *testing.T, stdin string, args ...string) []string {
 	t.Helper()
-	path, err := exec.LookPath("ovs-ofctl")
-	if err != nil {
-		t.Skip("ovs-ofctl not installed")
-	}
-	cmd := exec.Command(path, args...)
+	cmd := ovsCmd(t, args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -26,6 +22,17 @@ func ovsOfctl(t *testing.T, stdin string, args ...string) []string {
 		t.Fatalf("ovs-ofctl %v: %v\n%s", args, err, errb.String())
 	}
 	return strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+}
+
+// ovsCmd returns an ovs-ofctl command, or skips the test if it is not
+// installed.
+func ovsCmd(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	path, err := exec.LookPath("ovs-ofctl")
+	if err != nil {
+		t.Skip("ovs-ofctl not installed")
+	}
+	return exec.Command(path, args...)
 }
 
 // ourParseNXM does what ovs-ofctl --strict parse-nx-match / parse-oxm
