@@ -3,6 +3,7 @@ package mf
 import (
 	"encoding/binary"
 
+	"gvs/ofproto/ofperr"
 	"gvs/packet"
 )
 
@@ -67,17 +68,17 @@ func HeaderFromWord(w uint32) EntryHeader {
 // lookup). Errors: OFPBMC_BAD_LEN.
 func PullEntryHeader(b []byte) (EntryHeader, []byte, error) {
 	if len(b) < 4 {
-		return EntryHeader{}, b, ErrBadLen
+		return EntryHeader{}, b, ofperr.OFPBMC_BAD_LEN
 	}
 	h := HeaderFromWord(binary.BigEndian.Uint32(b))
 	if h.Class == ClassExperimenter {
 		if len(b) < 8 {
-			return EntryHeader{}, b, ErrBadLen
+			return EntryHeader{}, b, ofperr.OFPBMC_BAD_LEN
 		}
 		h.Experimenter = binary.BigEndian.Uint32(b[4:])
 	}
 	if int(h.Length) < h.expLen() {
-		return EntryHeader{}, b, ErrBadLen
+		return EntryHeader{}, b, ofperr.OFPBMC_BAD_LEN
 	}
 	return h, b[h.Size():], nil
 }
@@ -147,17 +148,17 @@ func PullEntry(b []byte, isAction bool) (Entry, []byte, error) {
 	e := Entry{Header: h, Field: FieldForHeader(h)}
 	var fieldErr error
 	if e.Field == nil {
-		fieldErr = ErrBadField
+		fieldErr = ofperr.OFPBMC_BAD_FIELD
 		if isAction {
-			fieldErr = ErrBadSetType
+			fieldErr = ofperr.OFPBAC_BAD_SET_TYPE
 			if fd := FieldByHeader(h.Class, h.Field, h.Experimenter); fd != nil && h.PayloadLen() > 0 {
-				fieldErr = ErrBadSetLen
+				fieldErr = ofperr.OFPBAC_BAD_SET_LEN
 			}
 		}
 	}
 	pl := h.PayloadLen()
 	if len(rest) < pl {
-		return Entry{}, b, ErrBadLen
+		return Entry{}, b, ofperr.OFPBMC_BAD_LEN
 	}
 	payload := rest[:pl]
 	rest = rest[pl:]
@@ -165,7 +166,7 @@ func PullEntry(b []byte, isAction bool) (Entry, []byte, error) {
 	if h.HasMask {
 		for i := 0; i < width; i++ {
 			if payload[i]&^payload[width+i] != 0 {
-				return Entry{}, rest, ErrBadWildcards
+				return Entry{}, rest, ofperr.OFPBMC_BAD_WILDCARDS
 			}
 		}
 	}
@@ -217,10 +218,10 @@ func PullMatchEntry(b []byte) (Entry, []byte, error) {
 		return e, rest, err
 	}
 	if !e.Field.isMaskValid(e.Mask) {
-		return e, rest, ErrBadMask
+		return e, rest, ofperr.OFPBMC_BAD_MASK
 	}
 	if !e.Field.IsValueValid(e.Value) {
-		return e, rest, ErrBadValue
+		return e, rest, ofperr.OFPBMC_BAD_VALUE
 	}
 	return e, rest, nil
 }
@@ -281,13 +282,13 @@ func DecodeNXMatch(p []byte, strict, withCookie, pipelineOnly bool) (m Match, co
 		var e Entry
 		e, p, err = PullMatchEntry(p)
 		if err != nil {
-			if err == ErrBadField && !strict {
+			if err == ofperr.OFPBMC_BAD_FIELD && !strict {
 				err = nil
 				continue
 			}
-			if err == ErrBadField && withCookie && e.Header.Class == nxCookieClass && e.Header.Field == nxCookieField && e.Header.FieldBytes() == 8 {
+			if err == ofperr.OFPBMC_BAD_FIELD && withCookie && e.Header.Class == nxCookieClass && e.Header.Field == nxCookieField && e.Header.FieldBytes() == 8 {
 				if cookieMask != 0 {
-					return Match{}, 0, 0, ErrDupField
+					return Match{}, 0, 0, ofperr.OFPBMC_DUP_FIELD
 				}
 				cookie, cookieMask = e.Value.Uint(8), e.Mask.Uint(8)
 				err = nil
@@ -299,13 +300,13 @@ func DecodeNXMatch(p []byte, strict, withCookie, pipelineOnly bool) (m Match, co
 		switch {
 		case fd.isVariableLength() && fd.ID != TunMetadata0:
 			// Only one tunnel metadata option fits in packet.Key.
-			return Match{}, 0, 0, ErrInvalidTLVField
+			return Match{}, 0, 0, ofperr.NXFMFC_INVALID_TLV_FIELD
 		case strict && !fd.PrereqsMatched(&m):
-			return Match{}, 0, 0, ErrBadPrereq
+			return Match{}, 0, 0, ofperr.OFPBMC_BAD_PREREQ
 		case !fd.IsWildcarded(&m.Wildcards):
-			return Match{}, 0, 0, ErrDupField
+			return Match{}, 0, 0, ofperr.OFPBMC_DUP_FIELD
 		case pipelineOnly && !fd.IsPipelineField():
-			return Match{}, 0, 0, ErrPipelineFieldsOnly
+			return Match{}, 0, 0, ofperr.OFPBRC_PIPELINE_FIELDS_ONLY
 		}
 		fd.setMatchFromWire(&m, e.Value, e.Mask)
 	}
@@ -352,7 +353,7 @@ func PullNXMatch(b []byte, matchLen int) (Match, []byte, error) {
 func PullNXMatchCookie(b []byte, matchLen int, withCookie bool) (m Match, cookie, cookieMask uint64, rest []byte, err error) {
 	padded := (matchLen + 7) / 8 * 8
 	if matchLen < 0 || len(b) < padded {
-		return Match{}, 0, 0, b, ErrBadLen
+		return Match{}, 0, 0, b, ofperr.OFPBMC_BAD_LEN
 	}
 	m, cookie, cookieMask, err = DecodeNXMatch(b[:matchLen], true, withCookie, false)
 	return m, cookie, cookieMask, b[padded:], err
@@ -368,18 +369,18 @@ const (
 // the OXM entries, padding to 8) at the start of b (oxm_pull_match).
 func PullOXMMatch(b []byte) (Match, []byte, error) {
 	if len(b) < 4 {
-		return Match{}, b, ErrBadLen
+		return Match{}, b, ofperr.OFPBMC_BAD_LEN
 	}
 	typ, length := binary.BigEndian.Uint16(b), int(binary.BigEndian.Uint16(b[2:]))
 	if length < 4 {
-		return Match{}, b, ErrBadLen
+		return Match{}, b, ofperr.OFPBMC_BAD_LEN
 	}
 	if typ != ofp11MatchTypeOXM {
-		return Match{}, b, ErrBadType
+		return Match{}, b, ofperr.OFPBMC_BAD_TYPE
 	}
 	padded := (length + 7) / 8 * 8
 	if len(b) < padded {
-		return Match{}, b, ErrBadLen
+		return Match{}, b, ofperr.OFPBMC_BAD_LEN
 	}
 	m, _, _, err := DecodeNXMatch(b[4:length], true, false, false)
 	return m, b[padded:], err

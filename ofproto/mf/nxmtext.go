@@ -4,6 +4,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"gvs/ofproto/ofperr"
 )
 
 // FormatNXMatch writes the NXM/OXM entries in p as Open vSwitch's
@@ -16,7 +18,7 @@ func FormatNXMatch(p []byte) string {
 	var s strings.Builder
 	for len(p) > 0 {
 		e, rest, err := PullEntry(p, false)
-		if err != nil && err != ErrBadField {
+		if err != nil && err != ofperr.OFPBMC_BAD_FIELD {
 			break
 		}
 		p = rest

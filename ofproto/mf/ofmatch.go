@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 
+	"gvs/ofproto/ofperr"
 	"gvs/packet"
 )
 
@@ -151,7 +152,7 @@ func (p *pendingL34) apply(m *Match) {
 // followed by ofputil_normalize_match).
 func pullOFP10Match(b []byte) (Match, []byte, error) {
 	if len(b) < OFP10MatchLen {
-		return Match{}, b, ErrBadLen
+		return Match{}, b, ofperr.OFPBMC_BAD_LEN
 	}
 	var m Match
 	wc := binary.BigEndian.Uint32(b) & ofpfw10All
@@ -306,20 +307,20 @@ func appendOFP10Match(b []byte, m *Match) []byte {
 // (ofputil_pull_ofp11_match).
 func pullOFP11Match(b []byte) (Match, []byte, error) {
 	if len(b) < 4 {
-		return Match{}, b, ErrBadLen
+		return Match{}, b, ofperr.OFPBMC_BAD_LEN
 	}
 	typ, length := binary.BigEndian.Uint16(b), int(binary.BigEndian.Uint16(b[2:]))
 	switch typ {
 	case ofp11MatchTypeStandard:
 		if length != OFP11MatchLen || len(b) < OFP11MatchLen {
-			return Match{}, b, ErrBadLen
+			return Match{}, b, ofperr.OFPBMC_BAD_LEN
 		}
 		m, err := decodeOFP11Standard(b[:OFP11MatchLen])
 		return m, b[OFP11MatchLen:], err
 	case ofp11MatchTypeOXM:
 		return PullOXMMatch(b)
 	}
-	return Match{}, b, ErrBadType
+	return Match{}, b, ofperr.OFPBMC_BAD_TYPE
 }
 
 // decodeOFP11Standard is ofputil_match_from_ofp11_match (normalised).
@@ -330,7 +331,7 @@ func decodeOFP11Standard(b []byte) (Match, error) {
 	if wc&ofpfw11InPort == 0 {
 		port, ok := PortFromOFP11(binary.BigEndian.Uint32(b[4:]))
 		if !ok {
-			return Match{}, ErrBadValue
+			return Match{}, ofperr.OFPBMC_BAD_VALUE
 		}
 		w.InPort, f.InPort = 0xffffffff, port
 	}
@@ -352,11 +353,11 @@ func decodeOFP11Standard(b []byte) (Match, error) {
 		case dlVLAN < 4096:
 			tci, mask = vlanCFI|dlVLAN, vlanCFI|vlanVIDMask
 		default:
-			return Match{}, ErrBadValue
+			return Match{}, ofperr.OFPBMC_BAD_VALUE
 		}
 		if dlVLAN != ofp11VIDNone && wc&ofpfw11DLVLANPCP == 0 {
 			if pcp > 7 {
-				return Match{}, ErrBadValue
+				return Match{}, ofperr.OFPBMC_BAD_VALUE
 			}
 			tci |= uint16(pcp) << 13
 			mask |= vlanPCPMask
@@ -375,7 +376,7 @@ func decodeOFP11Standard(b []byte) (Match, error) {
 	}
 	if ipv4 && wc&ofpfw11NWTOS == 0 {
 		if b[42]&^0xfc != 0 {
-			return Match{}, ErrBadValue
+			return Match{}, ofperr.OFPBMC_BAD_VALUE
 		}
 		p.hasTOS, p.tos = true, b[42]
 	}
@@ -388,13 +389,13 @@ func decodeOFP11Standard(b []byte) (Match, error) {
 		case p.hasProto && p.proto == packet.ProtoICMP:
 			if wc&ofpfw11TPSrc == 0 {
 				if tpSrc >= 0x100 {
-					return Match{}, ErrBadField
+					return Match{}, ofperr.OFPBMC_BAD_FIELD
 				}
 				p.hasTPSrc, p.tpSrc = true, tpSrc
 			}
 			if wc&ofpfw11TPDst == 0 {
 				if tpDst >= 0x100 {
-					return Match{}, ErrBadField
+					return Match{}, ofperr.OFPBMC_BAD_FIELD
 				}
 				p.hasTPD, p.tpDst = true, tpDst
 			}

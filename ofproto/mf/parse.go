@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gvs/ofproto/ofperr"
 	"gvs/packet"
 )
 
@@ -766,7 +767,7 @@ func (m *Match) CheckPrereqs() error {
 			}
 		}
 		if !ok {
-			return ErrBadPrereq
+			return ofperr.OFPBMC_BAD_PREREQ
 		}
 	}
 	return nil
@@ -780,7 +781,7 @@ func (m *Match) CheckCTOrigTuple() error {
 	w, f := &m.Wildcards.Masks, &m.Flow
 	if ((w.CTNwSrc != [4]byte{} || w.CTNwDst != [4]byte{}) && f.EtherType != packet.EtherTypeIPv4) ||
 		((w.CTIPv6Src != [16]byte{} || w.CTIPv6Dst != [16]byte{}) && f.EtherType != packet.EtherTypeIPv6) {
-		return ErrMatchInconsistent
+		return ofperr.OFPBAC_MATCH_INCONSISTENT
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"gvs/ofproto/ofperr"
 )
 
 // Subfield is a bit range of a field: bits Ofs..Ofs+NBits-1, counted
@@ -200,10 +202,10 @@ func fieldByAnyName(name string) *Field {
 // are within the field and the field's prerequisites hold (mf_check_src).
 func (s Subfield) CheckSrc(m *Match) error {
 	if s.Field == nil || s.NBits <= 0 || s.Ofs < 0 || s.Ofs+s.NBits > s.Field.Bits {
-		return errBadSubfield
+		return ofperr.OFPBAC_BAD_SET_ARGUMENT
 	}
 	if m != nil && !s.Field.PrereqsMatched(m) {
-		return errPrereq
+		return ofperr.OFPBAC_MATCH_INCONSISTENT
 	}
 	return nil
 }
@@ -215,7 +217,7 @@ func (s Subfield) CheckDst(m *Match) error {
 		return err
 	}
 	if !s.Field.Writable {
-		return errReadOnly
+		return ofperr.OFPBAC_BAD_SET_ARGUMENT
 	}
 	return nil
 }
