@@ -119,6 +119,11 @@ const (
 	NDReserved
 	NDOptionsType
 
+	// PacketType is OpenFlow 1.5's packet_type, accepted on the wire
+	// only as Ethernet (0, 0), the one kind of packet gvs handles; it
+	// occupies nothing in Flow.
+	PacketType
+
 	NumFields // number of fields; not a field
 )
 
@@ -610,6 +615,8 @@ func (fd *Field) IsValueValid(v Value) bool {
 		return v.Uint(2)&^1 == 0
 	case CTState:
 		return v.Uint(4)&^0xff == 0
+	case PacketType:
+		return v.Uint(4) == 0
 	}
 	return true
 }

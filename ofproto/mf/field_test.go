@@ -29,7 +29,7 @@ func TestFieldSetGetRoundTrip(t *testing.T) {
 			if fd.ID == InPortOXM || fd.ID == ActsetOutput {
 				v = ValueFromUint(v.Uint(4)%0xff00, 4) // a valid port
 			}
-			if !fd.IsValueValid(v) {
+			if !fd.IsValueValid(v) || fd.ID == PacketType {
 				continue
 			}
 			var f Flow
@@ -245,5 +245,18 @@ func TestFieldAccessNoAlloc(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocations per run", allocs)
+	}
+}
+
+// The packet_type entry Open vSwitch sends for Ethernet decodes; other
+// packet types are refused.
+func TestPacketTypeEntry(t *testing.T) {
+	if _, _, _, err := DecodeNXMatch(packetTypeEthernet, true, false, false); err != nil {
+		t.Fatalf("packet_type=(0,0): %v", err)
+	}
+	other := append([]byte(nil), packetTypeEthernet...)
+	other[7] = 1
+	if _, _, _, err := DecodeNXMatch(other, true, false, false); err == nil {
+		t.Fatal("packet_type=(0,1) accepted")
 	}
 }

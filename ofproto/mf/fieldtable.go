@@ -229,8 +229,13 @@ func buildFieldTable() [NumFields]Field {
 		OXM: []Header{{Name: "ERICOXM_OF_ICMPV6_ND_RESERVED", Class: ClassEricsson, Field: 1}}, acc: u32(&f.NDReserved)})
 	add(Field{ID: NDOptionsType, Name: "nd_options_type", Bytes: 1, Writable: true, Prereq: PrereqND, Format: FormatDecimal,
 		OXM: []Header{{Name: "ERICOXM_OF_ICMPV6_ND_OPTIONS_TYPE", Class: ClassEricsson, Field: 2}}, acc: u8(&f.NDOptionsType)})
+	add(Field{ID: PacketType, Name: "packet_type", Bytes: 4, Format: FormatHex,
+		OXM: oxm("OXM_OF_PACKET_TYPE", 44, ofp15), acc: accessor{get: getNothing, set: setNothing}})
 	return t
 }
+
+func getNothing(f *Flow, mask bool) Value  { return Value{} }
+func setNothing(f *Flow, v Value, mask bool) {}
 
 // TunMetadataBytes is the widest tun_metadataN value gvs carries: the
 // size of packet.Key.TunMetadata.

@@ -438,6 +438,18 @@ func appendZeros(b []byte, n int) []byte {
 type putter struct {
 	b       []byte
 	version uint8
+
+	// impliedEthernet: some entry put has a prerequisite, which tells
+	// the reader the packet is Ethernet.
+	impliedEthernet bool
+}
+
+// append adds fd's entry and notes whether it implies Ethernet.
+func (p *putter) append(fd *Field, v Value, mask *Value) {
+	p.b = AppendEntry(p.b, fd, p.version, v, mask)
+	if fd.Prereq != PrereqNone {
+		p.impliedEthernet = true
+	}
 }
 
 // put appends fd's entry unless mask is zero; exact if mask is all ones
@@ -447,10 +459,10 @@ func (p *putter) put(fd *Field, v, mask Value) {
 		return
 	}
 	if mask == onesBytes(fd.Bytes) {
-		p.b = AppendEntry(p.b, fd, p.version, v, nil)
+		p.append(fd, v, nil)
 		return
 	}
-	p.b = AppendEntry(p.b, fd, p.version, v, &mask)
+	p.append(fd, v, &mask)
 }
 
 // putField puts fd as m has it.
@@ -462,10 +474,29 @@ func (p *putter) putField(m *Match, id FieldID) {
 // putExact puts fd without mask, with m's value.
 func (p *putter) putExact(m *Match, id FieldID) {
 	fd := &fieldTable[id]
-	p.b = AppendEntry(p.b, fd, p.version, fd.Get(&m.Flow), nil)
+	p.append(fd, fd.Get(&m.Flow), nil)
 }
 
+// packetTypeEthernet is the OXM_OF_PACKET_TYPE entry for Ethernet
+// (namespace 0, type 0), which Open vSwitch puts first when a match
+// names a field with a prerequisite but no entry it sends has one (e.g.
+// ct_tp_src without ct_nw_proto), so the reader still knows the packet
+// is Ethernet.
+var packetTypeEthernet = []byte{0x80, 0x00, 44 << 1, 4, 0, 0, 0, 0}
+
 func appendNXMatchRaw(b []byte, m *Match, version uint8) []byte {
+	start := len(b)
+	b, implied := appendNXMatchEntries(b, m, version)
+	if !implied && m.matchesPacketFields() {
+		n := len(packetTypeEthernet)
+		b = append(b, packetTypeEthernet...)
+		copy(b[start+n:], b[start:len(b)-n])
+		copy(b[start:], packetTypeEthernet)
+	}
+	return b
+}
+
+func appendNXMatchEntries(b []byte, m *Match, version uint8) ([]byte, bool) {
 	p := &putter{b: b, version: version}
 	f, w := &m.Flow, &m.Wildcards.Masks
 
@@ -496,10 +527,10 @@ func appendNXMatchRaw(b []byte, m *Match, version uint8) []byte {
 		mask := fieldTable[VLANVID].GetMask(&m.Wildcards).Uint(2)
 		switch {
 		case mask == vlanVIDMask|vlanCFI:
-			p.b = AppendEntry(p.b, &fieldTable[VLANVID], version, ValueFromUint(vid, 2), nil)
+			p.append(&fieldTable[VLANVID], ValueFromUint(vid, 2), nil)
 		case mask != 0:
 			mv := ValueFromUint(mask, 2)
-			p.b = AppendEntry(p.b, &fieldTable[VLANVID], version, ValueFromUint(vid, 2), &mv)
+			p.append(&fieldTable[VLANVID], ValueFromUint(vid, 2), &mv)
 		}
 		if vid != 0 && fieldTable[VLANPCP].GetMask(&m.Wildcards).Uint(1) != 0 {
 			p.putExact(m, VLANPCP)
@@ -532,7 +563,7 @@ func appendNXMatchRaw(b []byte, m *Match, version uint8) []byte {
 	if w.TunMetadata != [TunMetadataBytes]byte{} {
 		fd := &fieldTable[TunMetadata0]
 		v, mask := fd.Get(f), fd.GetMask(&m.Wildcards)
-		p.b = AppendEntry(p.b, fd, version, v, &mask)
+		p.append(fd, v, &mask)
 	}
 
 	if version < 0x06 {
@@ -560,7 +591,7 @@ func appendNXMatchRaw(b []byte, m *Match, version uint8) []byte {
 		p.putField(m, CTTpDst)
 	}
 	p.putField(m, Metadata)
-	return p.b
+	return p.b, p.impliedEthernet
 }
 
 // putIP is nxm_put_ip.
@@ -578,10 +609,10 @@ func (p *putter) putIP(m *Match) {
 		fd := &fieldTable[IPFrag]
 		v := ValueFromUint(uint64(f.IPFrag&3), 1)
 		if fm == 3 {
-			p.b = AppendEntry(p.b, fd, p.version, v, nil)
+			p.append(fd, v, nil)
 		} else {
 			mv := ValueFromUint(uint64(fm), 1)
-			p.b = AppendEntry(p.b, fd, p.version, v, &mv)
+			p.append(fd, v, &mv)
 		}
 	}
 	if w.IPTOS&0xfc != 0 {
