@@ -234,7 +234,7 @@ func buildFieldTable() [NumFields]Field {
 	return t
 }
 
-func getNothing(f *Flow, mask bool) Value  { return Value{} }
+func getNothing(f *Flow, mask bool) Value    { return Value{} }
 func setNothing(f *Flow, v Value, mask bool) {}
 
 // TunMetadataBytes is the widest tun_metadataN value gvs carries: the

@@ -51,6 +51,12 @@ func FuzzDecodeNXMatch(f *testing.F) {
 			t.Fatalf("re-encoding of %s (%s) does not decode: %v", FormatNXMatch(b1), m1.String(), err)
 		}
 		b2, _ := AppendNXMatch(nil, &m2, version, 0, 0)
+		// Match does not keep packet_type: when the first encoding put
+		// it first (a field with a prerequisite that is not sent, e.g.
+		// ct_tp_src with ct_nw_proto=0), the second may not.
+		if bytes.HasPrefix(b1, packetTypeEthernet) && !bytes.HasPrefix(b2, packetTypeEthernet) {
+			b1 = b1[len(packetTypeEthernet):]
+		}
 		if !bytes.Equal(b1, b2) {
 			t.Fatalf("not stable:\n %s\n %s", FormatNXMatch(b1), FormatNXMatch(b2))
 		}
