@@ -310,6 +310,9 @@ type accessor struct {
 	set func(f *Flow, v Value, mask bool)
 }
 
+// isPlainInt reports whether the field is one native integer in Flow.
+func (a *accessor) isPlainInt() bool { return a.get == nil && a.elem != 0 && a.count == 1 }
+
 func (a *accessor) ptr(f *Flow) unsafe.Pointer { return unsafe.Add(unsafe.Pointer(f), a.off) }
 
 func (a *accessor) loadInt(p unsafe.Pointer) uint64 {
