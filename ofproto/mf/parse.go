@@ -426,9 +426,18 @@ func parseIPv6Masked(s string) (v, mask Value, err error) {
 	}
 	b := a.As16()
 	copy(v[:], b[:])
+	// Open vSwitch tries "/%d" before "/<address>", so a mask address
+	// that starts with decimal digits ("/10d3::") is read as a prefix
+	// length followed by garbage: an error, kept for compatibility.
+	digits := 0
+	for digits < len(m) && m[digits] >= '0' && m[digits] <= '9' {
+		digits++
+	}
 	switch {
 	case !hasMask:
 		mask = onesBytes(16)
+	case digits > 0 && digits < len(m):
+		return v, mask, fmt.Errorf("%s: invalid IPv6 address", s)
 	case strings.Contains(m, ":"):
 		ma, e := netip.ParseAddr(m)
 		if e != nil || !ma.Is6() {
