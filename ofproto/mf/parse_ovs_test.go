@@ -237,3 +237,31 @@ func TestFormatParsedByOVS(t *testing.T) {
 func ipv6MaskUnparsable(err error) bool {
 	return err != nil && strings.HasSuffix(err.Error(), ": invalid IPv6 address")
 }
+
+func TestParseFlow(t *testing.T) {
+	f, w, err := ParseFlow("in_port=3,tcp,nw_src=10.0.0.1,tp_dst=80,dl_vlan=5,reg0=7", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.InPort != 3 || f.EtherType != 0x0800 || f.IPProto != 6 || f.SrcIPv4 != [4]byte{10, 0, 0, 1} ||
+		f.DstPort != 80 || f.Regs[0] != 7 || f.VLANs[0].TPID == 0 || f.VLANs[0].VID() != 5 {
+		t.Fatalf("parsed %+v", f)
+	}
+	if w.Masks.DstPort != 0xffff || w.Masks.SrcPort != 0 {
+		t.Fatalf("wildcards %+v", w.Masks.Key)
+	}
+	if f, _, _ := ParseFlow("", nil); f.InPort != PortNone {
+		t.Fatalf("default in_port %d", f.InPort)
+	}
+	for in, want := range map[string]string{
+		"tp_dst=80":            "tp_dst=80: prerequisites not met for setting tp_dst",
+		"tcp,tcp":              "tcp,tcp: Ethernet type set multiple times",
+		"reg0=1,reg0=2":        "reg0=1,reg0=2: field reg0 set multiple times",
+		"foo=1":                "foo=1: unknown field foo",
+		"ip,nw_src=1.2.3.0/24": "ip,nw_src=1.2.3.0/24: bad value for nw_src (1.2.3.0/24: wildcards not allowed here)",
+	} {
+		if _, _, err := ParseFlow(in, nil); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %s", in, err, want)
+		}
+	}
+}
