@@ -331,8 +331,11 @@ const (
 	tpidPresent = 0x8000
 )
 
-func tci(f *Flow, mask bool) uint16 {
-	t := f.VLANs[0]
+func tci(f *Flow, mask bool) uint16 { return tciAt(f, 0, mask) }
+
+// tciAt is vlan_tci of tag i (0 outermost), CFI meaning "present".
+func tciAt(f *Flow, i int, mask bool) uint16 {
+	t := f.VLANs[i]
 	v := t.TCI &^ vlanCFI
 	if (mask && t.TPID&tpidPresent != 0) || (!mask && t.TPID != 0) {
 		v |= vlanCFI

@@ -507,23 +507,31 @@ func (m *Match) Format(priority int) string {
 		mf.item("in_port", PortName(f.InPort))
 	}
 
-	// VLAN.
-	if tciMask := tci(w, true); tciMask != 0 {
-		tciV := tci(f, false)
+	// VLAN tags, outermost first, as dl_vlan/vlan_tci, dl_vlan1/vlan_tci1.
+	for i := range f.VLANs {
+		tciMask := tciAt(w, i, true)
+		if tciMask == 0 {
+			break
+		}
+		suffix := ""
+		if i > 0 {
+			suffix = strconv.Itoa(i)
+		}
+		tciV := tciAt(f, i, false)
 		vidMask, pcpMask, cfi := tciMask&vlanVIDMask, tciMask&vlanPCPMask, tciMask&vlanCFI
 		switch {
 		case cfi != 0 && tciV&vlanCFI != 0 && (vidMask == 0 || vidMask == vlanVIDMask) &&
 			(pcpMask == 0 || pcpMask == vlanPCPMask) && (vidMask != 0 || pcpMask != 0):
 			if vidMask != 0 {
-				mf.item("dl_vlan", strconv.Itoa(int(tciV&vlanVIDMask)))
+				mf.item("dl_vlan"+suffix, strconv.Itoa(int(tciV&vlanVIDMask)))
 			}
 			if pcpMask != 0 {
-				mf.item("dl_vlan_pcp", strconv.Itoa(int(tciV>>13)))
+				mf.item("dl_vlan_pcp"+suffix, strconv.Itoa(int(tciV>>13)))
 			}
 		case tciMask == 0xffff:
-			mf.item("vlan_tci", fmt.Sprintf("0x%04x", tciV))
+			mf.item("vlan_tci"+suffix, fmt.Sprintf("0x%04x", tciV))
 		default:
-			mf.item("vlan_tci", fmt.Sprintf("0x%04x/0x%04x", tciV, tciMask))
+			mf.item("vlan_tci"+suffix, fmt.Sprintf("0x%04x/0x%04x", tciV, tciMask))
 		}
 	}
 
