@@ -88,7 +88,11 @@ func TestRandomEntriesAgainstOVS(t *testing.T) {
 		{3, []string{"--strict", "parse-oxm", "OpenFlow12"}},
 		{4, []string{"--strict", "parse-oxm", "OpenFlow13"}},
 		{6, []string{"--strict", "parse-oxm", "OpenFlow15"}},
+		// Loose decoding (ovs-ofctl without --strict) differs where Open
+		// vSwitch stores two fields in one place (arp_op in nw_proto,
+		// ICMP type in tp_src): a switch decodes requests strictly.
 	} {
+		strict := v.args[0] == "--strict"
 		var lines []string
 		for i := 0; i < 500; i++ {
 			lines = append(lines, randomEntryLine(r))
@@ -105,7 +109,7 @@ func TestRandomEntriesAgainstOVS(t *testing.T) {
 		}
 		bad := 0
 		for i, l := range lines {
-			if ours := ourParseNXM(t, l, v.version); ours != kept[i] {
+			if ours := ourParseNXMStrict(t, l, v.version, strict); ours != kept[i] {
 				bad++
 				if bad <= 15 {
 					t.Errorf("version %d %s:\n ours %s\n ovs  %s", v.version, l, ours, kept[i])

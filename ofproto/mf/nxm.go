@@ -282,15 +282,15 @@ func DecodeNXMatch(p []byte, strict, withCookie, pipelineOnly bool) (m Match, co
 		var e Entry
 		e, p, err = PullMatchEntry(p)
 		if err != nil {
-			if err == ofperr.OFPBMC_BAD_FIELD && !strict {
-				err = nil
-				continue
-			}
 			if err == ofperr.OFPBMC_BAD_FIELD && withCookie && e.Header.Class == nxCookieClass && e.Header.Field == nxCookieField && e.Header.FieldBytes() == 8 {
 				if cookieMask != 0 {
 					return Match{}, 0, 0, ofperr.OFPBMC_DUP_FIELD
 				}
 				cookie, cookieMask = e.Value.Uint(8), e.Mask.Uint(8)
+				err = nil
+				continue
+			}
+			if err == ofperr.OFPBMC_BAD_FIELD && !strict {
 				err = nil
 				continue
 			}

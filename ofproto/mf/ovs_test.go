@@ -39,11 +39,17 @@ func ovsCmd(t *testing.T, args ...string) *exec.Cmd {
 // does for one line: text to bytes, strict decode, re-encode for
 // version (0 = NXM), text.
 func ourParseNXM(t *testing.T, line string, version uint8) string {
+	return ourParseNXMStrict(t, line, version, true)
+}
+
+// ourParseNXMStrict is ourParseNXM with strict (flow_mod) or loose
+// decoding, as ovs-ofctl with or without --strict.
+func ourParseNXMStrict(t *testing.T, line string, version uint8, strict bool) string {
 	raw, err := ParseNXMatchText(line)
 	if err != nil {
 		t.Fatalf("%s: %v", line, err)
 	}
-	m, cookie, cookieMask, err := DecodeNXMatch(raw, true, version == 0, false)
+	m, cookie, cookieMask, err := DecodeNXMatch(raw, strict, version == 0, false)
 	if err != nil {
 		return "nx_pull_match() returned error " + err.Error()
 	}
