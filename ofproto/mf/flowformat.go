@@ -129,3 +129,68 @@ func (f *Flow) Format() string {
 	}
 	return m.Format(DefaultPriority)
 }
+
+// FlowMetadata returns the pipeline metadata of f as a match, as Open
+// vSwitch's flow_get_metadata builds it for packet-ins and continuations:
+// each non-zero tunnel field, metadata, register and pkt_mark exactly,
+// in_port always, and the conntrack state (with dl_type, and the
+// original tuple when the connection is valid) when f has one. The
+// tunnel metadata options are left out.
+func FlowMetadata(f *Flow) Match {
+	var m Match
+	set := func(id FieldID, nonZero bool) {
+		if nonZero {
+			fd := &fieldTable[id]
+			fd.SetMatch(&m, fd.Get(f))
+		}
+	}
+	set(TunID, f.TunID != 0)
+	if fl := f.TunFlags & TunFlagOAM; fl != 0 {
+		fieldTable[TunFlags].SetMatch(&m, ValueFromUint(uint64(fl), 2))
+	}
+	set(TunSrc, f.TunSrc != [4]byte{})
+	set(TunDst, f.TunDst != [4]byte{})
+	set(TunIPv6Src, f.TunIPv6Src != [16]byte{})
+	set(TunIPv6Dst, f.TunIPv6Dst != [16]byte{})
+	set(TunGBPID, f.TunGBPID != 0)
+	set(TunGBPFlags, f.TunGBPFlags != 0)
+	set(Metadata, f.Metadata != 0)
+	for i, r := range f.Regs {
+		set(Reg0+FieldID(i), r != 0)
+	}
+	set(PktMark, f.PktMark != 0)
+	set(InPort, true)
+	if f.CTState != 0 {
+		set(CTState, true)
+		set(EthType, true)
+		valid := f.CTState&(CTStateNew|CTStateEstablished|CTStateReply) != 0
+		if valid && f.CTNwProto != 0 {
+			switch f.EtherType {
+			case packet.EtherTypeIPv4:
+				set(CTNwSrc, true)
+				set(CTNwDst, true)
+			case packet.EtherTypeIPv6:
+				set(CTIPv6Src, true)
+				set(CTIPv6Dst, true)
+			}
+			if f.EtherType == packet.EtherTypeIPv4 || f.EtherType == packet.EtherTypeIPv6 {
+				set(CTNwProto, true)
+				set(CTTpSrc, true)
+				set(CTTpDst, true)
+			}
+		}
+	}
+	set(CTZone, f.CTZone != 0)
+	set(CTMark, f.CTMark != 0)
+	set(CTLabel, f.CTLabel != [16]byte{})
+	return m
+}
+
+// ApplyTo copies the fields m matches into f (m normalised): how a
+// resumed or packet-out pipeline takes its metadata from a decoded match.
+func (m *Match) ApplyTo(f *Flow) {
+	fw, mw, vw := f.Words(), m.Wildcards.Masks.Words(), m.Flow.Words()
+	for i := range fw {
+		fw[i] = fw[i]&^mw[i] | vw[i]&mw[i]
+	}
+}
