@@ -55,6 +55,10 @@
 //     prerequisites, as ovs-ofctl does not), Field.ParseValue/FormatValue
 //     are mf_parse/mf_format, FormatNXMatch/ParseNXMatchText the
 //     "NXM_OF_IN_PORT(0001)" form of ovs-ofctl parse-nx-match.
+//   - Packets: Flow.Format is flow_format (ofproto/trace's "Flow:" line,
+//     packet-ins) over WildcardsForPacket; ParseFlow reads trace's exact
+//     flow syntax; FlowMetadata/Match.ApplyTo carry pipeline metadata in
+//     packet-ins and continuations.
 //
 // Errors are ofperr values with Open vSwitch's meaning for the same
 // input (OFPBMC_BAD_FIELD, BAD_PREREQ, DUP_FIELD, BAD_MASK, BAD_VALUE,
