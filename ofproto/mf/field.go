@@ -480,6 +480,23 @@ func (fd *Field) SetMatchMasked(m *Match, v, mask Value) {
 
 // SetWild makes m ignore the field (mf_set_wild).
 func (fd *Field) SetWild(m *Match) {
+	switch fd.ID {
+	case DLVLAN, VLANVID, DLVLANPCP, VLANPCP:
+		// As match_set_any_vid/pcp: keep the tag's presence while the
+		// other half of vlan_tci is still matched, else match nothing.
+		tciMask := tci(&m.Wildcards.Masks, true)
+		clear, other := uint16(vlanVIDMask), uint16(vlanPCPMask)
+		if fd.ID == DLVLANPCP || fd.ID == VLANPCP {
+			clear, other = other, clear
+		}
+		if tciMask&other != 0 {
+			setTCI(&m.Wildcards.Masks, 0, clear, true)
+		} else {
+			setTCI(&m.Wildcards.Masks, 0, 0xffff, true)
+		}
+		m.Normalize()
+		return
+	}
 	fd.write(&m.Wildcards.Masks, Value{}, true)
 	m.Normalize()
 }

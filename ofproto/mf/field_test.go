@@ -295,3 +295,19 @@ func TestSubfieldUintPaths(t *testing.T) {
 		}
 	}
 }
+
+// Wildcarding one half of vlan_tci keeps the tag's presence while the
+// other half is matched (match_set_any_vid/pcp).
+func TestVLANSetWild(t *testing.T) {
+	var m Match
+	FieldByID(DLVLAN).SetMatch(&m, ValueFromUint(5, 2))
+	FieldByID(DLVLANPCP).SetMatch(&m, ValueFromUint(3, 1))
+	FieldByID(VLANVID).SetWild(&m)
+	if v, mask := FieldByID(VLANTCI).Get(&m.Flow).Uint(2), FieldByID(VLANTCI).GetMask(&m.Wildcards).Uint(2); v != 0x7000 || mask != 0xf000 {
+		t.Fatalf("after wildcarding the VID: vlan_tci=%#x/%#x, want 0x7000/0xf000", v, mask)
+	}
+	FieldByID(VLANPCP).SetWild(&m)
+	if mask := FieldByID(VLANTCI).GetMask(&m.Wildcards).Uint(2); mask != 0 {
+		t.Fatalf("vlan_tci mask %#x after wildcarding both halves", mask)
+	}
+}
