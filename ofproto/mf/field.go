@@ -475,7 +475,10 @@ func (fd *Field) SetMatchMasked(m *Match, v, mask Value) {
 	}
 	fd.write(&m.Wildcards.Masks, mask, true)
 	fd.write(&m.Flow, v.And(mask), false)
-	m.Normalize()
+	if fd.acc.get != nil {
+		// Ports: the value's storage may hold bits the mask lacks.
+		m.Normalize()
+	}
 }
 
 // SetWild makes m ignore the field (mf_set_wild).
@@ -498,7 +501,10 @@ func (fd *Field) SetWild(m *Match) {
 		return
 	}
 	fd.write(&m.Wildcards.Masks, Value{}, true)
-	m.Normalize()
+	fd.write(&m.Flow, Value{}, false)
+	if fd.acc.get != nil {
+		m.Normalize()
+	}
 }
 
 // FieldByID returns the field with the given ID, or nil.
