@@ -1,0 +1,27 @@
+// Package ofpact is gvs's ofp-actions, after Open vSwitch's lib/ofp-actions:
+// the internal form of OpenFlow actions and instructions (one Go struct per
+// action kind, all implementing Action), their wire codecs for every
+// OpenFlow version 1.0-1.5 including the Nicira and ONF extensions
+// (PullActions, PullInstructions, AppendActions, AppendInstructions), their
+// text form as ovs-ofctl prints it (Format), and validation against a
+// rule's match (Check).
+//
+// Open vSwitch chooses between several encodings of the same action (load
+// or set_field, move or copy_field, controller or controller2...) by
+// version and by how the action arrived; each such action keeps that
+// choice in a Raw field so it re-encodes byte for byte and prints as OVS
+// prints it. Actions built by gvs itself leave Raw zero and get OVS's
+// default encoding.
+//
+// Instructions are actions here too, as in OVS: an instruction list
+// decodes into one []Action where the Apply-Actions instruction's actions
+// come first, followed by the instruction kinds (Meter, ClearActions,
+// WriteActions, WriteMetadata, GotoTable) in OpenFlow's order.
+//
+// # Ownership and goroutines
+//
+// Decoded actions are fresh values that share no memory with the input
+// buffer. The package has no state; everything is safe for concurrent use
+// on distinct values, and action lists are read-only once built (the
+// classifier's rules share them between readers).
+package ofpact
