@@ -366,10 +366,10 @@ func decodeOne(acts []Action, id wireID, a []byte, arg uint64, version uint8, de
 		}
 		x := &CheckPktLarger{Len: be.Uint16(a[10:]), Dst: mf.Subfield{Field: f, Ofs: int(be.Uint16(a[12:])), NBits: 1}}
 		return append(acts, x), checkSubfield(x.Dst, nil, true)
-	case wNXDebugSlow:
-		return add(&DebugSlow{})
-	case wNXDebugRecirc:
-		return add(&DebugRecirc{})
+	case wNXDebugSlow, wNXDebugRecirc:
+		// OVS accepts these only in ovs-vswitchd --enable-dummy; gvs
+		// never does (they exist to test OVS's datapath interface).
+		return nil, ofperr.OFPBAC_BAD_VENDOR_TYPE
 	}
 	return nil, ofperr.OFPBAC_BAD_TYPE
 }

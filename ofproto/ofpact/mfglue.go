@@ -35,8 +35,16 @@ func headerWord(f *mf.Field, version uint8) uint32 {
 	if h == nil || h.Class == mf.ClassExperimenter {
 		return 0
 	}
-	return uint32(h.Class)<<16 | uint32(h.Field)<<9 | uint32(f.Bytes)
+	n := f.Bytes
+	if isVariableLength(f) {
+		n = tunMetadataMaxLen
+	}
+	return uint32(h.Class)<<16 | uint32(h.Field)<<9 | uint32(n)
 }
+
+// tunMetadataMaxLen is the length OVS's registry gives tun_metadataN
+// headers (its maximum Geneve option data), whatever gvs can carry.
+const tunMetadataMaxLen = 124
 
 // nxmHeader is the field's 32-bit header as Nicira actions that carry a
 // bare 32-bit header (reg_load, output_reg, multipath, bundle_load, learn,
@@ -59,11 +67,26 @@ func fieldByNXMHeader(h uint32) (*mf.Field, error) {
 	if class == mf.ClassExperimenter {
 		return nil, ofperr.OFPBAC_BAD_SET_TYPE
 	}
-	f := mf.FieldByHeader(class, uint8(h>>9&0x7f), 0)
-	if f == nil || int(h&0xff) != f.Bytes {
-		return nil, ofperr.OFPBAC_BAD_SET_TYPE
+	return lookupHeader(class, uint8(h>>9&0x7f), 0, int(h&0xff), false)
+}
+
+func isVariableLength(f *mf.Field) bool {
+	return f.ID >= mf.TunMetadata0 && f.ID < mf.TunMetadata0+mf.NumTunMetadata
+}
+
+// lookupHeader is OVS's nxm_field_by_header for a header announcing a
+// value of n bytes: the field must have that width (variable-length
+// fields: any). In an action a known field with another width is
+// OFPBAC_BAD_SET_LEN, anything else unknown OFPBAC_BAD_SET_TYPE.
+func lookupHeader(class uint16, field uint8, exp uint32, n int, isAction bool) (*mf.Field, error) {
+	f := mf.FieldByHeader(class, field, exp)
+	if f != nil && (n == f.Bytes || isVariableLength(f)) {
+		return f, nil
 	}
-	return f, nil
+	if f != nil && isAction && n > 0 {
+		return nil, ofperr.OFPBAC_BAD_SET_LEN
+	}
+	return nil, ofperr.OFPBAC_BAD_SET_TYPE
 }
 
 // entryHeader is one decoded NXM/OXM header.
@@ -97,23 +120,13 @@ func pullEntryHeader(b []byte) (entryHeader, error) {
 	return h, nil
 }
 
-// fieldFor is nxm_field_by_header: the field and width must agree.
-func fieldFor(h entryHeader) *mf.Field {
-	f := mf.FieldByHeader(h.class, h.field, h.experimenter)
-	if f == nil {
-		return nil
-	}
+// fieldFor is nxm_field_by_header for a decoded header in an action.
+func fieldFor(h entryHeader) (*mf.Field, error) {
 	n := h.payloadLen()
 	if h.hasMask {
-		if n%2 != 0 {
-			return nil
-		}
 		n /= 2
 	}
-	if n != f.Bytes {
-		return nil
-	}
-	return f
+	return lookupHeader(h.class, h.field, h.experimenter, n, true)
 }
 
 // pullHeader reads one OXM/NXM header (4 bytes, or 8 for an experimenter
@@ -123,9 +136,9 @@ func pullHeader(b []byte) (*mf.Field, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	f := fieldFor(h)
-	if f == nil {
-		return nil, h.size, ofperr.OFPBAC_BAD_SET_TYPE
+	f, err := fieldFor(h)
+	if err != nil {
+		return nil, h.size, err
 	}
 	return f, h.size, nil
 }
@@ -138,11 +151,7 @@ func pullEntry(b []byte, allowMask bool) (f *mf.Field, v, m mf.Value, n int, err
 	if err != nil {
 		return nil, v, m, 0, err
 	}
-	f = fieldFor(h)
-	var fieldErr error
-	if f == nil {
-		fieldErr = ofperr.OFPBAC_BAD_SET_TYPE
-	}
+	f, fieldErr := fieldFor(h)
 	pl := h.payloadLen()
 	if len(b) < h.size+pl {
 		return nil, v, m, 0, ofperr.OFPBMC_BAD_LEN
