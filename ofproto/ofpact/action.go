@@ -6,15 +6,14 @@ import (
 	"gvs/ofproto/mf"
 )
 
-// Kind names an action kind, after Open vSwitch's enum ofpact_type. The
-// order is OVS's: instructions come last, and an action list is valid only
-// if its instruction kinds appear in the order OpenFlow requires.
+// Kind names an action kind, after Open vSwitch's enum ofpact_type.
 type Kind uint8
 
 // The action kinds. Instruction kinds (Meter, ClearActions, WriteActions,
 // WriteMetadata, GotoTable) come last, as in OVS; an Apply-Actions
 // instruction has no kind of its own: its actions are the list's plain
-// actions.
+// actions. (The order instructions must appear in a list is OVS's
+// instruction order, in which Meter comes first: see PullInstructions.)
 const (
 	KindInvalid Kind = iota
 

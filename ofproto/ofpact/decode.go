@@ -497,18 +497,18 @@ func decodeController2(acts []Action, a []byte) ([]Action, error) {
 			return nil, err
 		}
 		switch typ {
-		case 0: // NXAC2PT_MAX_LEN
-			if len(payload) != 2 {
+		case 0: // NXAC2PT_MAX_LEN (OVS accepts any length of at least 2)
+			if len(payload) < 2 {
 				return nil, ofperr.OFPBPC_BAD_LEN
 			}
 			c.MaxLen = be.Uint16(payload)
 		case 1: // NXAC2PT_CONTROLLER_ID
-			if len(payload) != 2 {
+			if len(payload) < 2 {
 				return nil, ofperr.OFPBPC_BAD_LEN
 			}
 			c.ControllerID = be.Uint16(payload)
 		case 2: // NXAC2PT_REASON
-			if len(payload) != 1 {
+			if len(payload) < 1 {
 				return nil, ofperr.OFPBPC_BAD_LEN
 			}
 			c.Reason = payload[0]

@@ -14,9 +14,19 @@
 // default encoding.
 //
 // Instructions are actions here too, as in OVS: an instruction list
-// decodes into one []Action where the Apply-Actions instruction's actions
-// come first, followed by the instruction kinds (Meter, ClearActions,
-// WriteActions, WriteMetadata, GotoTable) in OpenFlow's order.
+// decodes into one []Action in OVS's instruction order: the meter
+// instruction (Meter; in OpenFlow 1.5 meter is an ordinary action), the
+// Apply-Actions instruction's actions, then ClearActions, WriteActions,
+// WriteMetadata and GotoTable. AppendInstructions groups consecutive plain
+// actions back into one Apply-Actions instruction.
+//
+// Check (OVS's ofpacts_check) validates a list against the rule's match
+// and table; it also records, in the actions, the match facts OVS uses
+// to choose OpenFlow 1.1+ encodings (SetL4SrcPort.IPProto, FlowHasVLAN),
+// so it must run before the list is shared.
+//
+// The debug actions (debug_recirc, debug_slow) decode with
+// OFPBAC_BAD_VENDOR_TYPE, as in ovs-vswitchd without --enable-dummy.
 //
 // # Ownership and goroutines
 //

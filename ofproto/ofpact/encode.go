@@ -543,10 +543,10 @@ func appendController(b []byte, c *Controller) []byte {
 	if len(c.Userdata) > 0 || c.Pause || c.MeterID != NoMeter || c.Raw == RawNXController2 {
 		b, start := putNX(b, wNXController2, 0)
 		if c.MaxLen != 0xffff {
-			b = appendProp(b, 0, be.AppendUint16(nil, c.MaxLen))
+			b = appendProp(b, 0, prop16(c.MaxLen))
 		}
 		if c.ControllerID != 0 {
-			b = appendProp(b, 1, be.AppendUint16(nil, c.ControllerID))
+			b = appendProp(b, 1, prop16(c.ControllerID))
 		}
 		if c.Reason != ReasonAction {
 			b = appendProp(b, 2, []byte{c.Reason})
@@ -568,6 +568,11 @@ func appendController(b []byte, c *Controller) []byte {
 	b[start+14] = c.Reason
 	return b
 }
+
+// prop16 is a 16-bit property value: OpenFlow gives such properties a
+// length of 8, the value followed by 2 bytes of padding (OVS's
+// ofpprop_put_be16).
+func prop16(v uint16) []byte { return []byte{byte(v >> 8), byte(v), 0, 0} }
 
 func appendBundle(b []byte, bd *Bundle) []byte {
 	id := wNXBundle
