@@ -51,6 +51,7 @@ const (
 	KindPushMPLS
 	KindPopMPLS
 	KindDecNSHTTL
+	KindDeleteField
 
 	// Metadata.
 	KindSetTunnel
@@ -339,6 +340,10 @@ type PopMPLS struct{ EtherType uint16 }
 // DecNSHTTL decrements the NSH TTL (parsed and formatted only).
 type DecNSHTTL struct{}
 
+// DeleteField removes a Geneve option (a tun_metadataN field) from the
+// packet (parsed and formatted; translation may reject it).
+type DeleteField struct{ Field *mf.Field }
+
 // SetTunnel sets tun_id (set_tunnel / set_tunnel64).
 type SetTunnel struct {
 	TunID uint64
@@ -589,6 +594,7 @@ func (*DecMPLSTTL) Kind() Kind     { return KindDecMPLSTTL }
 func (*PushMPLS) Kind() Kind       { return KindPushMPLS }
 func (*PopMPLS) Kind() Kind        { return KindPopMPLS }
 func (*DecNSHTTL) Kind() Kind      { return KindDecNSHTTL }
+func (*DeleteField) Kind() Kind    { return KindDeleteField }
 func (*SetTunnel) Kind() Kind      { return KindSetTunnel }
 func (*SetQueue) Kind() Kind       { return KindSetQueue }
 func (*PopQueue) Kind() Kind       { return KindPopQueue }
@@ -630,6 +636,7 @@ var kindNames = [numKinds]string{
 	KindSetMPLSTC: "set_mpls_tc", KindSetMPLSTTL: "set_mpls_ttl",
 	KindDecMPLSTTL: "dec_mpls_ttl", KindPushMPLS: "push_mpls",
 	KindPopMPLS: "pop_mpls", KindDecNSHTTL: "dec_nsh_ttl",
+	KindDeleteField: "delete_field",
 	KindSetTunnel: "set_tunnel", KindSetQueue: "set_queue",
 	KindPopQueue: "pop_queue", KindFinTimeout: "fin_timeout",
 	KindResubmit: "resubmit", KindLearn: "learn",
@@ -684,6 +691,7 @@ var (
 	_ Action = (*PushMPLS)(nil)
 	_ Action = (*PopMPLS)(nil)
 	_ Action = (*DecNSHTTL)(nil)
+	_ Action = (*DeleteField)(nil)
 	_ Action = (*SetTunnel)(nil)
 	_ Action = (*SetQueue)(nil)
 	_ Action = (*PopQueue)(nil)

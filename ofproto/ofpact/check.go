@@ -227,6 +227,18 @@ func (c *checker) checkOne(a Action) error {
 		}
 	case *Clone:
 		return c.checkSub(a.Actions)
+	case *FinTimeout:
+		if f.IPProto != 6 {
+			c.inconsistent = true
+		}
+	case *DecNSHTTL:
+		if f.EtherType != 0x894f { // gvs has no packet_type: NSH only by EtherType
+			c.inconsistent = true
+		}
+	case *DeleteField:
+		if !isVariableLength(a.Field) {
+			return ofperr.OFPBAC_BAD_ARGUMENT
+		}
 	case *Meter:
 		if a.ID == 0 || a.ID > meterMax {
 			return ofperr.OFPMMFC_INVALID_METER

@@ -366,6 +366,12 @@ func decodeOne(acts []Action, id wireID, a []byte, arg uint64, version uint8, de
 		}
 		x := &CheckPktLarger{Len: be.Uint16(a[10:]), Dst: mf.Subfield{Field: f, Ofs: int(be.Uint16(a[12:])), NBits: 1}}
 		return append(acts, x), checkSubfield(x.Dst, nil, true)
+	case wNXDeleteField:
+		f, _, err := pullHeader(a[nxHeaderLen:])
+		if err != nil {
+			return nil, err
+		}
+		return add(&DeleteField{Field: f})
 	case wNXDebugSlow, wNXDebugRecirc:
 		// OVS accepts these only in ovs-vswitchd --enable-dummy; gvs
 		// never does (they exist to test OVS's datapath interface).
@@ -454,17 +460,19 @@ func decodeBundle(acts []Action, a []byte, load bool) ([]Action, error) {
 	n := int(be.Uint16(a[20:]))
 	ofsNBits := be.Uint16(a[22:])
 	dstHdr := be.Uint32(a[24:])
-	var err error = nil
+	var err error
 	if !validHashFields(bd.Fields) || n > 2048 || bd.Algorithm > BundleHRW ||
 		memberType != nxmHeader(fieldByID(mf.InPort)) || !isAllZero(a[28:32]) {
 		err = ofperr.OFPBAC_BAD_ARGUMENT
 	}
 	if load {
+		// As OVS, the destination's lookup result replaces the errors
+		// found so far.
 		dst, derr := decodeSubfieldOfsNBits(ofsNBits, dstHdr)
 		if derr != nil {
 			return nil, derr
 		}
-		bd.Dst = dst
+		bd.Dst, err = dst, nil
 		if dst.NBits < 16 {
 			err = ofperr.OFPBAC_BAD_ARGUMENT
 		}
@@ -556,6 +564,9 @@ func appendProp(b []byte, typ uint16, payload []byte) []byte {
 }
 
 func decodeLearn(acts []Action, a []byte, learn2 bool) ([]Action, error) {
+	if learn2 && be.Uint16(a[38:]) != 0 { // OVS checks learn2's pad2 first
+		return nil, ofperr.NXBAC_MUST_BE_ZERO
+	}
 	l := &Learn{
 		IdleTimeout: be.Uint16(a[10:]),
 		HardTimeout: be.Uint16(a[12:]),
@@ -588,9 +599,6 @@ func decodeLearn(acts []Action, a []byte, learn2 bool) ([]Action, error) {
 		if l.Flags&LearnWriteResult != 0 {
 			f, n, err := pullHeader(p)
 			if err != nil {
-				if err == ofperr.OFPBAC_BAD_SET_TYPE {
-					return nil, ofperr.OFPBMC_BAD_FIELD
-				}
 				return nil, err
 			}
 			if !fieldWritable(f) {

@@ -95,7 +95,7 @@ func loadSegments(sf *SetField, fn func(dst mf.Subfield, value uint64)) {
 // setFieldToNX encodes a set_field as reg_load(s) or reg_load2: OVS's
 // set_field_to_nxast.
 func setFieldToNX(b []byte, sf *SetField) []byte {
-	if sf.Raw == RawNXRegLoad2 || !hasNXMHeader(sf.Field) {
+	if sf.Raw == RawNXRegLoad2 || !hasNXMHeader(sf.Field) || isVariableLength(sf.Field) {
 		b, start := putNX(b, wNXRegLoad2, 0)
 		b = trimTo(b, start+nxHeaderLen)
 		b = appendEntry(b, sf.Field, 0, &sf.Value, &sf.Mask)
@@ -359,14 +359,19 @@ func appendAction(b []byte, a Action, version uint8) []byte {
 			b, _ = putRaw(b, wDecNWTTL, version, 0)
 		}
 	case *SetMPLSLabel:
-		if f := fieldByName("mpls_label"); version >= of12 && f != nil {
-			b = appendSetFieldUint(b, version, "mpls_label", uint64(a.Label))
+		if version >= of12 {
+			// set_field of OXM_OF_MPLS_LABEL (gvs's registry has no MPLS fields).
+			b, start = putRaw(b, wOF12SetField, of12, 0)
+			b = be.AppendUint32(trimTo(b, start+4), 0x80004404)
+			b = padAction(be.AppendUint32(b, a.Label), start)
 		} else {
 			b, _ = putRaw(b, wSetMPLSLabel, version, uint64(a.Label))
 		}
 	case *SetMPLSTC:
-		if f := fieldByName("mpls_tc"); version >= of12 && f != nil {
-			b = appendSetFieldUint(b, version, "mpls_tc", uint64(a.TC))
+		if version >= of12 {
+			b, start = putRaw(b, wOF12SetField, of12, 0)
+			b = be.AppendUint32(trimTo(b, start+4), 0x80004601)
+			b = padAction(append(b, a.TC), start)
 		} else {
 			b, _ = putRaw(b, wSetMPLSTC, version, uint64(a.TC))
 		}
@@ -380,6 +385,13 @@ func appendAction(b []byte, a Action, version uint8) []byte {
 		b, _ = putRaw(b, wPopMPLS, version, uint64(a.EtherType))
 	case *DecNSHTTL:
 		b, _ = putNX(b, wNXDecNSHTTL, 0)
+	case *DeleteField:
+		b, start = putNX(b, wNXDeleteField, 0)
+		end := len(b)
+		b = appendHeader(trimTo(b, start+nxHeaderLen), a.Field, 0)
+		if len(b) < end {
+			b = append(b, make([]byte, end-len(b))...)
+		}
 	case *SetTunnel:
 		switch {
 		case version >= of12:

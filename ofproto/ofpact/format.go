@@ -58,6 +58,14 @@ func FormatPort(p uint32) string {
 	return strconv.FormatUint(uint64(p), 10)
 }
 
+// hex0x is C's "%#"PRIx64: "0x" and hex digits, but plain "0" for zero.
+func hex0x(v uint64) string {
+	if v == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%#x", v)
+}
+
 func hexArg(data []byte) string {
 	var s strings.Builder
 	for i, c := range data {
@@ -250,11 +258,13 @@ func formatAction(s *strings.Builder, a Action) {
 		p("pop_mpls:0x%04x", a.EtherType)
 	case *DecNSHTTL:
 		s.WriteString("dec_nsh_ttl")
+	case *DeleteField:
+		p("delete_field:%s", fieldName(a.Field))
 	case *SetTunnel:
 		if a.TunID > 0xffffffff || a.Raw == RawNXSetTunnel64 {
-			p("set_tunnel64:%#x", a.TunID)
+			p("set_tunnel64:%s", hex0x(a.TunID))
 		} else {
-			p("set_tunnel:%#x", a.TunID)
+			p("set_tunnel:%s", hex0x(a.TunID))
 		}
 	case *SetQueue:
 		p("set_queue:%d", a.QueueID)
@@ -346,9 +356,9 @@ func formatAction(s *strings.Builder, a Action) {
 		formatList(s, a.Actions)
 		s.WriteByte(')')
 	case *WriteMetadata:
-		p("write_metadata:%#x", a.Metadata)
+		p("write_metadata:%s", hex0x(a.Metadata))
 		if a.Mask != ^uint64(0) {
-			p("/%#x", a.Mask)
+			p("/%s", hex0x(a.Mask))
 		}
 	case *GotoTable:
 		p("goto_table:%d", a.TableID)
@@ -392,11 +402,7 @@ func formatSetField(s *strings.Builder, sf *SetField) {
 				s.WriteByte(',')
 			}
 			first = false
-			if v == 0 {
-				fmt.Fprintf(s, "load:0->%s", formatSubfield(dst))
-			} else {
-				fmt.Fprintf(s, "load:%#x->%s", v, formatSubfield(dst))
-			}
+			fmt.Fprintf(s, "load:%s->%s", hex0x(v), formatSubfield(dst))
 		})
 		return
 	}
@@ -428,7 +434,7 @@ func formatLearn(s *strings.Builder, l *Learn) {
 		s.WriteString(",delete_learned")
 	}
 	if l.Cookie != 0 {
-		p(",cookie=%#x", l.Cookie)
+		p(",cookie=%s", hex0x(l.Cookie))
 	}
 	if l.Limit != 0 {
 		p(",limit=%d", l.Limit)

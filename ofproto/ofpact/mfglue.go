@@ -31,7 +31,7 @@ func fieldByID(id mf.FieldID) *mf.Field { return mf.FieldByID(id) }
 // header if it has one): OVS's mf_oxm_header / nxm_header_from_mff. Zero
 // when the field has no header or only an experimenter one.
 func headerWord(f *mf.Field, version uint8) uint32 {
-	h := f.HeaderFor(version)
+	h := headerFor(f, version)
 	if h == nil || h.Class == mf.ClassExperimenter {
 		return 0
 	}
@@ -45,6 +45,18 @@ func headerWord(f *mf.Field, version uint8) uint32 {
 // tunMetadataMaxLen is the length OVS's registry gives tun_metadataN
 // headers (its maximum Geneve option data), whatever gvs can carry.
 const tunMetadataMaxLen = 124
+
+// headerFor is mf's HeaderFor, except that for version 0 a field with
+// both an NXM header and a Nicira experimenter OXM (dp_hash) uses the NXM
+// one, as OVS does (ovs-ofctl prints NXM_NX_DP_HASH[] and Nicira actions
+// carry its 32-bit header).
+func headerFor(f *mf.Field, version uint8) *mf.Header {
+	h := f.HeaderFor(version)
+	if version == 0 && h != nil && h.Class == mf.ClassExperimenter && f.NXM != nil {
+		return f.NXM
+	}
+	return h
+}
 
 // nxmHeader is the field's 32-bit header as Nicira actions that carry a
 // bare 32-bit header (reg_load, output_reg, multipath, bundle_load, learn,
@@ -74,16 +86,24 @@ func isVariableLength(f *mf.Field) bool {
 	return f.ID >= mf.TunMetadata0 && f.ID < mf.TunMetadata0+mf.NumTunMetadata
 }
 
-// lookupHeader is OVS's nxm_field_by_header for a header announcing a
-// value of n bytes: the field must have that width (variable-length
-// fields: any). In an action a known field with another width is
-// OFPBAC_BAD_SET_LEN, anything else unknown OFPBAC_BAD_SET_TYPE.
+// lookupHeader is OVS's nxm_field_by_header for a header whose exact
+// form announces n value bytes: the field must have that width
+// (variable-length fields: any). OVS ignores only the low 7 bits of the
+// length when it looks a header up, so a length of 128 or more finds
+// nothing. In an action a known field with another width is
+// OFPBAC_BAD_SET_LEN, anything else OFPBAC_BAD_SET_TYPE (OVS may answer
+// BAD_SET_LEN for an unknown header too, depending on its hash table's
+// layout, which gvs does not reproduce); elsewhere unknown is nil.
 func lookupHeader(class uint16, field uint8, exp uint32, n int, isAction bool) (*mf.Field, error) {
+	lenByte := n
+	if class == mf.ClassExperimenter {
+		lenByte += 4
+	}
 	f := mf.FieldByHeader(class, field, exp)
-	if f != nil && (n == f.Bytes || isVariableLength(f)) {
+	if f != nil && lenByte < 128 && (n == f.Bytes || isVariableLength(f)) {
 		return f, nil
 	}
-	if f != nil && isAction && n > 0 {
+	if f != nil && lenByte < 128 && isAction && n > 0 {
 		return nil, ofperr.OFPBAC_BAD_SET_LEN
 	}
 	return nil, ofperr.OFPBAC_BAD_SET_TYPE
@@ -120,25 +140,30 @@ func pullEntryHeader(b []byte) (entryHeader, error) {
 	return h, nil
 }
 
-// fieldFor is nxm_field_by_header for a decoded header in an action.
-func fieldFor(h entryHeader) (*mf.Field, error) {
+// fieldFor is nxm_field_by_header for a decoded header.
+func fieldFor(h entryHeader, isAction bool) (*mf.Field, error) {
 	n := h.payloadLen()
 	if h.hasMask {
 		n /= 2
 	}
-	return lookupHeader(h.class, h.field, h.experimenter, n, true)
+	return lookupHeader(h.class, h.field, h.experimenter, n, isAction)
 }
 
-// pullHeader reads one OXM/NXM header (4 bytes, or 8 for an experimenter
-// OXM) from the front of b: OVS's nx_pull_header in an action.
+// pullHeader reads one OXM/NXM header without value (4 bytes, or 8 for an
+// experimenter OXM) from the front of b, as the Nicira actions that name
+// fields do: OVS's nx_pull_header (OFPBMC_BAD_FIELD for an unknown
+// field, OFPBMC_BAD_MASK for a masked header).
 func pullHeader(b []byte) (*mf.Field, int, error) {
 	h, err := pullEntryHeader(b)
 	if err != nil {
 		return nil, 0, err
 	}
-	f, err := fieldFor(h)
+	f, err := fieldFor(h, false)
 	if err != nil {
-		return nil, h.size, err
+		return nil, h.size, ofperr.OFPBMC_BAD_FIELD
+	}
+	if h.hasMask {
+		return nil, h.size, ofperr.OFPBMC_BAD_MASK
 	}
 	return f, h.size, nil
 }
@@ -151,7 +176,10 @@ func pullEntry(b []byte, allowMask bool) (f *mf.Field, v, m mf.Value, n int, err
 	if err != nil {
 		return nil, v, m, 0, err
 	}
-	f, fieldErr := fieldFor(h)
+	f, err = fieldFor(h, true)
+	if err != nil {
+		return nil, v, m, 0, err
+	}
 	pl := h.payloadLen()
 	if len(b) < h.size+pl {
 		return nil, v, m, 0, ofperr.OFPBMC_BAD_LEN
@@ -176,12 +204,24 @@ func pullEntry(b []byte, allowMask bool) (f *mf.Field, v, m mf.Value, n int, err
 		}
 		copy(m[:], p[width:2*width])
 	} else {
-		for i := 0; i < width; i++ {
+		for i := 0; i < f.Bytes; i++ {
 			m[i] = 0xff
 		}
 	}
-	if fieldErr != nil {
-		return nil, v, m, 0, fieldErr
+	if isVariableLength(f) {
+		if width > f.Bytes {
+			// OVS takes up to 124 bytes; gvs carries fewer.
+			return nil, v, m, 0, ofperr.OFPBAC_BAD_SET_LEN
+		}
+		// Right-align a short tun_metadata value in the field's width.
+		var rv, rm mf.Value
+		copy(rv[f.Bytes-width:f.Bytes], v[:width])
+		if h.hasMask {
+			copy(rm[f.Bytes-width:f.Bytes], m[:width])
+		} else {
+			rm = m
+		}
+		v, m = rv, rm
 	}
 	return f, v, m, h.size + pl, nil
 }
@@ -189,15 +229,22 @@ func pullEntry(b []byte, allowMask bool) (f *mf.Field, v, m mf.Value, n int, err
 // appendHeader appends f's header as version encodes it (0: the Nicira
 // form Nicira actions use): OVS's nx_put_mff_header without mask.
 func appendHeader(b []byte, f *mf.Field, version uint8) []byte {
+	if isVariableLength(f) {
+		return appendEntryHeaderLen(b, f, version, false, tunMetadataMaxLen)
+	}
 	return appendEntryHeader(b, f, version, false)
 }
 
 func appendEntryHeader(b []byte, f *mf.Field, version uint8, masked bool) []byte {
-	h := f.HeaderFor(version)
+	return appendEntryHeaderLen(b, f, version, masked, f.Bytes)
+}
+
+func appendEntryHeaderLen(b []byte, f *mf.Field, version uint8, masked bool, n int) []byte {
+	h := headerFor(f, version)
 	if h == nil {
 		return b
 	}
-	payload := f.Bytes
+	payload := n
 	if masked {
 		payload *= 2
 	}
@@ -220,18 +267,48 @@ func appendEntryHeader(b []byte, f *mf.Field, version uint8, masked bool) []byte
 func appendEntry(b []byte, f *mf.Field, version uint8, v, m *mf.Value) []byte {
 	n := fieldBytes(f)
 	exact := isAllOnes(m[:n])
-	b = appendEntryHeader(b, f, version, !exact)
-	b = append(b, v[:n]...)
+	off := 0
+	if isVariableLength(f) {
+		// tun_metadata goes out only as wide as its non-zero bytes (OVS's
+		// mf_field_len).
+		w := nonZeroTail(v[:n])
+		if !exact {
+			w = max(w, nonZeroTail(m[:n]))
+		}
+		off = n - w
+	}
+	b = appendEntryHeaderLen(b, f, version, !exact, n-off)
+	b = append(b, v[off:n]...)
 	if !exact {
-		b = append(b, m[:n]...)
+		b = append(b, m[off:n]...)
 	}
 	return b
+}
+
+// nonZeroTail is the length of b from its first non-zero byte.
+func nonZeroTail(b []byte) int {
+	for i, c := range b {
+		if c != 0 {
+			return len(b) - i
+		}
+	}
+	return 0
 }
 
 // formatSubfield prints sf as OVS's mf_format_subfield ("NXM_NX_REG0[0..15]").
 func formatSubfield(sf mf.Subfield) string {
 	if sf.Field == nil {
 		return "<unknown>"
+	}
+	if h := headerFor(sf.Field, 0); h != nil && h != sf.Field.HeaderFor(0) {
+		name := h.Name
+		switch {
+		case sf.IsWhole():
+			return name + "[]"
+		case sf.NBits == 1:
+			return name + "[" + strconv.Itoa(sf.Ofs) + "]"
+		}
+		return name + "[" + strconv.Itoa(sf.Ofs) + ".." + strconv.Itoa(sf.Ofs+sf.NBits-1) + "]"
 	}
 	return sf.String()
 }

@@ -108,6 +108,7 @@ const (
 	wNXCTClear
 	wNXDecNSHTTL
 	wNXCheckPktLarger
+	wNXDeleteField
 	wNXDebugSlow
 	wNXDebugRecirc
 )
@@ -255,6 +256,7 @@ func init() {
 	d(wNXCTClear, nx, 43, of10, of15, argVoid)
 	d(wNXDecNSHTTL, nx, 48, of13, of15, argVoid)
 	d(wNXCheckPktLarger, nx, 49, of10, of15, argVarStruct(24))
+	d(wNXDeleteField, nx, 50, of10, of15, argStruct(24))
 	d(wNXDebugSlow, nx, 254, of10, of15, argVoid)
 	d(wNXDebugRecirc, nx, 255, of10, of15, argVoid)
 }
