@@ -130,7 +130,7 @@ func (c *checker) checkOne(a Action) error {
 	case *Bundle:
 		return checkBundle(a, c.maxPorts, m)
 	case *SetField:
-		if !prereqsOK(a.Field, m) || fieldIs(a.Field, mf.VLANVID) && !c.hasVLAN() {
+		if !flowPrereqsOK(a.Field, f) || fieldIs(a.Field, mf.VLANVID) && !c.hasVLAN() {
 			return ofperr.OFPBAC_MATCH_INCONSISTENT
 		}
 		a.FlowHasVLAN = c.hasVLAN()
@@ -271,8 +271,10 @@ func ctValid(m *mf.Match) bool {
 }
 
 // checkLearn checks a learn action's specs (OVS's learn_check): sources
-// against the rule's match, destinations for range and writability.
+// against the rule's match, destinations against the match the learned
+// flow gets from the earlier specs' immediate values.
 func checkLearn(l *Learn, m *mf.Match) error {
+	var dst mf.Match
 	for _, s := range l.Specs {
 		if s.SrcType == LearnSrcField {
 			if err := checkSubfield(s.Src, m, false); err != nil {
@@ -281,11 +283,20 @@ func checkLearn(l *Learn, m *mf.Match) error {
 		}
 		switch s.DstType {
 		case LearnDstMatch:
-			if err := checkSubfield(s.Dst, nil, false); err != nil {
+			if err := checkSubfield(s.Dst, &dst, false); err != nil {
 				return err
 			}
+			if s.SrcType == LearnSrcImmediate {
+				var v mf.Value
+				imm := s.Imm
+				if len(imm) > len(v) {
+					imm = imm[len(imm)-len(v):]
+				}
+				copy(v[len(v)-len(imm):], imm)
+				s.Dst.SetMatch(&dst, v)
+			}
 		case LearnDstLoad:
-			if err := checkSubfield(s.Dst, nil, true); err != nil {
+			if err := checkSubfield(s.Dst, &dst, true); err != nil {
 				return err
 			}
 		}

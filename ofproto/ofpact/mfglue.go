@@ -400,7 +400,11 @@ func isAllOnes(b []byte) bool {
 
 // prereqsOK reports whether match m satisfies f's prerequisites (OVS's
 // mf_are_match_prereqs_ok).
-func prereqsOK(f *mf.Field, m *mf.Match) bool { return f.PrereqsOK(&m.Flow) }
+func prereqsOK(f *mf.Field, m *mf.Match) bool { return f.PrereqsMatched(m) }
+
+// flowPrereqsOK reports whether flow f satisfies fd's prerequisites
+// (OVS's mf_are_prereqs_ok).
+func flowPrereqsOK(fd *mf.Field, f *mf.Flow) bool { return fd.PrereqsOK(f) }
 
 // valueValid reports whether v is a valid value of f (OVS's
 // mf_is_value_valid).

@@ -129,7 +129,7 @@ func compareWithOVS(t *testing.T, instructions bool, version uint8, inputs [][]b
 		}
 		w := want[i]
 		name := fmt.Sprintf("%s %x", versionNames[version], in)
-		if mentionsTunMetadata(in) || hasNXSubtype(in, 46, 47) {
+		if mentionsTunMetadata(in) || hasNXSubtype(in, 46, 47) || instructions && nxSubtypeInInstructions(in, 46, 47) {
 			// encap/decap (NSH) are not implemented.
 			// gvs carries 16 bytes of Geneve options where OVS has 124:
 			// bit ranges beyond them differ (documented limitation).
@@ -245,10 +245,17 @@ func hasNXSubtype(b []byte, subtypes ...uint16) bool {
 	for len(b) >= 16 {
 		n := int(be.Uint16(b[2:]))
 		if be.Uint16(b) == 0xffff && be.Uint32(b[4:]) == vendorNX {
-			for _, st := range subtypes {
-				if be.Uint16(b[8:]) == st {
+			st := be.Uint16(b[8:])
+			for _, x := range subtypes {
+				if st == x {
 					return true
 				}
+			}
+			if st == 42 && n >= 16 && n <= len(b) && hasNXSubtype(b[16:n], subtypes...) {
+				return true
+			}
+			if st == 35 && n >= 24 && n <= len(b) && hasNXSubtype(b[24:n], subtypes...) {
+				return true
 			}
 		}
 		if n < 8 || n > len(b) {
@@ -268,6 +275,20 @@ func unknownSetFieldInInstructions(b []byte) bool {
 			return false
 		}
 		if typ := be.Uint16(b); (typ == 3 || typ == 4) && unknownSetFieldHeader(b[8:n]) {
+			return true
+		}
+		b = b[n:]
+	}
+	return false
+}
+
+func nxSubtypeInInstructions(b []byte, subtypes ...uint16) bool {
+	for len(b) >= 8 {
+		n := int(be.Uint16(b[2:]))
+		if n < 8 || n > len(b) {
+			return false
+		}
+		if typ := be.Uint16(b); (typ == 3 || typ == 4) && hasNXSubtype(b[8:n], subtypes...) {
 			return true
 		}
 		b = b[n:]
