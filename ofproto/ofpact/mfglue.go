@@ -6,8 +6,12 @@ package ofpact
 
 import (
 	"encoding/binary"
+	"fmt"
+	"math/big"
+	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 
 	"gvs/ofproto/mf"
 	"gvs/ofproto/ofperr"
@@ -409,3 +413,72 @@ func flowPrereqsOK(fd *mf.Field, f *mf.Flow) bool { return fd.PrereqsOK(f) }
 // valueValid reports whether v is a valid value of f (OVS's
 // mf_is_value_valid).
 func valueValid(f *mf.Field, v *mf.Value) bool { return f.IsValueValid(*v) }
+
+// parseFieldValue parses "VALUE[/MASK]" for field f in flow syntax
+// (OVS's mf_parse): numbers in decimal or 0x hex, Ethernet and IP
+// addresses (IP masks also as prefix lengths), port names.
+func parseFieldValue(f *mf.Field, s string) (v, m mf.Value, err error) {
+	n := fieldBytes(f)
+	vs, ms, masked := strings.Cut(strings.TrimSpace(s), "/")
+	bad := fmt.Errorf("%s: invalid value for field %s", s, f.Name)
+	parseOne := func(str string, isMask bool) (mf.Value, error) {
+		var out mf.Value
+		switch f.Format {
+		case mf.FormatEthernet:
+			mac, err := net.ParseMAC(str)
+			if err != nil || len(mac) != 6 {
+				return out, bad
+			}
+			copy(out[:], mac)
+			return out, nil
+		case mf.FormatIPv4, mf.FormatIPv6:
+			if isMask {
+				if bitsN, err := strconv.Atoi(str); err == nil && bitsN >= 0 && bitsN <= 8*n {
+					for i := 0; i < bitsN; i++ {
+						out[i/8] |= 0x80 >> (i % 8)
+					}
+					return out, nil
+				}
+			}
+			a, err := netip.ParseAddr(str)
+			if err != nil || a.Is4() != (n == 4) {
+				return out, bad
+			}
+			copy(out[:], a.AsSlice())
+			return out, nil
+		case mf.FormatOFP10Port, mf.FormatOFP11Port:
+			if !isMask {
+				if p, ok := ParsePort(str); ok {
+					if n == 4 {
+						binary.BigEndian.PutUint32(out[:], portToOF11(p))
+					} else {
+						binary.BigEndian.PutUint16(out[:], uint16(p))
+					}
+					return out, nil
+				}
+			}
+		}
+		x, ok := new(big.Int).SetString(str, 0)
+		if !ok || x.Sign() < 0 || x.BitLen() > 8*n {
+			return out, bad
+		}
+		x.FillBytes(out[:n])
+		return out, nil
+	}
+	if v, err = parseOne(vs, false); err != nil {
+		return v, m, err
+	}
+	if masked {
+		if m, err = parseOne(ms, true); err != nil {
+			return v, m, err
+		}
+		for i := 0; i < n; i++ {
+			v[i] &= m[i]
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			m[i] = 0xff
+		}
+	}
+	return v, m, nil
+}
