@@ -18,8 +18,8 @@ import (
 // "drop" or "" is the empty list. Instructions must be in OpenFlow's
 // order, as OVS requires. Errors are plain text, as ovs-ofctl's.
 //
-// Supported: every action Format prints except bundle, multipath,
-// sample, learn and the debug actions.
+// Supported: every action Format prints except bundle, multipath, sample
+// and the debug actions.
 func Parse(s string) ([]Action, error) {
 	acts, err := parseList(s, 0)
 	if err != nil {
@@ -388,6 +388,8 @@ func parseOne(item string, depth int) ([]Action, error) {
 			}
 		}
 		return one(ft, nil)
+	case "learn":
+		return one(parseLearn(paren))
 	case "ct":
 		return one(parseCT(paren, depth))
 	case "nat":
@@ -837,4 +839,192 @@ func parseNATRange(s string, n *NAT) error {
 		}
 	}
 	return nil
+}
+
+// learnKV splits learn's arguments at top-level commas into key and value
+// at the first ':' or '=' (OVS's ofputil_parse_key_value).
+func learnKV(s string) ([][2]string, error) {
+	items, err := splitTop(s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][2]string, 0, len(items))
+	for _, it := range items {
+		i := strings.IndexAny(it, ":=")
+		if i < 0 {
+			out = append(out, [2]string{it, ""})
+			continue
+		}
+		out = append(out, [2]string{it[:i], it[i+1:]})
+	}
+	return out, nil
+}
+
+// parseImm parses an integer (decimal or 0x hex, any width) into the
+// low n bytes of an immediate value.
+func parseImm(s string, n int) ([]byte, bool) {
+	x, ok := new(big.Int).SetString(strings.TrimSpace(s), 0)
+	if !ok || x.Sign() < 0 || x.BitLen() > 8*n {
+		return nil, false
+	}
+	return x.FillBytes(make([]byte, n)), true
+}
+
+func immBits(nbits int, b []byte) []byte {
+	n := (nbits + 7) / 8
+	return append([]byte(nil), b[len(b)-n:]...)
+}
+
+// parseLearn parses learn(...)'s arguments (OVS's learn_parse).
+func parseLearn(s string) (Action, error) {
+	l := &Learn{TableID: 1, Priority: 0x8000}
+	kv, err := learnKV(s)
+	if err != nil {
+		return nil, err
+	}
+	num := func(v string, bits int) (uint64, error) { return parseUint(v, bits) }
+	for _, p := range kv {
+		name, value := strings.TrimSpace(p[0]), strings.TrimSpace(p[1])
+		var v uint64
+		switch name {
+		case "table":
+			if v, err = num(value, 8); err != nil {
+				return nil, err
+			}
+			if v == 255 {
+				return nil, fmt.Errorf("%s: table id 255 not valid for `learn' action", s)
+			}
+			l.TableID = uint8(v)
+		case "priority":
+			v, err = num(value, 16)
+			l.Priority = uint16(v)
+		case "idle_timeout":
+			v, err = num(value, 16)
+			l.IdleTimeout = uint16(v)
+		case "hard_timeout":
+			v, err = num(value, 16)
+			l.HardTimeout = uint16(v)
+		case "fin_idle_timeout":
+			v, err = num(value, 16)
+			l.FinIdleTimeout = uint16(v)
+		case "fin_hard_timeout":
+			v, err = num(value, 16)
+			l.FinHardTimeout = uint16(v)
+		case "cookie":
+			l.Cookie, err = num(value, 64)
+		case "limit":
+			v, err = num(value, 32)
+			l.Limit = uint32(v)
+		case "send_flow_rem":
+			l.Flags |= LearnSendFlowRem
+		case "delete_learned":
+			l.Flags |= LearnDeleteLearned
+		case "result_dst":
+			l.Flags |= LearnWriteResult
+			sf, perr := parseSubfield(value)
+			if perr != nil {
+				return nil, perr
+			}
+			if sf.NBits != 1 {
+				return nil, errors.New("result_dst in 'learn' action must be a single bit")
+			}
+			if !fieldWritable(sf.Field) {
+				return nil, fmt.Errorf("%s is read-only", value)
+			}
+			l.ResultDst = sf
+		default:
+			spec, serr := parseLearnSpec(s, name, value)
+			if serr != nil {
+				return nil, serr
+			}
+			l.Specs = append(l.Specs, spec)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+func parseLearnSpec(orig, name, value string) (LearnSpec, error) {
+	var spec LearnSpec
+	if dst, err := parseSubfield(name); err == nil {
+		if !hasNXMHeader(dst.Field) {
+			return spec, fmt.Errorf("%s: experimenter OXM field '%s' not supported", orig, name)
+		}
+		spec.Dst, spec.NBits, spec.DstType = dst, dst.NBits, LearnDstMatch
+		if value == "" {
+			spec.Src, spec.SrcType = dst, LearnSrcField
+			return spec, nil
+		}
+		if src, err := parseSubfield(value); err == nil {
+			if src.NBits != dst.NBits {
+				return spec, fmt.Errorf("%s: bit widths of %s (%d) and %s (%d) differ", orig, name, dst.NBits, value, src.NBits)
+			}
+			spec.Src, spec.SrcType = src, LearnSrcField
+			return spec, nil
+		}
+		n := fieldBytes(dst.Field)
+		var imm []byte
+		if dst.IsWhole() {
+			v, _, err := parseFieldValue(dst.Field, value)
+			if err != nil || strings.Contains(value, "/") {
+				return spec, fmt.Errorf("%s: cannot parse value %s", orig, value)
+			}
+			imm = v[:n]
+		} else {
+			b, ok := parseImm(value, n)
+			if !ok {
+				return spec, fmt.Errorf("%s: cannot parse integer value", orig)
+			}
+			if new(big.Int).SetBytes(b).BitLen() > dst.NBits {
+				return spec, fmt.Errorf("%s: value does not fit into %d bits", orig, dst.NBits)
+			}
+			imm = b
+		}
+		spec.SrcType, spec.Imm = LearnSrcImmediate, immBits(dst.NBits, imm)
+		return spec, nil
+	}
+	switch name {
+	case "load":
+		src, dstS, ok := strings.Cut(value, "->")
+		if !ok {
+			return spec, fmt.Errorf("%s: missing `->' in `%s'", orig, value)
+		}
+		if src == "" {
+			return spec, fmt.Errorf("%s: missing source before `->' in `%s'", orig, value)
+		}
+		dst, err := parseSubfield(dstS)
+		if err != nil {
+			return spec, err
+		}
+		spec.Dst, spec.NBits, spec.DstType = dst, dst.NBits, LearnDstLoad
+		if b, ok := parseImm(src, 16); ok {
+			if new(big.Int).SetBytes(b).BitLen() > dst.NBits {
+				return spec, fmt.Errorf("%s: value does not fit into %d bits", orig, dst.NBits)
+			}
+			spec.SrcType, spec.Imm = LearnSrcImmediate, immBits(dst.NBits, b)
+		} else {
+			srcSF, err := parseSubfield(src)
+			if err != nil {
+				return spec, err
+			}
+			if srcSF.NBits != dst.NBits {
+				return spec, fmt.Errorf("%s: source field is %d bits wide but destination is %d bits wide", value, srcSF.NBits, dst.NBits)
+			}
+			spec.Src, spec.SrcType = srcSF, LearnSrcField
+		}
+		if !fieldWritable(dst.Field) {
+			return spec, fmt.Errorf("%s is read-only", dstS)
+		}
+		return spec, nil
+	case "output":
+		src, err := parseSubfield(value)
+		if err != nil {
+			return spec, err
+		}
+		spec.Src, spec.NBits, spec.SrcType, spec.DstType = src, src.NBits, LearnSrcField, LearnDstOutput
+		return spec, nil
+	}
+	return spec, fmt.Errorf("%s: unknown keyword %s", orig, name)
 }
