@@ -18,8 +18,7 @@ import (
 // "drop" or "" is the empty list. Instructions must be in OpenFlow's
 // order, as OVS requires. Errors are plain text, as ovs-ofctl's.
 //
-// Supported: every action Format prints except bundle, multipath, sample
-// and the debug actions.
+// Supported: every action Format prints except the debug actions.
 func Parse(s string) ([]Action, error) {
 	acts, err := parseList(s, 0)
 	if err != nil {
@@ -390,6 +389,12 @@ func parseOne(item string, depth int) ([]Action, error) {
 		return one(ft, nil)
 	case "learn":
 		return one(parseLearn(paren))
+	case "multipath":
+		return one(parseMultipath(paren))
+	case "bundle", "bundle_load":
+		return one(parseBundle(paren, name == "bundle_load"))
+	case "sample":
+		return one(parseSample(paren))
 	case "ct":
 		return one(parseCT(paren, depth))
 	case "nat":
@@ -1027,4 +1032,162 @@ func parseLearnSpec(orig, name, value string) (LearnSpec, error) {
 		return spec, nil
 	}
 	return spec, fmt.Errorf("%s: unknown keyword %s", orig, name)
+}
+
+func hashFieldsByName(s string) (uint16, bool) {
+	for f := HashEthSrc; f <= HashSymmetricL3; f++ {
+		if strings.EqualFold(hashFieldsName(f), s) {
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+func splitArgs(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
+}
+
+// parseMultipath parses "fields,basis,algorithm,n_links,arg,dst".
+func parseMultipath(s string) (Action, error) {
+	a := splitArgs(s)
+	if len(a) < 6 {
+		return nil, fmt.Errorf("%s: not enough arguments to multipath action", s)
+	}
+	mp := &Multipath{}
+	var ok bool
+	if mp.Fields, ok = hashFieldsByName(a[0]); !ok {
+		return nil, fmt.Errorf("%s: unknown fields `%s'", s, a[0])
+	}
+	basis, _ := strconv.Atoi(a[1])
+	mp.Basis = uint16(basis)
+	switch strings.ToLower(a[2]) {
+	case "modulo_n":
+		mp.Algorithm = MultipathModuloN
+	case "hash_threshold":
+		mp.Algorithm = MultipathHashThreshold
+	case "hrw":
+		mp.Algorithm = MultipathHRW
+	case "iter_hash":
+		mp.Algorithm = MultipathIterHash
+	default:
+		return nil, fmt.Errorf("%s: unknown algorithm `%s'", s, a[2])
+	}
+	nLinks, _ := strconv.Atoi(a[3])
+	if nLinks < 1 || nLinks > 65536 {
+		return nil, fmt.Errorf("%s: n_links %d is not in valid range 1 to 65536", s, nLinks)
+	}
+	mp.MaxLink = uint16(nLinks - 1)
+	arg, _ := strconv.Atoi(a[4])
+	mp.Arg = uint32(arg)
+	dst, err := parseSubfield(a[5])
+	if err != nil {
+		return nil, err
+	}
+	if dst.NBits < 16 && nLinks > 1<<dst.NBits {
+		return nil, fmt.Errorf("%s: %d-bit destination field has %d possible values, less than specified n_links %d", s, dst.NBits, 1<<dst.NBits, nLinks)
+	}
+	mp.Dst = dst
+	return mp, nil
+}
+
+// parseBundle parses "fields,basis,algorithm,ofport,[dst,]members:p1,p2...".
+func parseBundle(s string, load bool) (Action, error) {
+	a := splitArgs(s)
+	need := 5
+	if load {
+		need = 6
+	}
+	if len(a) < need {
+		return nil, fmt.Errorf("%s: not enough arguments to bundle action", s)
+	}
+	bd := &Bundle{}
+	var ok bool
+	if bd.Fields, ok = hashFieldsByName(a[0]); !ok {
+		return nil, fmt.Errorf("%s: unknown fields `%s'", s, a[0])
+	}
+	basis, _ := strconv.Atoi(a[1])
+	bd.Basis = uint16(basis)
+	switch strings.ToLower(a[2]) {
+	case "active_backup":
+		bd.Algorithm = BundleActiveBackup
+	case "hrw":
+		bd.Algorithm = BundleHRW
+	default:
+		return nil, fmt.Errorf("%s: unknown algorithm `%s'", s, a[2])
+	}
+	if !strings.EqualFold(a[3], "ofport") {
+		return nil, fmt.Errorf("%s: unknown member_type `%s'", s, a[3])
+	}
+	rest := a[4:]
+	if load {
+		dst, err := parseSubfield(rest[0])
+		if err != nil {
+			return nil, err
+		}
+		bd.Dst, rest = dst, rest[1:]
+	}
+	first, _, _ := strings.Cut(rest[0], ":")
+	if !strings.EqualFold(first, "members") && !strings.EqualFold(first, "slaves") {
+		return nil, fmt.Errorf("%s: missing member delimiter, expected `members', got `%s'", s, first)
+	}
+	if _, p, ok := strings.Cut(rest[0], ":"); ok && p != "" {
+		rest[0] = p
+	} else {
+		rest = rest[1:]
+	}
+	for _, m := range rest {
+		p, ok := ParsePort(strings.Trim(m, "[]"))
+		if !ok {
+			return nil, fmt.Errorf("%s: bad port number", m)
+		}
+		bd.Members = append(bd.Members, p)
+	}
+	return bd, nil
+}
+
+// parseSample parses sample(probability=...,collector_set_id=...,...).
+func parseSample(s string) (Action, error) {
+	sm := &Sample{SamplingPort: mf.PortNone}
+	kv, err := parseKV(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range kv {
+		var v uint64
+		switch p[0] {
+		case "probability":
+			if v, err = parseUint(p[1], 16); err == nil && v == 0 {
+				err = errors.New("invalid probability value \"0\"")
+			}
+			sm.Probability = uint16(v)
+		case "collector_set_id":
+			v, err = parseUint(p[1], 32)
+			sm.CollectorSetID = uint32(v)
+		case "obs_domain_id":
+			v, err = parseUint(p[1], 32)
+			sm.ObsDomainID = uint32(v)
+		case "obs_point_id":
+			v, err = parseUint(p[1], 32)
+			sm.ObsPointID = uint32(v)
+		case "sampling_port":
+			port, ok := ParsePort(p[1])
+			if !ok {
+				err = fmt.Errorf("%s: unknown port", p[1])
+			}
+			sm.SamplingPort = port
+		case "ingress":
+			sm.Direction = SampleIngress
+		case "egress":
+			sm.Direction = SampleEgress
+		default:
+			err = fmt.Errorf("invalid key \"%s\" in \"sample\" argument", p[0])
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if sm.Probability == 0 {
+		return nil, errors.New("non-zero \"probability\" must be specified on sample")
+	}
+	return sm, nil
 }

@@ -11,10 +11,6 @@ import (
 // Format and Parse are inverse on everything gvs builds.
 func TestParseFormatRoundTrip(t *testing.T) {
 	for _, acts := range builtActions(t) {
-		switch acts[0].(type) {
-		case *Multipath, *Bundle, *Sample:
-			continue // not parsed (yet)
-		}
 		text := Format(acts)
 		got, err := Parse(text)
 		if err != nil {
@@ -75,6 +71,8 @@ var parseFlowCases = []parseFlowCase{
 	{"in_port=1", []any{"in_port", 1}, "output:NXM_NX_REG4[],dec_ttl(1,2)"},
 	{"in_port=1", []any{"in_port", 1}, "meter:3,output:2,clear_actions,write_actions(output:3,set_field:0x2->reg0),write_metadata:0x10/0xff,goto_table:4"},
 	{"in_port=1", []any{"in_port", 1}, "drop"},
+	{"in_port=1", []any{"in_port", 1}, "multipath(symmetric_l4,50,hrw,32,0,NXM_NX_REG0[0..5]),bundle(eth_src,0,hrw,ofport,members:1,2),bundle_load(symmetric_l4,1,active_backup,ofport,NXM_NX_REG1[],members:3)"},
+	{"in_port=1", []any{"in_port", 1}, "sample(probability=100,collector_set_id=1,obs_domain_id=2,obs_point_id=3),sample(probability=5,collector_set_id=0,obs_domain_id=0,obs_point_id=0,sampling_port=7,egress)"},
 	{"in_port=1", []any{"in_port", 1}, "learn(table=10,idle_timeout=30,NXM_OF_VLAN_TCI[0..11],NXM_OF_ETH_DST[]=NXM_OF_ETH_SRC[],load:NXM_OF_IN_PORT[]->NXM_NX_REG0[0..15],output:NXM_OF_IN_PORT[])"},
 	{"ip", []any{"eth_type", 0x0800}, "learn(table=78,idle_timeout=60,delete_learned,cookie=0x1234,OXM_OF_METADATA[],eth_type=0x800,NXM_OF_IP_SRC[],ip_dst=172.16.0.10,nw_proto=6,tcp_dst=80,load:0x1->NXM_NX_REG10[14],load:0xac100002->NXM_NX_REG4[],load:0x50->NXM_NX_REG8[0..15])"},
 	{"in_port=1", []any{"in_port", 1}, "learn(table=2,priority=10,send_flow_rem,fin_idle_timeout=3,fin_hard_timeout=4,limit=5,result_dst=NXM_NX_REG2[0],eth_type=0x800,NXM_NX_REG1[0..3]=0x5)"},
