@@ -60,3 +60,26 @@ func FuzzPullInstructions(f *testing.F) {
 		roundTrip(t, b, fuzzVersion(v), true)
 	})
 }
+
+// FuzzParse: no input panics Parse, and what it accepts formats to text
+// that parses back to the same actions.
+func FuzzParse(f *testing.F) {
+	for _, c := range parseFlowCases {
+		f.Add(c.acts)
+	}
+	f.Add("ct(commit,exec(set_field:0x1->ct_mark,move:NXM_NX_REG0[]->NXM_NX_CT_LABEL[0..31]))")
+	f.Fuzz(func(t *testing.T, s string) {
+		acts, err := Parse(s)
+		if err != nil {
+			return
+		}
+		text := Format(acts)
+		again, err := Parse(text)
+		if err != nil {
+			t.Fatalf("Parse(%q) formats as %q, which does not parse: %v", s, text, err)
+		}
+		if got := Format(again); got != text {
+			t.Fatalf("Parse(%q): %q then %q", s, text, got)
+		}
+	})
+}

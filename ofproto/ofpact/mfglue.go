@@ -419,6 +419,9 @@ func valueValid(f *mf.Field, v *mf.Value) bool { return f.IsValueValid(*v) }
 // addresses (IP masks also as prefix lengths), port names.
 func parseFieldValue(f *mf.Field, s string) (v, m mf.Value, err error) {
 	n := fieldBytes(f)
+	if t := strings.TrimSpace(s); t == "ANY" || t == "*" {
+		return v, m, nil // fully wildcarded, as OVS's mf_parse
+	}
 	vs, ms, masked := strings.Cut(strings.TrimSpace(s), "/")
 	bad := fmt.Errorf("%s: invalid value for field %s", s, f.Name)
 	parseOne := func(str string, isMask bool) (mf.Value, error) {

@@ -478,6 +478,9 @@ func outputTo(p uint32) *Output {
 }
 
 func parseOutputTrunc(s string) (Action, error) {
+	if !strings.Contains(s, "port") || !strings.Contains(s, "max_len") {
+		return nil, fmt.Errorf("%s: output to unknown port", s)
+	}
 	kv, err := parseKV(s)
 	if err != nil {
 		return nil, err
