@@ -2,7 +2,10 @@ package ofpact
 
 import (
 	"bytes"
+	"fmt"
 	"net/netip"
+	"os/exec"
+	"strings"
 	"testing"
 
 	"gvs/ofproto/mf"
@@ -100,5 +103,70 @@ func TestCheckChoosesEncoding(t *testing.T) {
 	}
 	if m.Flow.VLANs[0].Present() {
 		t.Error("Check changed the caller's match")
+	}
+}
+
+// TestCheckAgainstOVS compares Check with the checks ovs-ofctl
+// parse-flow makes (ports below OFPP_MAX, the flow's table, consistency
+// per version: "no usable protocol" is its answer for an action OpenFlow
+// 1.1+ finds inconsistent with the match).
+func TestCheckAgainstOVS(t *testing.T) {
+	ovs := needOVS(t)
+	for _, c := range []struct {
+		match string
+		kv    []any
+		table uint8
+		acts  string
+	}{
+		{"ip", []any{"eth_type", 0x0800}, 0, "mod_tp_src:80"},
+		{"tcp", []any{"eth_type", 0x0800, "nw_proto", 6}, 0, "mod_tp_src:80"},
+		{"in_port=1", []any{"in_port", 1}, 0, "mod_nw_src:1.2.3.4"},
+		{"in_port=1", []any{"in_port", 1}, 0, "set_field:1.2.3.4->ip_src"},
+		{"in_port=1", []any{"in_port", 1}, 3, "goto_table:2"},
+		{"in_port=1", []any{"in_port", 1}, 3, "goto_table:4"},
+		{"in_port=1", []any{"in_port", 1}, 0, "output:65280"},
+		{"in_port=1", []any{"in_port", 1}, 0, "output:65279"},
+		{"in_port=1", []any{"in_port", 1}, 0, "strip_vlan"},
+		{"dl_vlan=3", []any{"vlan_tci", 0x1003}, 0, "strip_vlan"},
+		{"in_port=1", []any{"in_port", 1}, 0, "meter:0"},
+		{"in_port=1", []any{"in_port", 1}, 0, "fin_timeout(idle_timeout=1)"},
+		{"tcp", []any{"eth_type", 0x0800, "nw_proto", 6}, 0, "fin_timeout(idle_timeout=1)"},
+		{"in_port=1", []any{"in_port", 1}, 0, "ct(commit)"},
+		{"ip", []any{"eth_type", 0x0800}, 0, "ct(commit),dec_ttl,mod_nw_tos:8"},
+		{"arp", []any{"eth_type", 0x0806}, 0, "set_field:1->arp_op"},
+		{"ip", []any{"eth_type", 0x0800}, 0, "move:NXM_OF_TCP_SRC[]->NXM_NX_REG0[0..15]"},
+		{"tcp", []any{"eth_type", 0x0800, "nw_proto", 6}, 0, "move:NXM_OF_TCP_SRC[]->NXM_NX_REG0[0..15]"},
+		{"in_port=1", []any{"in_port", 1}, 0, "set_field:5->vlan_vid"},
+		{"dl_vlan=2", []any{"vlan_tci", 0x1002}, 0, "set_field:4101->vlan_vid"},
+		{"in_port=1", []any{"in_port", 1}, 0, "mod_vlan_vid:5"},
+		{"in_port=1", []any{"in_port", 1}, 0, "set_vlan_vid:5"},
+		{"ipv6", []any{"eth_type", 0x86dd}, 0, "ct(commit,nat(src=198.18.0.1))"},
+		{"ip", []any{"eth_type", 0x0800}, 0, "ct(commit,nat(src=198.18.0.1))"},
+		{"in_port=1", []any{"in_port", 1}, 0, "learn(table=2,NXM_OF_IP_SRC[])"},
+		{"ip", []any{"eth_type", 0x0800}, 0, "learn(table=2,NXM_OF_IP_SRC[])"},
+		{"in_port=1", []any{"in_port", 1}, 0, "learn(table=2,eth_type=0x800,NXM_OF_IP_DST[]=NXM_NX_REG0[])"},
+		{"in_port=1", []any{"in_port", 1}, 0, "learn(table=2,NXM_OF_IP_DST[]=NXM_NX_REG0[])"},
+	} {
+		flow := fmt.Sprintf("table=%d,%s,actions=%s", c.table, c.match, c.acts)
+		for _, version := range []uint8{of10, of13} {
+			out, _ := exec.Command(ovs, "-O", versionNames[version], "parse-flow", flow).CombinedOutput()
+			want := ""
+			switch s := string(out); {
+			case strings.Contains(s, "no usable protocol"):
+				want = "OFPBAC_MATCH_INCONSISTENT"
+			case strings.Contains(s, "actions are invalid"):
+				want = s[strings.LastIndex(s, "(")+1 : strings.LastIndex(s, ")")]
+			case !strings.Contains(s, "FLOW_MOD"):
+				t.Fatalf("ovs-ofctl parse-flow %q: %s", flow, s)
+			}
+			acts, err := Parse(c.acts)
+			if err != nil {
+				t.Fatalf("Parse(%q): %v", c.acts, err)
+			}
+			err = CheckVersion(acts, matchOf(t, c.kv...), uint32(mf.PortMax), c.table, 255, version)
+			if errName(err) != want {
+				t.Errorf("%s %s: Check %q, OVS %q", versionNames[version], flow, errName(err), want)
+			}
+		}
 	}
 }
