@@ -29,6 +29,20 @@ func nested(a Action) []Action {
 	return nil
 }
 
+// Walk calls fn for every action of acts and, right after each clone, ct
+// or write_actions, for its nested actions (OVS's
+// OFPACT_FOR_EACH_FLATTENED), until fn returns false. It reports whether
+// the walk ran to the end. Core uses it to find the groups and meters a
+// flow refers to.
+func Walk(acts []Action, fn func(Action) bool) bool {
+	for _, a := range acts {
+		if !fn(a) || !Walk(nested(a), fn) {
+			return false
+		}
+	}
+	return true
+}
+
 // OutputsToPort reports whether acts (nested actions included) can send
 // the packet to OpenFlow port (OVS's ofpacts_output_to_port, for flow
 // mod and flow stats out_port filters).

@@ -1,6 +1,7 @@
 package ofpact
 
 import (
+	"strings"
 	"testing"
 
 	"gvs/ofproto/mf"
@@ -60,5 +61,20 @@ func TestExecuteActionSet(t *testing.T) {
 		if got := Format(ExecuteActionSet(mustParse(t, tc.set))); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.set, got, tc.want)
 		}
+	}
+}
+
+func TestWalk(t *testing.T) {
+	var kinds []string
+	Walk(mustParse(t, "clone(group:1,ct(commit,exec(set_field:0x1->ct_mark))),output:2"), func(a Action) bool {
+		kinds = append(kinds, a.Kind().String())
+		return true
+	})
+	if got := strings.Join(kinds, " "); got != "clone group ct set_field output" {
+		t.Errorf("Walk visited %s", got)
+	}
+	n := 0
+	if Walk(mustParse(t, "output:1,output:2,output:3"), func(Action) bool { n++; return n < 2 }) || n != 2 {
+		t.Errorf("Walk did not stop: %d", n)
 	}
 }
