@@ -7,11 +7,18 @@ import (
 // AppendActions appends the OpenFlow encoding of acts for version to b,
 // choosing among equivalent encodings as Open vSwitch does, so that
 // actions decoded by PullActions re-encode to the same bytes.
+//
+// A version beyond 1.0-1.5 is treated as the nearest one.
 func AppendActions(b []byte, acts []Action, version uint8) []byte {
+	version = clampVersion(version)
 	for _, a := range acts {
 		b = appendAction(b, a, version)
 	}
 	return b
+}
+
+func clampVersion(v uint8) uint8 {
+	return min(max(v, of10), of15)
 }
 
 // putNX appends the fixed part of a Nicira/ONF action, whose encoding does

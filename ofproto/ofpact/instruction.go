@@ -189,6 +189,7 @@ func AllowedInActionSet(k Kind) bool {
 // version (OpenFlow 1.0: as actions): consecutive plain actions become one
 // Apply-Actions instruction, as OVS's ofpacts_put_openflow_instructions.
 func AppendInstructions(b []byte, acts []Action, version uint8) []byte {
+	version = clampVersion(version)
 	if version == of10 {
 		return AppendActions(b, acts, version)
 	}
