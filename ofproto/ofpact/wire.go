@@ -261,16 +261,29 @@ func init() {
 	d(wNXDebugRecirc, nx, 255, of10, of15, argVoid)
 }
 
+type decodeKey struct {
+	vendor  uint32
+	typ     uint16
+	version uint8
+}
+
+// decodeIndex maps (vendor, type, version) to the wire instance; built at
+// initialisation, read-only afterwards.
+var decodeIndex = map[decodeKey]*wireInst{}
+
+func init() {
+	for i := range wireInsts {
+		w := &wireInsts[i]
+		for v := w.minVer; v <= w.maxVer; v++ {
+			decodeIndex[decodeKey{w.vendor, w.typ, v}] = w
+		}
+	}
+}
+
 // lookupDecode finds the wire instance for an action's vendor and type in
 // version.
 func lookupDecode(vendor uint32, typ uint16, version uint8) *wireInst {
-	for i := range wireInsts {
-		w := &wireInsts[i]
-		if w.vendor == vendor && w.typ == typ && version >= w.minVer && version <= w.maxVer {
-			return w
-		}
-	}
-	return nil
+	return decodeIndex[decodeKey{vendor, typ, version}]
 }
 
 // lookupEncode finds how id is encoded in version (nil: it cannot be).
