@@ -11,9 +11,13 @@ import (
 // bit v set for each version v. Decoding without a version bitmap element
 // gives every version from 1.0 to the header's; BadElements records
 // elements Open vSwitch would complain about (it negotiates anyway).
+//
+// Elements keeps the hello elements as received; encoding sends them
+// verbatim when set, otherwise the bitmap Open vSwitch would send.
 type Hello struct {
 	Versions    uint32
 	BadElements bool
+	Elements    []byte
 }
 
 // VersionBitmap returns the bitmap of versions lo..hi.
@@ -36,6 +40,9 @@ func HighestVersion(m uint32) uint8 {
 func (*Hello) raw(uint8) (Raw, error) { return rawHello, nil }
 
 func (m *Hello) appendBody(b []byte, v uint8) ([]byte, error) {
+	if m.Elements != nil {
+		return append(b, m.Elements...), nil
+	}
 	// Open vSwitch sends the bitmap only when the versions are not simply
 	// 1.0 up to the highest (ofputil_encode_hello).
 	if m.Versions != 0 && (m.Versions>>1+1)&(m.Versions>>1) != 0 {
@@ -48,6 +55,9 @@ func (m *Hello) appendBody(b []byte, v uint8) ([]byte, error) {
 
 func decodeHello(h *Header, body []byte) (Msg, error) {
 	m := &Hello{Versions: VersionBitmap(1, h.Version)}
+	if len(body) > 0 {
+		m.Elements = body
+	}
 	for len(body) > 0 {
 		if len(body) < 4 {
 			m.BadElements = true

@@ -115,7 +115,7 @@ func appendBuckets15(b []byte, buckets []Bucket, typ uint8, v uint8) []byte {
 		b = appendActions(b, bk.Actions, v)
 		binary.BigEndian.PutUint16(b[start+2:], uint16(len(b)-as))
 		if typ == GroupTypeSelect || bk.Weight != 0 {
-			b = appendProp(b, 0, binary.BigEndian.AppendUint16(nil, bk.Weight), 8)
+			b = appendProp(b, 0, []byte{byte(bk.Weight >> 8), byte(bk.Weight), 0, 0}, 8)
 		}
 		if bk.WatchPort != 0xffff {
 			b = appendProp(b, 1, u32Body(PortTo11(bk.WatchPort)), 8)
@@ -201,7 +201,7 @@ func pullBuckets15(b []byte, typ uint8, v uint8) ([]Bucket, error) {
 		for _, p := range props {
 			switch p.Type {
 			case 0:
-				if len(p.Body) != 2 {
+				if len(p.Body) < 2 {
 					return nil, ofperr.OFPBPC_BAD_LEN
 				}
 				bk.Weight = binary.BigEndian.Uint16(p.Body)

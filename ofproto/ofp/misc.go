@@ -121,6 +121,8 @@ type SetAsync struct {
 	NX     bool
 	Config AsyncConfig
 	Set    uint32
+	// props records that a decoded message used the property form.
+	props bool
 }
 type GetAsyncReply SetAsync
 
@@ -188,6 +190,7 @@ func decodeAsync(h *Header, body []byte) (Msg, error) {
 		}
 		m.Set = asyncLegacySet
 	default:
+		m.props = true
 		props, err := pullProps(body, 8)
 		if err != nil {
 			return nil, err
@@ -213,18 +216,23 @@ func decodeAsync(h *Header, body []byte) (Msg, error) {
 		r := GetAsyncReply(*m)
 		return &r, nil
 	}
+	// A switch decodes a set-async strictly (Open vSwitch's loose=false):
+	// reasons the version does not define are OFPACFC_INVALID.
+	if _, err := m.Apply(AsyncConfig{}, h.Version, false); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
 // Apply is Open vSwitch's ofputil_decode_set_async_config for the
 // decoded message: the legacy forms replace the whole configuration, the
 // property forms change only the properties present, starting from basis.
-// A mask with reasons the version does not define is OFPACFC_INVALID
-// unless loose (then the extra bits are dropped).
+// A property with reasons the version does not define is OFPACFC_INVALID
+// unless loose; the legacy forms, and loose, drop the extra bits.
 func (m *SetAsync) Apply(basis AsyncConfig, version uint8, loose bool) (AsyncConfig, error) {
 	out := basis
-	if m.Set == asyncLegacySet && !m.NX || m.NX && m.Set == asyncLegacySet {
-		out = AsyncConfig{}
+	if !m.props {
+		out, loose = AsyncConfig{}, true
 	}
 	for pt := 0; pt < 2*NumAsyncTypes; pt++ {
 		if m.Set&(1<<pt) == 0 {

@@ -128,7 +128,7 @@ func (m *PacketIn) appendProps(b []byte, v uint8, resume bool) []byte {
 	}
 	b = appendProp(b, pinTableID, []byte{m.TableID}, 8)
 	if m.Cookie != CookieNone {
-		b = appendProp(b, pinCookie, binary.BigEndian.AppendUint64(nil, m.Cookie), 8)
+		b = appendProp(b, pinCookie, binary.BigEndian.AppendUint64(make([]byte, 4), m.Cookie), 8)
 	}
 	b = appendProp(b, pinReason, []byte{m.Reason}, 8)
 	start := len(b)
@@ -244,7 +244,7 @@ func (m *PacketIn) decodeProps(body []byte, v uint8, userdata bool) error {
 				return err
 			}
 		case pinTableID, pinReason:
-			if len(p.Body) != 1 {
+			if len(p.Body) < 1 {
 				return ofperr.OFPBPC_BAD_LEN
 			}
 			if p.Type == pinTableID {
@@ -253,10 +253,10 @@ func (m *PacketIn) decodeProps(body []byte, v uint8, userdata bool) error {
 				m.Reason = p.Body[0]
 			}
 		case pinCookie:
-			if len(p.Body) != 8 {
+			if len(p.Body) != 12 { // padded to 8 before the value
 				return ofperr.OFPBPC_BAD_LEN
 			}
-			m.Cookie = binary.BigEndian.Uint64(p.Body)
+			m.Cookie = binary.BigEndian.Uint64(p.Body[4:])
 		case pinMetadata:
 			match, err := decodeMatchEntries(p.Body)
 			if err != nil {

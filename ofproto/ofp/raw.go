@@ -438,9 +438,9 @@ var raws = [numRaws]rawInfo{
 	rawNXCTFlushZone:           vt("NXT_CT_FLUSH_ZONE", nx, v10, all, 29, 8, 0),
 	rawNXCTFlush:               vt("NXT_CT_FLUSH", nx, v10, all, 32, 8, 8),
 	rawNXIPFIXBridgeRequest:    vst("NXST_IPFIX_BRIDGE_REQUEST", nx, v10, all, 3, req, 0, 0),
-	rawNXIPFIXBridgeReply:      vst("NXST_IPFIX_BRIDGE_REPLY", nx, v10, all, 3, rep, 56, 0),
+	rawNXIPFIXBridgeReply:      vst("NXST_IPFIX_BRIDGE_REPLY", nx, v10, all, 3, rep, 88, 0),
 	rawNXIPFIXFlowRequest:      vst("NXST_IPFIX_FLOW_REQUEST", nx, v10, all, 4, req, 0, 0),
-	rawNXIPFIXFlowReply:        vst("NXST_IPFIX_FLOW_REPLY", nx, v10, all, 4, rep, 0, 56),
+	rawNXIPFIXFlowReply:        vst("NXST_IPFIX_FLOW_REPLY", nx, v10, all, 4, rep, 0, 88),
 }
 
 func (r Raw) String() string {
@@ -665,5 +665,8 @@ func appendHeader(b []byte, r Raw, version uint8, xid uint32, statsFlags uint16)
 
 // supports reports whether r exists in version.
 func (r Raw) supports(version uint8) bool {
+	if r == rawHello {
+		return version >= MinVersion
+	}
 	return r > rawInvalid && r < numRaws && version >= raws[r].v1 && version <= raws[r].v2
 }

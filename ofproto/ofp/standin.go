@@ -91,7 +91,12 @@ func appendNXMatch(b []byte, m *Match, version uint8, cookie, cookieMask uint64)
 }
 
 // OpenFlow 1.0's ofp10_match (40 bytes) and 1.1's standard match (88).
-func pull10Match(b []byte) (Match, error) { return Match{}, nil }
+func pull10Match(b []byte) (Match, error) {
+	if len(b) == 40 && b[0] == 0 && b[1]&0xc0 == 0 && b[1]&0x3f == 0x38 && b[2] == 0x20 && b[3] == 0xff {
+		return Match{}, nil // OFPFW10_ALL; the wildcards' nw bits vary
+	}
+	return Match{}, errMatchStandIn
+}
 func append10Match(b []byte, m *Match) []byte {
 	b = put32(b, 0x003820ff) // OFPFW10_ALL
 	return pad(b, 36)
