@@ -176,6 +176,13 @@ func pullFlowStatsRequest(m *FlowStatsRequest, h *Header, r *reader) error {
 		if err != nil {
 			return err
 		}
+		if h.Raw == raw15AggregateRequest && len(rest) != 0 {
+			// The statistics a 1.5 aggregate request asks for: Open
+			// vSwitch always sends all it has, so they are not kept.
+			if _, rest, err = pullOXS(rest); err != nil {
+				return err
+			}
+		}
 		if len(rest) != 0 {
 			return ofperr.OFPBRC_BAD_LEN
 		}
