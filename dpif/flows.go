@@ -201,32 +201,47 @@ func (dp *Datapath) revalidate() {
 }
 
 // Execute runs actions on a copy of frame as if it arrived on inPort
-// (packet-out). It runs in the non-PMD context, serialised with other
-// Execute calls and slow upcalls.
+// (packet-out), with zero metadata. It runs in the non-PMD context,
+// serialised with other Execute calls and slow upcalls.
 func (dp *Datapath) Execute(frame []byte, inPort uint32, actions Actions) error {
+	return dp.ExecuteKey(frame, &packet.Key{InPort: inPort}, actions)
+}
+
+// ExecuteKey is Execute with the packet's metadata (in_port, recirc_id,
+// pkt_mark, conntrack and tunnel fields: everything before EtherType)
+// taken from meta; its packet fields are ignored (the frame is parsed).
+func (dp *Datapath) ExecuteKey(frame []byte, meta *packet.Key, actions Actions) error {
 	if len(frame) < packet.EthHeaderLen {
 		return errors.New("dpif: frame shorter than an Ethernet header")
 	}
-	return dp.executeNonPMD(frame, packet.Meta{InPort: inPort}, actions)
+	return dp.executeNonPMD(frame, packet.Meta{InPort: meta.InPort}, meta, actions)
 }
 
-func (dp *Datapath) executeNonPMD(frame []byte, meta packet.Meta, actions Actions) error {
+func (dp *Datapath) executeNonPMD(frame []byte, meta packet.Meta, key *packet.Key, actions Actions) error {
 	np := &dp.nonPMD
 	np.mu.Lock()
-	defer np.mu.Unlock()
 	b := np.ctx.pool.Get()
 	if b == nil {
+		np.mu.Unlock()
 		return errors.New("dpif: no buffer for Execute")
 	}
 	if len(frame) > len(b.Room()) {
 		np.ctx.pool.Put(b)
+		np.mu.Unlock()
 		return errors.New("dpif: frame too large")
 	}
 	b.SetLen(copy(b.Room(), frame))
 	b.Meta = meta
+	b.Key = *key
 	b.Parse()
 	np.ctx.setPorts(dp.ports.Load())
 	np.ctx.execute(b, actions)
 	np.ctx.flush()
+	pending := np.ctx.pendingUser
+	np.ctx.pendingUser = nil
+	np.mu.Unlock()
+	for _, s := range pending {
+		dp.deliverUserspace(-1, s)
+	}
 	return nil
 }
