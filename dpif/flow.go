@@ -37,6 +37,8 @@ type FlowStats struct {
 
 // FlowEntry is one flow as Dump and Get report it.
 type FlowEntry struct {
+	// Handle names the flow for FlowModify, FlowDelete and FlowGet.
+	Handle  FlowHandle
 	Key     packet.Key // already masked
 	Mask    packet.Mask
 	Actions Actions
@@ -95,7 +97,7 @@ func (f *flow) usedNs() int64 {
 }
 
 func (f *flow) entry(dp *Datapath) FlowEntry {
-	e := FlowEntry{Key: f.key, Mask: f.sub.mask, Actions: *f.actions.Load(), Tags: f.tags}
+	e := FlowEntry{Handle: FlowHandle{f}, Key: f.key, Mask: f.sub.mask, Actions: *f.actions.Load(), Tags: f.tags}
 	slots := *f.slots.Load()
 	for i := range slots {
 		s := &slots[i]

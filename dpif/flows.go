@@ -60,6 +60,7 @@ func (dp *Datapath) Put(spec FlowSpec) error {
 	if len(spec.Tags) > MaxFlowTags {
 		return ErrTooManyTags
 	}
+	exactMetadata(&spec.Mask)
 	var mk packet.Key
 	spec.Key.ApplyMask(&spec.Mask, &mk)
 	actions := slices.Clone(spec.Actions)
@@ -76,6 +77,7 @@ func (dp *Datapath) Put(spec FlowSpec) error {
 // Del deletes the flow with this mask and (masked) key and returns its
 // final statistics.
 func (dp *Datapath) Del(key packet.Key, mask packet.Mask) (FlowStats, error) {
+	exactMetadata(&mask)
 	var mk packet.Key
 	key.ApplyMask(&mask, &mk)
 	dp.flowMu.Lock()
@@ -90,6 +92,7 @@ func (dp *Datapath) Del(key packet.Key, mask packet.Mask) (FlowStats, error) {
 
 // Get returns the flow with this mask and (masked) key.
 func (dp *Datapath) Get(key packet.Key, mask packet.Mask) (FlowEntry, bool) {
+	exactMetadata(&mask)
 	var mk packet.Key
 	key.ApplyMask(&mask, &mk)
 	dp.flowMu.Lock()
@@ -111,13 +114,56 @@ func (dp *Datapath) Lookup(k *packet.Key) (FlowEntry, bool) {
 	return f.entry(dp), true
 }
 
-// Dump returns every flow.
+// Dump returns every flow, each with its Handle: a snapshot, so the
+// caller may take its time over it (re-translate each flow) while PMDs
+// keep installing; flows installed meanwhile appear in the next dump.
 func (dp *Datapath) Dump() []FlowEntry {
 	dp.flowMu.Lock()
 	defer dp.flowMu.Unlock()
 	out := make([]FlowEntry, 0, dp.nflows.Load())
 	dp.cls.forEach(func(f *flow) { out = append(out, f.entry(dp)) })
 	return out
+}
+
+// FlowHandle names one installed flow for as long as it lives, for the
+// revalidator: Dump reports it with each flow (FlowEntry.Handle), and
+// FlowModify, FlowDelete and FlowGet take it. The zero FlowHandle names
+// no flow. Handles are comparable and may be kept as map keys.
+type FlowHandle struct{ f *flow }
+
+// FlowModify replaces the actions of the flow h names, keeping its
+// statistics. PMDs see the old or the new list, never a mix: the list is
+// swapped with one atomic store. It returns ErrNoFlow for a deleted
+// flow.
+func (dp *Datapath) FlowModify(h FlowHandle, actions Actions) error {
+	a := slices.Clone(actions)
+	dp.flowMu.Lock()
+	defer dp.flowMu.Unlock()
+	if h.f == nil || h.f.dead.Load() {
+		return ErrNoFlow
+	}
+	h.f.actions.Store(&a)
+	return nil
+}
+
+// FlowDelete deletes the flow h names and returns its final statistics,
+// or ErrNoFlow if it is already gone.
+func (dp *Datapath) FlowDelete(h FlowHandle) (FlowStats, error) {
+	dp.flowMu.Lock()
+	defer dp.flowMu.Unlock()
+	if h.f == nil || h.f.dead.Load() {
+		return FlowStats{}, ErrNoFlow
+	}
+	dp.removeLocked(h.f)
+	return h.f.entry(dp).Stats, nil
+}
+
+// FlowGet returns the flow h names, if it still exists.
+func (dp *Datapath) FlowGet(h FlowHandle) (FlowEntry, bool) {
+	if h.f == nil || h.f.dead.Load() {
+		return FlowEntry{}, false
+	}
+	return h.f.entry(dp), true
 }
 
 // NumFlows returns the number of installed flows.

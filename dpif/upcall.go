@@ -232,14 +232,29 @@ func (dp *Datapath) deliverUserspace(pmd int, s *slowUpcall) {
 }
 
 // install links the handler's megaflow, or returns the live flow that
-// already has the same mask and masked key (another PMD raced us).
+// already covers the packet (another PMD raced us with the same or an
+// overlapping megaflow): under the flow writer's lock, a packet is
+// looked up again before anything is installed for it, as Open
+// vSwitch's handle_packet_upcall does, so two PMDs missing on the same
+// flow install it once.
 func (dp *Datapath) install(u *Upcall) *flow {
+	exactMetadata(&u.Mask)
 	var mk packet.Key
 	u.Key.ApplyMask(&u.Mask, &mk)
 	dp.flowMu.Lock()
 	defer dp.flowMu.Unlock()
+	if f, _ := dp.cls.lookup(u.Key); f != nil {
+		return f
+	}
 	if f := dp.cls.get(&mk, &u.Mask); f != nil {
 		return f
 	}
 	return dp.insertLocked(&mk, &u.Mask, slices.Clone(u.Actions), u.Tags)
+}
+
+// exactMetadata makes a megaflow mask match recirc_id exactly, as every
+// megaflow of Open vSwitch's netdev datapath does: a packet recirculated
+// with one id must never hit a flow meant for another pass.
+func exactMetadata(m *packet.Mask) {
+	m.RecircID = ^uint32(0)
 }
