@@ -114,7 +114,9 @@ func TestSetActionsRewriteFramesAndChecksums(t *testing.T) {
 		{"arp", fspec{dst: mac(2), src: mac(1), arp: &arpSpec{op: 1, sha: mac(1), spa: ip4("198.18.0.1"), tpa: ip4("198.18.0.2")}},
 			Actions{SetMasked(AttrARP, key(func(k *packet.Key) { k.ARPOp, k.ARPTHA, k.DstIPv4 = 2, mac(9), ip4("198.18.0.9") }),
 				mask(func(m *packet.Mask) { m.ARPOp, m.ARPTHA, m.DstIPv4 = 0xffff, full.ARPTHA, full.DstIPv4 }))},
-			func(s *fspec) { s.arp = &arpSpec{op: 2, sha: mac(1), spa: ip4("198.18.0.1"), tha: mac(9), tpa: ip4("198.18.0.9")} }, false},
+			func(s *fspec) {
+				s.arp = &arpSpec{op: 2, sha: mac(1), spa: ip4("198.18.0.1"), tha: mac(9), tpa: ip4("198.18.0.9")}
+			}, false},
 		{"vlan-tagged ipv4 ttl", func() fspec { s := base4(packet.ProtoTCP); s.vid = 10; return s }(),
 			Actions{SetMasked(AttrIPv4, key(func(k *packet.Key) { k.IPTTL = 1 }), mask(func(m *packet.Mask) { m.IPTTL = 0xff }))},
 			func(s *fspec) { s.ttl = 1 }, false},
