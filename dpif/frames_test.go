@@ -2,6 +2,7 @@ package dpif
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"testing"
 
@@ -121,21 +122,29 @@ func buildFrame(s fspec) []byte {
 // checksum as a receiver would, with the packet package's helpers.
 func checkChecksums(t *testing.T, frame []byte) {
 	t.Helper()
+	for _, e := range checksumErrors(frame) {
+		t.Error(e)
+	}
+}
+
+// checksumErrors is checkChecksums' work: what does not verify.
+func checksumErrors(frame []byte) []string {
+	var errs []string
 	var k packet.Key
 	var o packet.Offsets
-	packet.ParseOffsets(frame, &k, &o)
+	st := packet.ParseOffsets(frame, &k, &o)
 	if o.L3 == 0 {
-		return
+		return nil
 	}
 	l3 := frame[o.L3:]
-	if k.EtherType == packet.EtherTypeIPv4 {
+	if k.EtherType == packet.EtherTypeIPv4 && len(l3) >= packet.IPv4MinLen && int(l3[0]&0xf)*4 <= len(l3) {
 		ihl := int(l3[0]&0xf) * 4
 		if c := packet.Checksum(l3[:ihl], 0); c != 0xffff {
-			t.Errorf("IPv4 header checksum does not verify (sum %#x)", c)
+			errs = append(errs, fmt.Sprintf("IPv4 header checksum does not verify (sum %#x)", c))
 		}
 	}
-	if o.L4 == 0 {
-		return
+	if o.L4 == 0 || st != packet.StatusOK {
+		return errs
 	}
 	seg := frame[o.L4:]
 	var ph uint16
@@ -144,27 +153,32 @@ func checkChecksums(t *testing.T, frame []byte) {
 	} else {
 		ph = packet.PseudoHeaderSumV6(k.SrcIPv6, k.DstIPv6, k.IPProto, uint32(len(seg)))
 	}
-	switch k.IPProto {
+	proto := k.IPProto
+	if proto == packet.ProtoICMPv6 && k.EtherType != packet.EtherTypeIPv6 || proto == packet.ProtoICMP && k.EtherType != packet.EtherTypeIPv4 {
+		proto = 0 // not what the number means there: no checksum we know
+	}
+	switch proto {
 	case packet.ProtoTCP, packet.ProtoICMPv6:
 		if c := packet.Checksum(seg, ph); c != 0xffff {
-			t.Errorf("L4 checksum does not verify (sum %#x)", c)
+			errs = append(errs, fmt.Sprintf("L4 checksum does not verify (sum %#x)", c))
 		}
 	case packet.ProtoUDP:
 		if binary.BigEndian.Uint16(seg[6:]) != 0 {
 			if c := packet.Checksum(seg, ph); c != 0xffff {
-				t.Errorf("UDP checksum does not verify (sum %#x)", c)
+				errs = append(errs, fmt.Sprintf("UDP checksum does not verify (sum %#x)", c))
 			}
 		}
 	case packet.ProtoICMP:
 		if c := packet.Checksum(seg, 0); c != 0xffff {
-			t.Errorf("ICMP checksum does not verify (sum %#x)", c)
+			errs = append(errs, fmt.Sprintf("ICMP checksum does not verify (sum %#x)", c))
 		}
 	case packet.ProtoSCTP:
 		cp := append([]byte(nil), seg...)
 		stored := binary.LittleEndian.Uint32(cp[8:])
 		binary.LittleEndian.PutUint32(cp[8:], 0)
 		if c := crc32.Checksum(cp, crc32.MakeTable(crc32.Castagnoli)); c != stored {
-			t.Errorf("SCTP checksum %#x, want %#x", stored, c)
+			errs = append(errs, fmt.Sprintf("SCTP checksum %#x, want %#x", stored, c))
 		}
 	}
+	return errs
 }

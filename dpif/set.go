@@ -297,6 +297,11 @@ func setICMP(b *packet.Buffer, d []byte, attr KeyAttr, v *packet.Key, m *packet.
 		updateField(h[2:4], old[:], h[0:2], false, false)
 	}
 	k.ICMPType, k.ICMPCode = h[0], h[1]
+	if attr == AttrICMPv6 {
+		// The type decides whether the ND fields exist: parse again
+		// (the metadata stays) rather than keep stale ones.
+		b.Parse()
+	}
 }
 
 func setARP(b *packet.Buffer, d []byte, v *packet.Key, m *packet.Mask) {
