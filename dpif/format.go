@@ -443,9 +443,11 @@ func FormatKey(b *strings.Builder, k *packet.Key, m *packet.Mask) {
 	}
 	if m.CTLabel != ([16]byte{}) {
 		sep()
-		fmt.Fprintf(b, "ct_label(0x%x", k.CTLabel)
+		b.WriteString("ct_label(")
+		putHex(b, k.CTLabel[:])
 		if m.CTLabel != [16]byte{255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255} {
-			fmt.Fprintf(b, "/0x%x", m.CTLabel)
+			b.WriteByte('/')
+			putHex(b, m.CTLabel[:])
 		}
 		b.WriteByte(')')
 	}
@@ -656,6 +658,24 @@ func formatTunnel(b *strings.Builder, k *packet.Key, m *packet.Mask, sep func())
 	f.u16("tp_dst", k.TunTpDst, m.TunTpDst)
 	chompComma(b)
 	b.WriteByte(')')
+}
+
+// putHex writes a big-endian number as Open vSwitch's ds_put_hex: "0x"
+// and its digits without leading zeros, or "0".
+func putHex(b *strings.Builder, v []byte) {
+	printed := false
+	for _, c := range v {
+		switch {
+		case printed:
+			fmt.Fprintf(b, "%02x", c)
+		case c != 0:
+			fmt.Fprintf(b, "0x%x", c)
+			printed = true
+		}
+	}
+	if !printed {
+		b.WriteByte('0')
+	}
 }
 
 // chompComma removes a trailing comma.

@@ -154,6 +154,16 @@ func TestFlowKeyFormatMatchesOVS(t *testing.T) {
 			k.EtherType, m.EtherType = packet.EtherTypeARP, 0xffff
 			k.DstIPv4, m.DstIPv4 = ip4("198.18.0.1"), full.DstIPv4
 		}, "skb_mark(0x5/0xff),ct_state(+new-est+trk),recirc_id(0x2),in_port(1),packet_type(ns=0,id=0),eth_type(0x0806),arp(tip=198.18.0.1)"},
+		// odp.at: ct_mark(0x12345678),ct_label(0x1234567890abcdef1234567890abcdef)
+		{"ct mark label", func(k *packet.Key, m *packet.Mask) {
+			k.CTMark, m.CTMark = 0x12345678, ^uint32(0)
+			k.CTLabel = [16]byte{0x12, 0x34, 0x56, 0x78, 0x90, 0xab, 0xcd, 0xef, 0x12, 0x34, 0x56, 0x78, 0x90, 0xab, 0xcd, 0xef}
+			m.CTLabel = full.CTLabel
+			k.CTState, m.CTState = 0x22, ^uint32(0)
+		}, "ct_state(est|trk),ct_mark(0x12345678),ct_label(0x1234567890abcdef1234567890abcdef),recirc_id(0),in_port(1),packet_type(ns=0,id=0)"},
+		{"ct label partial, short", func(k *packet.Key, m *packet.Mask) {
+			k.CTLabel[15], m.CTLabel[15] = 1, 0xff
+		}, "ct_label(0x1/0xff),recirc_id(0),in_port(1),packet_type(ns=0,id=0)"},
 		{"nd", func(k *packet.Key, m *packet.Mask) {
 			k.EtherType, m.EtherType = packet.EtherTypeIPv6, 0xffff
 			k.IPProto, m.IPProto = packet.ProtoICMPv6, 0xff
