@@ -390,10 +390,25 @@ func (e FlowEntry) Format(now time.Time) string {
 	fmt.Fprintf(&b, ", packets:%d, bytes:%d, used:%s", e.Stats.Packets, e.Stats.Bytes, used)
 	if e.Stats.TCPFlags != 0 {
 		b.WriteString(", flags:")
-		formatFlags(&b, uint32(e.Stats.TCPFlags), tcpFlagNames, '|')
+		formatTCPFlagsShort(&b, e.Stats.TCPFlags)
 	}
 	fmt.Fprintf(&b, ", actions:%s", e.Actions)
 	return b.String()
+}
+
+// formatTCPFlagsShort writes flow statistics' TCP flags as Open
+// vSwitch's packet_format_tcp_flags: one letter each, "." for ACK.
+func formatTCPFlagsShort(b *strings.Builder, f uint16) {
+	for _, l := range [...]struct {
+		bit uint16
+		s   string
+	}{{packet.TCPFlagSYN, "S"}, {packet.TCPFlagFIN, "F"}, {packet.TCPFlagPSH, "P"}, {packet.TCPFlagRST, "R"},
+		{packet.TCPFlagURG, "U"}, {packet.TCPFlagACK, "."}, {packet.TCPFlagECE, "E"}, {packet.TCPFlagCWR, "C"},
+		{packet.TCPFlagNS, "N"}, {0x200, "[200]"}, {0x400, "[400]"}, {0x800, "[800]"}} {
+		if f&l.bit != 0 {
+			b.WriteString(l.s)
+		}
+	}
 }
 
 // FormatKey writes a megaflow's key and mask as Open vSwitch's

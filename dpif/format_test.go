@@ -183,11 +183,12 @@ func TestFlowKeyFormatMatchesOVS(t *testing.T) {
 			t.Errorf("%s:\ngot  %s\nwant %s", c.name, got, c.want)
 		}
 	}
-	// Statistics and TCP flags as dump-flows prints them.
+	// Statistics and TCP flags as dump-flows prints them
+	// (dpif_flow_stats_format, packet_format_tcp_flags).
 	now := time.Now()
 	k, m := base()
 	e := FlowEntry{Key: k, Mask: m, Actions: Actions{Output(2)}, Stats: FlowStats{Packets: 1, Bytes: 60, Used: now.Add(-500 * time.Millisecond), TCPFlags: packet.TCPFlagSYN | packet.TCPFlagACK}}
-	if got, want := e.Format(now), "recirc_id(0),in_port(1),packet_type(ns=0,id=0), packets:1, bytes:60, used:0.500s, flags:syn|ack, actions:2"; got != want {
+	if got, want := e.Format(now), "recirc_id(0),in_port(1),packet_type(ns=0,id=0), packets:1, bytes:60, used:0.500s, flags:S., actions:2"; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
