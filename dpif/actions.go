@@ -203,14 +203,14 @@ func Set(attr KeyAttr, value *packet.Key) Action {
 // mask selects, within attr's fields (other fields of value and mask are
 // ignored, so a caller may pass a whole key and the mask of everything it
 // changed).
-//
-// Execution writes value&mask over the field's other bits.
 func SetMasked(attr KeyAttr, value *packet.Key, mask *packet.Mask) Action {
 	sf := &SetField{Attr: attr}
 	copyAttr(attr, (*packet.Key)(&sf.Mask), (*packet.Key)(mask))
-	// The value keeps its bits outside the mask, as Open vSwitch's
-	// masked set does: they are printed, not written.
+	// The value's bits outside the mask are cleared, as Open vSwitch's
+	// commit_masked_set_action does, so the action prints as its
+	// datapath flows show it.
 	copyAttr(attr, &sf.Value, value)
+	sf.Value.ApplyMask(&sf.Mask, &sf.Value)
 	return Action{Kind: ActSetMasked, Set: sf}
 }
 
