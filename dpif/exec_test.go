@@ -379,6 +379,10 @@ func TestFlowHandles(t *testing.T) {
 	if len(flows) != 1 {
 		t.Fatalf("%d flows", len(flows))
 	}
+	// The entry has the masked key and the packet's full one.
+	if e := flows[0]; e.Unmasked.SrcIPv4 != ip4("198.18.0.1") || e.Unmasked.InPort != 1 || e.Key.SrcIPv4 != ([4]byte{}) || e.Key.SrcMAC != mac(1) {
+		t.Fatalf("keys: masked %+v unmasked %+v", e.Key, e.Unmasked)
+	}
 	h := flows[0].Handle
 	if err := fx.dp.FlowModify(h, Actions{Output(3)}); err != nil {
 		t.Fatal(err)

@@ -14,10 +14,11 @@ var ErrNoFlow = errors.New("dpif: no such flow (ENOENT)")
 // ErrTooManyTags is returned by Put for more than MaxFlowTags tags.
 var ErrTooManyTags = errors.New("dpif: too many flow tags")
 
-// insertLocked creates and links a flow. Caller holds flowMu and has
-// checked that no live flow has this mask and masked key.
-func (dp *Datapath) insertLocked(mk *packet.Key, m *packet.Mask, actions Actions, tags []uint64) *flow {
-	f := &flow{key: *mk, created: dp.now()}
+// insertLocked creates and links a flow; orig is the unmasked key it
+// was made for. Caller holds flowMu and has checked that no live flow
+// has this mask and masked key.
+func (dp *Datapath) insertLocked(mk *packet.Key, m *packet.Mask, orig *packet.Key, actions Actions, tags []uint64) *flow {
+	f := &flow{key: *mk, orig: *orig, created: dp.now()}
 	slots := make([]flowSlot, dp.nslots)
 	f.slots.Store(&slots)
 	if len(tags) > 0 {
@@ -70,7 +71,7 @@ func (dp *Datapath) Put(spec FlowSpec) error {
 		f.actions.Store(&actions)
 		return nil
 	}
-	dp.insertLocked(&mk, &spec.Mask, actions, spec.Tags)
+	dp.insertLocked(&mk, &spec.Mask, &spec.Key, actions, spec.Tags)
 	return nil
 }
 

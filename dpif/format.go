@@ -382,7 +382,14 @@ func (e FlowEntry) String() string {
 // Format is String with the "used" age computed against now.
 func (e FlowEntry) Format(now time.Time) string {
 	var b strings.Builder
-	FormatKey(&b, &e.Key, &e.Mask)
+	// Values as the packet had them, with the mask, as OVS prints
+	// ("vlan(vid=11,pcp=7/0x0)"); the masked key for an entry built
+	// without one.
+	k := &e.Unmasked
+	if *k == (packet.Key{}) {
+		k = &e.Key
+	}
+	FormatKey(&b, k, &e.Mask)
 	used := "never"
 	if e.Stats.Packets > 0 {
 		used = fmt.Sprintf("%.3fs", now.Sub(e.Stats.Used).Seconds())

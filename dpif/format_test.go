@@ -187,6 +187,26 @@ func TestFlowKeyFormatMatchesOVS(t *testing.T) {
 			t.Errorf("%s:\ngot  %s\nwant %s", c.name, got, c.want)
 		}
 	}
+	// The netdev datapath prints the values of the packet that made the
+	// flow with the mask (ofproto-dpif.at: "vlan(vid=11,pcp=7/0x0)").
+	for _, c := range []struct {
+		tci  uint16
+		want string
+	}{
+		{11 | 7<<13, "recirc_id(0),in_port(1),packet_type(ns=0,id=0),eth_type(0x8100),vlan(vid=11,pcp=7/0x0),encap(eth_type(0x0800),ipv4(frag=no)), packets:0, bytes:0, used:never, actions:drop"},
+		{10, "recirc_id(0),in_port(1),packet_type(ns=0,id=0),eth_type(0x8100),vlan(vid=10),encap(eth_type(0x0800),ipv4(frag=no)), packets:0, bytes:0, used:never, actions:drop"},
+	} {
+		k, m := base()
+		k.VLANs[0], m.VLANs[0] = packet.VLANTag{TPID: packet.EtherTypeVLAN, TCI: c.tci}, packet.VLANTag{TPID: 0xffff, TCI: 0x0fff}
+		k.EtherType, m.EtherType = packet.EtherTypeIPv4, 0xffff
+		k.SrcIPv4, m.IPFrag = ip4("198.18.0.1"), 0xff
+		var mk packet.Key
+		k.ApplyMask(&m, &mk)
+		if got := (FlowEntry{Key: mk, Mask: m, Unmasked: k}).Format(time.Now()); got != c.want {
+			t.Errorf("got  %s\nwant %s", got, c.want)
+		}
+	}
+
 	// Statistics and TCP flags as dump-flows prints them
 	// (dpif_flow_stats_format, packet_format_tcp_flags).
 	now := time.Now()

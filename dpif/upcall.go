@@ -249,7 +249,7 @@ func (dp *Datapath) install(u *Upcall) *flow {
 	if f := dp.cls.get(&mk, &u.Mask); f != nil {
 		return f
 	}
-	return dp.insertLocked(&mk, &u.Mask, slices.Clone(u.Actions), u.Tags)
+	return dp.insertLocked(&mk, &u.Mask, u.Key, slices.Clone(u.Actions), u.Tags)
 }
 
 // exactMetadata makes a megaflow mask match recirc_id exactly, as every
