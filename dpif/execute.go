@@ -211,6 +211,11 @@ func (c *execCtx) recirculate(b *packet.Buffer, id uint32) {
 // PMD through its slow queue (a full queue loses it, counted as a lost
 // upcall), in the non-PMD context after its mutex is released.
 func (c *execCtx) userspace(b *packet.Buffer, cookie *UserspaceCookie) {
+	if hb := c.dp.handler.Load(); hb == nil {
+		return
+	} else if _, ok := hb.h.(UserspaceHandler); !ok {
+		return // nobody takes them: no copy
+	}
 	if c.pmd != nil {
 		c.pmd.queueSlow(b, cookie)
 		return
