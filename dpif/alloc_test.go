@@ -82,7 +82,7 @@ func TestPacketPathAllocatesNothing(t *testing.T) {
 		{"hash and recirc", Config{EMCInsertInvProb: 1}, true, recirc, 4},
 		{"clone, check_pkt_len, trunc", Config{EMCInsertInvProb: 1}, true, nested, 4},
 		{"meters passing and dropping", Config{EMCInsertInvProb: 1}, true, metered, 4},
-		{"userspace (slow queue full)", Config{EMCInsertInvProb: 1}, true, userspace, 4},
+		{"userspace (slow queue full)", Config{EMCInsertInvProb: 1}, true, userspaceSink{userspace}, 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -108,6 +108,9 @@ func TestPacketPathAllocatesNothing(t *testing.T) {
 			if c.wantEMC && after.emcHits == before.emcHits || !c.wantEMC && after.megaflowHits == before.megaflowHits {
 				t.Fatalf("wrong cache: emc %d megaflow %d", after.emcHits-before.emcHits, after.megaflowHits-before.megaflowHits)
 			}
+			if _, ok := c.handler.(userspaceSink); ok && len(p.slow) != cap(p.slow) {
+				t.Fatalf("slow queue holds %d of %d: userspace copies not made", len(p.slow), cap(p.slow))
+			}
 			if got := p.pool.Stats(); got.Free != got.Buffers {
 				t.Fatalf("pool leak: %d of %d free", got.Free, got.Buffers)
 			}
@@ -117,3 +120,9 @@ func TestPacketPathAllocatesNothing(t *testing.T) {
 		})
 	}
 }
+
+// userspaceSink is a handler that takes userspace packets (and drops
+// them), so userspace actions copy packets into the slow queue.
+type userspaceSink struct{ handlerFunc }
+
+func (userspaceSink) UserspaceAction(*UserspaceUpcall) {}
