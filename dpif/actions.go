@@ -298,16 +298,3 @@ func copyAttr(attr KeyAttr, dst, src *packet.Key) {
 		dst.SkbPriority = src.SkbPriority
 	}
 }
-
-// lastOutput returns the index of the last output action, or -1. The packet
-// itself (not a copy) goes to that output when nothing follows it that
-// would need the packet again.
-func (as Actions) lastOutput() int {
-	for i := len(as) - 1; i >= 0; i-- {
-		switch as[i].Kind {
-		case ActOutput:
-			return i
-		}
-	}
-	return -1
-}
