@@ -384,6 +384,9 @@ func TestFlowHandles(t *testing.T) {
 		t.Fatalf("keys: masked %+v unmasked %+v", e.Key, e.Unmasked)
 	}
 	h := flows[0].Handle
+	if hs := fx.dp.Handles(); len(hs) != 1 || hs[0] != h {
+		t.Fatalf("handles %v, dump's %v", hs, h)
+	}
 	if err := fx.dp.FlowModify(h, Actions{Output(3)}); err != nil {
 		t.Fatal(err)
 	}

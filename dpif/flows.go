@@ -159,6 +159,18 @@ func (dp *Datapath) FlowDelete(h FlowHandle) (FlowStats, error) {
 	return h.f.entry(dp).Stats, nil
 }
 
+// Handles returns a handle for every installed flow: a revalidator
+// walks them with FlowGet one at a time, without holding a snapshot of
+// every entry (a FlowEntry is about a kilobyte; a handle is a pointer).
+// Flows deleted meanwhile are simply gone from FlowGet.
+func (dp *Datapath) Handles() []FlowHandle {
+	dp.flowMu.Lock()
+	defer dp.flowMu.Unlock()
+	out := make([]FlowHandle, 0, dp.nflows.Load())
+	dp.cls.forEach(func(f *flow) { out = append(out, FlowHandle{f}) })
+	return out
+}
+
 // FlowGet returns the flow h names, if it still exists.
 func (dp *Datapath) FlowGet(h FlowHandle) (FlowEntry, bool) {
 	if h.f == nil || h.f.dead.Load() {
