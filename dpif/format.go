@@ -639,7 +639,7 @@ func formatL2Rest(b *strings.Builder, k *packet.Key, m *packet.Mask, i int, sep 
 				// nd_reserved is printed whenever the attribute is
 				// (format_be32_masked with an exact mask), as
 				// Open vSwitch does.
-				fmt.Fprintf(b, "nd_ext(nd_reserved=%s", hexC(uint64(k.NDReserved)))
+				fmt.Fprintf(b, "nd_ext(nd_reserved=0x%x", k.NDReserved)
 				if m.NDOptionsType != 0 {
 					b.WriteString(",nd_options_type=" + strconv.Itoa(int(k.NDOptionsType)))
 					if m.NDOptionsType != 0xff {
