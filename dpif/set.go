@@ -188,7 +188,9 @@ func setIPv6(b *packet.Buffer, d []byte, v *packet.Key, m *packet.Mask) {
 	if m.DstIPv6 != ([16]byte{}) {
 		copy(old[:], h[24:40])
 		maskedBytes(h[24:40], v.DstIPv6[:], m.DstIPv6[:])
-		pseudoChanged(b, d, old[:], h[24:40])
+		if !routingPending(h, int(b.Offsets.L4)-int(b.Offsets.L3)) {
+			pseudoChanged(b, d, old[:], h[24:40])
+		}
 		k.DstIPv6 = [16]byte(h[24:40])
 	}
 	if m.IPTOS != 0 {
@@ -372,4 +374,31 @@ func setND(b *packet.Buffer, d []byte, v *packet.Key, m *packet.Mask) {
 		}
 		opts = opts[n:]
 	}
+}
+
+// routingPending reports whether the IPv6 header h has a routing header
+// with segments left before the L4 header at offset l4 (relative to h):
+// the pseudo-header then holds the final destination, not the one in
+// the IPv6 header, so rewriting that one leaves the L4 checksum alone
+// (as Open vSwitch's packet_set_ipv6).
+func routingPending(h []byte, l4 int) bool {
+	next, off := h[6], packet.IPv6HeaderLen
+	for range 8 {
+		if off+4 > len(h) || off >= l4 && l4 > 0 {
+			return false
+		}
+		switch next {
+		case packet.ProtoRouting:
+			return h[off+3] != 0
+		case packet.ProtoHopByHop, packet.ProtoDstOpts:
+			next, off = h[off], off+(int(h[off+1])+1)*8
+		case packet.ProtoAH:
+			next, off = h[off], off+(int(h[off+1])+2)*4
+		case packet.ProtoFragment:
+			next, off = h[off], off+8
+		default:
+			return false
+		}
+	}
+	return false
 }

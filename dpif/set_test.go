@@ -197,3 +197,30 @@ func TestSetUpdatesTheKey(t *testing.T) {
 		t.Fatalf("key %+v", b.Key)
 	}
 }
+
+// TestSetIPv6DstWithRoutingHeader: with segments left in a routing
+// header, the L4 checksum covers the final destination, so rewriting the
+// IPv6 destination leaves it as it was.
+func TestSetIPv6DstWithRoutingHeader(t *testing.T) {
+	udp := []byte{0, 1, 0, 2, 0, 8, 0x12, 0x34}
+	rh := []byte{packet.ProtoUDP, 2, 0, 1, 0, 0, 0, 0}
+	rh = append(rh, make([]byte, 16)...)
+	frame := buildFrame(fspec{v6: true, dst: mac(2), src: mac(1), src6: ip6("2001:db8::1"), dst6: ip6("2001:db8::2"), ttl: 64, proto: packet.ProtoRouting, payload: append(rh, udp...)})
+	for _, segsLeft := range []byte{1, 0} {
+		f := bytes.Clone(frame)
+		f[14+40+3] = segsLeft
+		b := packet.NewBuffer(packet.DefaultHeadroom, 2048)
+		b.SetLen(copy(b.Room(), f))
+		b.Parse()
+		v := packet.Key{DstIPv6: ip6("2001:db8::99")}
+		applySet(b, SetMasked(AttrIPv6, &v, &packet.Mask{DstIPv6: packet.FullMask().DstIPv6}).Set)
+		d := b.Data()
+		if !bytes.Equal(d[14+24:14+40], v.DstIPv6[:]) {
+			t.Fatal("destination not written")
+		}
+		csum := d[len(d)-2:]
+		if changed := !bytes.Equal(csum, []byte{0x12, 0x34}); changed != (segsLeft == 0) {
+			t.Fatalf("segments left %d: checksum changed %v", segsLeft, changed)
+		}
+	}
+}
