@@ -116,7 +116,13 @@ func (c *UserspaceCookie) format(b *strings.Builder) {
 		b.WriteByte(')')
 	default:
 		if c.Userdata != nil {
-			fmt.Fprintf(b, ",userdata(%x)", c.Userdata)
+			// Open vSwitch puts at least 8 bytes of userdata in the
+			// action (zero-padded, for old kernels) and prints them all.
+			fmt.Fprintf(b, ",userdata(%x", c.Userdata)
+			for range 8 - min(len(c.Userdata), 8) {
+				b.WriteString("00")
+			}
+			b.WriteByte(')')
 		}
 	}
 	b.WriteByte(')')
@@ -446,7 +452,9 @@ func FormatKey(b *strings.Builder, k *packet.Key, m *packet.Mask) {
 	if m.CTState != 0 {
 		sep()
 		b.WriteString("ct_state(")
-		formatFlagsMasked(b, k.CTState, m.CTState, ^uint32(0), ctStateNames)
+		// The datapath's ct_state mask has only the 8 state bits, so it
+		// is never the "exact" 32-bit mask: OVS always prints +/- form.
+		formatFlagsMasked(b, k.CTState, m.CTState&0xff, ^uint32(0), ctStateNames)
 		b.WriteByte(')')
 	}
 	if m.CTZone != 0 {
@@ -634,20 +642,9 @@ func formatL2Rest(b *strings.Builder, k *packet.Key, m *packet.Mask, i int, sep 
 				sep()
 				formatAttr(b, AttrND, k, m, false)
 			}
-			if m.NDReserved != 0 || m.NDOptionsType != 0 {
-				sep()
-				// nd_reserved is printed whenever the attribute is
-				// (format_be32_masked with an exact mask), as
-				// Open vSwitch does.
-				fmt.Fprintf(b, "nd_ext(nd_reserved=0x%x", k.NDReserved)
-				if m.NDOptionsType != 0 {
-					b.WriteString(",nd_options_type=" + strconv.Itoa(int(k.NDOptionsType)))
-					if m.NDOptionsType != 0xff {
-						b.WriteString("/" + hexC(uint64(m.NDOptionsType)))
-					}
-				}
-				b.WriteByte(')')
-			}
+			// No nd_ext(): the netdev datapath does not export it
+			// (dp_netdev_support lacks nd_ext), so OVS never prints
+			// nd_reserved or nd_options_type in its flows.
 		}
 	}
 }
