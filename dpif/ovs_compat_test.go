@@ -149,6 +149,17 @@ func TestFormatsMatchOpenVSwitchDatapath(t *testing.T) {
 		{"", Actions{Userspace(UserspaceCookie{Type: CookieSlowPath, SlowPathReasons: SlowAction})}},
 		{"", Actions{Userspace(UserspaceCookie{Userdata: []byte{1, 2, 3}})}},
 		{"", Actions{PopVLAN(), Output(2)}},
+		{"", Actions{PushVLAN(100 | 5<<13), Output(2), PopVLAN(), Output(3)}},
+		{"", Actions{Set(AttrEthernet, &v), Set(AttrIPv4, &v), Output(2)}},
+		{"", Actions{Set(AttrIPv6, &v), Set(AttrSCTP, &v), Set(AttrICMPv6, &v), Output(2)}},
+		{"", Actions{SetMasked(AttrARP, &packet.Key{ARPOp: 2, SrcIPv4: ip4("198.18.0.1"), ARPSHA: mac(7)},
+			&packet.Mask{ARPOp: 0xffff, SrcIPv4: full.SrcIPv4, ARPSHA: full.ARPSHA}), Output(2)}},
+		{"", Actions{Set(AttrARP, &packet.Key{ARPOp: 2, SrcIPv4: ip4("198.18.0.1"), DstIPv4: ip4("198.18.0.2"), ARPSHA: mac(7), ARPTHA: mac(8)}), Output(2)}},
+		{"", Actions{Set(AttrND, &v), Output(2)}},
+		{"", Actions{SetMasked(AttrIPv4, &v, &packet.Mask{IPTOS: 0xfc}), SetMasked(AttrIPv4, &v, &packet.Mask{IPTOS: 0x03}), Output(2)}},
+		{"", Actions{Clone(Actions{Clone(Actions{Output(2)}), Trunc(64), Output(3)}), Output(4)}},
+		{"", Actions{CheckPktLen(1500, Actions{Userspace(UserspaceCookie{Type: CookieSlowPath, SlowPathReasons: SlowMatch})}, Actions{Output(3)})}}, // one reason: OVS parses no list
+		{"", Actions{Userspace(UserspaceCookie{Type: CookieController, DontSend: true, Continuation: true, Reason: 2, ControllerID: 7, MaxLen: 128})}},
 	}
 	for _, c := range actions {
 		want := c.acts.String()
@@ -167,7 +178,10 @@ func TestFormatsMatchOpenVSwitchDatapath(t *testing.T) {
 		}
 	}
 
-	// Keys: each case changes the base key and mask.
+	// Keys: each case changes the base key and mask. OVS's key parser
+	// (not its printer) needs what its real keys always have: an exact
+	// in_port and eth_type, nd() with nd_ext(), tcp() in a first
+	// fragment; the cases keep to that.
 	keys := []func(k *packet.Key, m *packet.Mask){
 		func(k *packet.Key, m *packet.Mask) {},
 		func(k *packet.Key, m *packet.Mask) { k.RecircID, k.DPHash, m.DPHash = 2, 5, 0xf },
@@ -176,6 +190,9 @@ func TestFormatsMatchOpenVSwitchDatapath(t *testing.T) {
 			k.CTState, m.CTState, k.CTZone, m.CTZone, k.CTMark, m.CTMark = 0x22, ^uint32(0), 3, 0xffff, 7, 0xff
 		},
 		func(k *packet.Key, m *packet.Mask) { k.SkbPriority, m.SkbPriority = 1, ^uint32(0) },
+		func(k *packet.Key, m *packet.Mask) { k.IPFrag = packet.FragAny },
+		func(k *packet.Key, m *packet.Mask) { k.IPFrag, m.DstPort = packet.FragAny|packet.FragLater, 0 },
+		func(k *packet.Key, m *packet.Mask) { k.IPTOS, m.IPTOS, k.IPProto, k.SrcPort, m.SrcPort, m.DstPort = 0xb8, 0xff, packet.ProtoSCTP, 5, 0xffff, 0 },
 		func(k *packet.Key, m *packet.Mask) { m.SrcMAC = [6]byte{0xff, 0xff, 0xff} },
 		func(k *packet.Key, m *packet.Mask) {
 			m.SrcIPv4, k.DstIPv4, m.DstIPv4, k.IPTTL, m.IPTTL = [4]byte{255, 255, 0, 0}, ip4("198.18.0.9"), full.DstIPv4, 64, 0xff
