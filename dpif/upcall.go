@@ -13,7 +13,9 @@ const (
 	// UpcallDrop drops the packet and installs nothing.
 	UpcallDrop UpcallResult = iota
 	// UpcallInstall installs the megaflow (Key masked by Mask -> Actions,
-	// with Tags) and executes Actions on the packet.
+	// with Tags) and executes Actions on the packet. The mask is made
+	// to match recirc_id exactly. If a flow already covers the packet
+	// (another PMD installed it meanwhile), that flow is used instead.
 	UpcallInstall
 	// UpcallExecute executes Actions on this packet only.
 	UpcallExecute
