@@ -298,3 +298,40 @@ func copyAttr(attr KeyAttr, dst, src *packet.Key) {
 		dst.SkbPriority = src.SkbPriority
 	}
 }
+
+// Equal reports whether two action lists do the same: same actions in
+// the same order, set values, cookies and nested lists compared by
+// value (a re-translated list has new pointers). The revalidator uses it
+// to decide whether a flow needs FlowModify.
+func (as Actions) Equal(bs Actions) bool {
+	if len(as) != len(bs) {
+		return false
+	}
+	for i := range as {
+		if !as[i].Equal(&bs[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Equal reports whether two actions do the same (see Actions.Equal).
+func (a *Action) Equal(b *Action) bool {
+	if a.Kind != b.Kind || a.Hash != b.Hash || a.TCI != b.TCI || a.Port != b.Port || a.Arg != b.Arg || a.MAC != b.MAC {
+		return false
+	}
+	if (a.Set == nil) != (b.Set == nil) || a.Set != nil && *a.Set != *b.Set {
+		return false
+	}
+	if (a.Userspace == nil) != (b.Userspace == nil) || a.Userspace != nil && !a.Userspace.equal(b.Userspace) {
+		return false
+	}
+	return a.Nested[0].Equal(b.Nested[0]) && a.Nested[1].Equal(b.Nested[1])
+}
+
+func (c *UserspaceCookie) equal(d *UserspaceCookie) bool {
+	return c.Type == d.Type && c.InPort == d.InPort && c.Reason == d.Reason && c.DontSend == d.DontSend &&
+		c.Continuation == d.Continuation && c.RecircID == d.RecircID && c.RuleCookie == d.RuleCookie &&
+		c.ControllerID == d.ControllerID && c.MaxLen == d.MaxLen && c.SlowPathReasons == d.SlowPathReasons &&
+		string(c.Userdata) == string(d.Userdata)
+}
