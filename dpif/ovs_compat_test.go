@@ -192,7 +192,9 @@ func TestFormatsMatchOpenVSwitchDatapath(t *testing.T) {
 		func(k *packet.Key, m *packet.Mask) { k.SkbPriority, m.SkbPriority = 1, ^uint32(0) },
 		func(k *packet.Key, m *packet.Mask) { k.IPFrag = packet.FragAny },
 		func(k *packet.Key, m *packet.Mask) { k.IPFrag, m.DstPort = packet.FragAny|packet.FragLater, 0 },
-		func(k *packet.Key, m *packet.Mask) { k.IPTOS, m.IPTOS, k.IPProto, k.SrcPort, m.SrcPort, m.DstPort = 0xb8, 0xff, packet.ProtoSCTP, 5, 0xffff, 0 },
+		func(k *packet.Key, m *packet.Mask) {
+			k.IPTOS, m.IPTOS, k.IPProto, k.SrcPort, m.SrcPort, m.DstPort = 0xb8, 0xff, packet.ProtoSCTP, 5, 0xffff, 0
+		},
 		func(k *packet.Key, m *packet.Mask) { m.SrcMAC = [6]byte{0xff, 0xff, 0xff} },
 		func(k *packet.Key, m *packet.Mask) {
 			m.SrcIPv4, k.DstIPv4, m.DstIPv4, k.IPTTL, m.IPTTL = [4]byte{255, 255, 0, 0}, ip4("198.18.0.9"), full.DstIPv4, 64, 0xff
