@@ -55,7 +55,7 @@ func TestDatapathCommandsWithRealAppctl(t *testing.T) {
 		t.Fatalf("dpctl/dump-flows after learning (2 flows, 2-44 packets through them):\n%s", flows)
 	}
 	for _, l := range lines {
-		if !regexp.MustCompile(`^in_port\([12]\),eth_src\(02:00:00:00:00:0[12]\),eth_dst\(02:00:00:00:00:0[12]\),.*, packets:\d+, bytes:\d+, used:[0-9.]+s, actions:[12]$`).MatchString(l) {
+		if !regexp.MustCompile(`^recirc_id\(0\),in_port\([12]\),packet_type\(ns=0,id=0\),eth\(src=02:00:00:00:00:0[12],dst=02:00:00:00:00:0[12]\).*, packets:\d+, bytes:\d+, used:[0-9.]+s, actions:[12]$`).MatchString(l) {
 			t.Errorf("flow line %q", l)
 		}
 	}
