@@ -87,7 +87,10 @@ type controllerArgs struct {
 // controllers. The datapath has no userspace action yet, so a flow that
 // reaches a controller action is slow-pathed: every packet comes to the
 // handler, which sends it (Input.SideEffects with a packet).
-func (ctx *context) controller(a controllerArgs) {
+func (ctx *context) controller(a controllerArgs) { ctx.controllerFrozen(a, nil) }
+
+// controllerFrozen is controller with a continuation (pause).
+func (ctx *context) controllerFrozen(a controllerArgs, fz *Frozen) {
 	if a.reason == ReasonAction && ctx.rule != nil && isTableMissRule(ctx.rule) {
 		a.reason = ReasonExplicitMiss
 	}
@@ -104,6 +107,7 @@ func (ctx *context) controller(a controllerArgs) {
 		Userdata:     a.userdata,
 		Flow:         ctx.flow,
 		Packet:       ctx.in.Packet,
+		Continuation: fz,
 	}
 	ctx.res.PacketIns = append(ctx.res.PacketIns, pi)
 }

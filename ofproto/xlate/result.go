@@ -191,3 +191,23 @@ type Frozen struct {
 	// Cookie and Rule: the rule that froze (for packet-ins and stats).
 	Cookie uint64
 }
+
+// PushStats credits s (a datapath flow's statistics delta) to everything
+// in c: each rule's and group's counters, and NORMAL's MAC entries (so
+// an address that only hits installed flows stays learned). Open
+// vSwitch's xlate_push_stats.
+func PushStats(br Bridge, c *Cache, s Stats) {
+	for _, r := range c.Rules {
+		r.Credit(s)
+	}
+	for _, g := range c.Groups {
+		g.Group.Credit(g.Bucket, s)
+	}
+	if len(c.Normal) > 0 && !s.Used.IsZero() {
+		if macs := br.MACs(); macs != nil {
+			for _, l := range c.Normal {
+				macs.Refresh(l.VLAN, l.MAC, l.Port, s.Used)
+			}
+		}
+	}
+}

@@ -4,8 +4,6 @@ package xlate
 
 import (
 	"fmt"
-
-	"gvs/ofproto/mf"
 )
 
 // STAND-IN until ofpact and mf's registry are on main (the files built
@@ -17,5 +15,3 @@ func (ctx *context) doActions(acts []Action, last bool) {
 }
 
 func (ctx *context) runActionSet() {}
-
-func formatMatch(m *mf.Match) string { return "" }

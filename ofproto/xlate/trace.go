@@ -3,6 +3,8 @@ package xlate
 import (
 	"fmt"
 	"strings"
+
+	"gvs/ofproto/mf"
 )
 
 // Trace records a translation for ofproto/trace as Open vSwitch's
@@ -120,6 +122,15 @@ func printNodes(b *strings.Builder, nodes []*traceNode, level int) {
 		}
 		printNodes(b, n.subs, level+2*more)
 	}
+}
+
+// formatMatch formats a rule's match as ovs-ofctl prints it, with mf's
+// formatter (a String method on Match) once it has one.
+func formatMatch(m *mf.Match) string {
+	if s, ok := any(m).(fmt.Stringer); ok {
+		return s.String()
+	}
+	return ""
 }
 
 // ruleText is a table node's text: "%2d. MATCH, priority P, cookie C".
