@@ -219,6 +219,7 @@ func (ctx *context) hasL4Ports() bool {
 	if !isIP(f) || f.IsLaterFragment() {
 		return false
 	}
+	ctx.wc.Masks.IPProto = 0xff // the decision depends on it
 	return f.IPProto == ipProtoTCP || f.IPProto == ipProtoUDP || f.IPProto == ipProtoSCTP
 }
 

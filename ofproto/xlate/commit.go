@@ -86,7 +86,14 @@ func (ctx *context) commitAttr(attr dpif.KeyAttr, f, b, m *packet.Key) {
 	if mv == full {
 		ctx.emit(dpif.Set(attr, f))
 	} else {
-		ctx.emit(dpif.SetMasked(attr, f, (*packet.Mask)(&mv)))
+		// The value carries only the masked bits, as Open vSwitch's
+		// commit_masked_set_action clears the others: two packets of one
+		// megaflow then get the same action.
+		vw := keyWords(&fv)
+		for i := range vw {
+			vw[i] &= mw[i]
+		}
+		ctx.emit(dpif.SetMasked(attr, &fv, (*packet.Mask)(&mv)))
 	}
 	// The megaflow must match what the set action was decided on.
 	copyAttrOr(attr, m, &mv)

@@ -5,6 +5,7 @@ package xlate_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"gvs/ofproto/mac"
 	"gvs/ofproto/mf"
@@ -26,6 +27,8 @@ func newBridge(t testing.TB) *xlatetest.Bridge {
 }
 
 func mac6(b byte) [6]byte { return [6]byte{0x02, 0, 0, 0, 0, b} }
+
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // ipFlow returns a TCP/IPv4 flow from in_port.
 func ipFlow(inPort uint32) mf.Flow {
@@ -371,5 +374,34 @@ func TestNormalVLANs(t *testing.T) {
 	f.VLANs[0] = packet.VLANTag{TPID: packet.EtherTypeVLAN, TCI: 10}
 	if got := translate(br, f).Actions.String(); got != "drop" {
 		t.Fatalf("tagged frame on an access port: %q", got)
+	}
+}
+
+// BenchmarkTranslate45TableChain: a 45-table pipeline (OVN's depth),
+// each table's rule matching on in_port and a register and resubmitting
+// to the next, the last setting a field and outputting.
+func BenchmarkTranslate45TableChain(b *testing.B) {
+	br := newBridge(b)
+	for tb := uint8(0); tb < 45; tb++ {
+		m := matchInPort(1)
+		m.Flow.Regs[1], m.Wildcards.Masks.Regs[1] = uint32(tb), ^uint32(0)
+		acts := []xlate.Action{setField(b, "reg1", uint64(tb+1)), &ofpact.Resubmit{InPort: mf.PortInPort, TableID: tb + 1}}
+		if tb == 44 {
+			acts = []xlate.Action{setField(b, "eth_dst", 0x0200000000aa), &ofpact.Output{Port: 2}}
+		}
+		// A few non-matching rules per table, as real pipelines have.
+		for j := uint32(2); j < 5; j++ {
+			br.AddRule(&xlatetest.Rule{Table: tb, Prio: 200, M: matchInPort(j), Acts: []xlate.Action{&ofpact.Output{Port: 3}}})
+		}
+		br.AddRule(&xlatetest.Rule{Table: tb, Prio: 100, M: m, Acts: acts})
+	}
+	tr := xlate.NewTranslator()
+	in := xlate.Input{Bridge: br, Version: br.Version(), Flow: ipFlow(1)}
+	if got := tr.Translate(&in).Actions.String(); got != "set(eth(dst=02:00:00:00:00:aa)),12" {
+		b.Fatalf("chain: %q", got)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		tr.Translate(&in)
 	}
 }
