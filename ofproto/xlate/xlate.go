@@ -93,6 +93,9 @@ func (t *Translator) Translate(in *Input) *Result {
 	}
 	ctx.initWildcards()
 
+	if ctx.trace != nil {
+		ctx.trace.enter(nodeBridge, fmt.Sprintf("bridge(%q)", ctx.br.Name()))
+	}
 	if in.Actions != nil {
 		ctx.inPacketOut = true
 		ctx.doActions(in.Actions, true)
