@@ -35,8 +35,9 @@ type Handler struct {
 	dp  Datapath
 	log *slog.Logger
 
-	ports atomic.Pointer[Ports]
-	xl    sync.Pool // *xlate.Translator, one per concurrent upcall
+	ports  atomic.Pointer[Ports]
+	recirc *xlate.RecircTable
+	xl     sync.Pool // *xlate.Translator, one per concurrent upcall
 
 	changes  atomic.Uint64 // bumped by Changed: revalidate everything
 	wake     chan struct{}
@@ -76,7 +77,7 @@ func New(dp Datapath, cfg Config) *Handler {
 	}
 	h := &Handler{
 		dp: dp, log: cfg.Logger, interval: cfg.RevalidateInterval,
-		wake: make(chan struct{}, 1),
+		wake: make(chan struct{}, 1), recirc: xlate.NewRecircTable(),
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	h.xl.New = func() any { return xlate.NewTranslator() }
@@ -134,15 +135,14 @@ func (h *Handler) Upcall(u *dpif.Upcall) dpif.UpcallResult {
 		h.stats.drops.Add(1)
 		return dpif.UpcallDrop
 	}
-	if u.Key.RecircID != 0 {
-		// Frozen states arrive with recirculation; none is issued yet.
+	in, ok := h.input(&b, u.Key)
+	if !ok {
 		h.stats.drops.Add(1)
 		return dpif.UpcallDrop
 	}
 	t := h.xl.Get().(*xlate.Translator)
 	defer h.xl.Put(t)
 	macSeq := macSeqOf(b.Bridge)
-	in := xlate.Input{Bridge: b.Bridge, Version: b.Bridge.Version(), Flow: flowFor(&b, u.Key), SideEffects: true}
 	res := t.Translate(&in)
 	if macSeqOf(b.Bridge) != macSeq {
 		h.Changed() // NORMAL learned: flows that flooded may now be wrong
@@ -178,9 +178,12 @@ func (h *Handler) SlowUpcall(u *dpif.Upcall) dpif.UpcallResult {
 	if !ok || b.Bridge == nil || b.Port == nil {
 		return dpif.UpcallDrop
 	}
+	in, ok := h.input(&b, u.Key)
+	if !ok {
+		return dpif.UpcallDrop
+	}
 	t := h.xl.Get().(*xlate.Translator)
 	defer h.xl.Put(t)
-	in := xlate.Input{Bridge: b.Bridge, Version: b.Bridge.Version(), Flow: flowFor(&b, u.Key), SideEffects: true}
 	if u.Packet != nil {
 		in.Packet = u.Packet.Data()
 	}
@@ -204,6 +207,27 @@ func (h *Handler) SlowUpcall(u *dpif.Upcall) dpif.UpcallResult {
 	}
 	return h.answer(u, &b, res)
 }
+
+// input is the translation input for a packet with key k from b: a new
+// translation from table 0, or (recirc_id set) the frozen state it
+// resumes. False: the recirc_id names no state (any more).
+func (h *Handler) input(b *Binding, k *packet.Key) (xlate.Input, bool) {
+	in := xlate.Input{Bridge: b.Bridge, Version: b.Bridge.Version(), Flow: flowFor(b, k), SideEffects: true, Recirc: h.recirc}
+	if k.RecircID == 0 {
+		return in, true
+	}
+	fz := h.recirc.Lookup(k.RecircID)
+	if fz == nil || fz.Bridge != xlate.Bridge(b.Bridge) {
+		return in, false
+	}
+	in.Frozen, in.Flow, in.Table = fz, fz.Thaw(k), fz.Table
+	in.Actions = fz.Actions
+	return in, true
+}
+
+// Recirc is the handler's table of frozen states (packet-in
+// continuations, NXT_RESUME).
+func (h *Handler) Recirc() *xlate.RecircTable { return h.recirc }
 
 func macSeqOf(br xlate.Bridge) uint64 {
 	if m := br.MACs(); m != nil {

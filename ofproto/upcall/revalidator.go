@@ -114,13 +114,18 @@ func (r *revalidator) round1() RoundStats {
 			delete(r.ukeys, id)
 		}
 	}
+	r.sweepRecirc(flows)
 	return r.result
 }
 
 // revalidate translates an installed flow again; false means delete it.
 func (r *revalidator) revalidate(b *Binding, uk *ukey, fe *dpif.FlowEntry) bool {
 	r.result.Revalidated++
-	in := xlate.Input{Bridge: b.Bridge, Version: b.Bridge.Version(), Flow: flowFor(b, &fe.Key)}
+	in, ok := r.h.input(b, &fe.Key)
+	if !ok {
+		return false
+	}
+	in.SideEffects = false
 	res := r.xl.Translate(&in)
 	if res.Error != nil || res.Slow != 0 || res.AvoidCaching {
 		return false

@@ -241,12 +241,28 @@ func TestLearnAndControllerGoSlowPath(t *testing.T) {
 	fx.h.Changed()
 	fx.h.Revalidate()
 	fx.send(3, frame(mac(0xa), mac(0xc), 2))
+	before := fx.upcalls()
+	fx.send(3, frame(mac(0xa), mac(0xc), 2))
+	if fx.upcalls() != before {
+		t.Fatalf("the controller flow is not cached")
+	}
+	cached := false
+	for _, fe := range fx.dp.Dump() {
+		for _, a := range fe.Actions {
+			if a.Kind == dpif.ActUserspace && a.Userspace.Type == dpif.CookieController {
+				cached = true
+			}
+		}
+	}
+	if !cached {
+		t.Fatalf("no userspace(controller) action installed: %+v", fx.dp.Dump())
+	}
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		fx.br.LearnedMu.Lock()
 		pis := append([]xlate.PacketIn(nil), fx.br.PacketIns...)
 		fx.br.LearnedMu.Unlock()
-		if len(pis) == 1 {
+		if len(pis) == 2 {
 			if pis[0].Reason != xlate.ReasonAction || pis[0].Flow.InPort != 3 || len(pis[0].Packet) != 46 || string(pis[0].Userdata) != "\x01\x02" {
 				t.Fatalf("packet-in %+v", pis[0])
 			}

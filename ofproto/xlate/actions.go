@@ -36,6 +36,7 @@ func (ctx *context) doActions(acts []Action, last bool) {
 			args := controllerArgs{maxLen: a.MaxLen, reason: PacketInReason(a.Reason),
 				controllerID: a.ControllerID, userdata: a.Userdata, meterID: a.MeterID}
 			if a.Pause {
+				args.pause = true
 				ctx.pause(args, acts[i+1:])
 				return
 			}
@@ -473,7 +474,7 @@ func (ctx *context) meter(id uint32) {
 func (ctx *context) pause(args controllerArgs, rest []Action) {
 	fz := &Frozen{
 		Bridge: ctx.br, Version: ctx.in.Version, Flow: ctx.flow, Table: ctx.tableID,
-		Actions:   append([]Action(nil), rest...),
+		Actions:   rest, // a subslice of immutable actions: its identity keys the state
 		ActionSet: append([]Action(nil), ctx.actionSet...),
 		Stack:     append([]mf.Value(nil), ctx.stack...),
 		Cookie:    ctx.cookie,

@@ -94,6 +94,9 @@ func (ctx *context) controllerFrozen(a controllerArgs, fz *Frozen) {
 	if a.reason == ReasonAction && ctx.rule != nil && isTableMissRule(ctx.rule) {
 		a.reason = ReasonExplicitMiss
 	}
+	if ctx.in.Recirc != nil && ctx.controllerUserspace(a, fz) {
+		return
+	}
 	ctx.res.Slow |= SlowController
 	if !ctx.in.SideEffects || ctx.in.Packet == nil {
 		return

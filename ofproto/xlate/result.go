@@ -36,6 +36,17 @@ type Input struct {
 
 	// Trace, when non-nil, records each step for ofproto/trace.
 	Trace *Trace
+
+	// Frozen, when non-nil, is the frozen state being resumed (after a
+	// recirculation or NXT_RESUME): its action set and stack are
+	// restored; Flow and Actions/Table come from Frozen.Thaw and
+	// Frozen.Actions/Table as the caller sets them.
+	Frozen *Frozen
+	// Recirc is the datapath's table of frozen states. With it a
+	// controller action becomes a userspace datapath action (cached in
+	// the megaflow) and the handler sends the packet-in when a packet
+	// takes it; without it, the flow is slow-pathed.
+	Recirc *RecircTable
 }
 
 // SlowReason says why a flow cannot be cached in the datapath and every
@@ -188,8 +199,14 @@ type Frozen struct {
 	ActionSet []Action
 	// Stack is the push/pop stack.
 	Stack []Subvalue
-	// Cookie and Rule: the rule that froze (for packet-ins and stats).
+	// Cookie: the rule that froze (for packet-ins).
 	Cookie uint64
+	// The controller action that froze, for a packet-in: its userdata,
+	// reason, and whether it paused (the packet-in then carries this
+	// state as its continuation).
+	Userdata []byte
+	Reason   PacketInReason
+	Pause    bool
 }
 
 // PushStats credits s (a datapath flow's statistics delta) to everything

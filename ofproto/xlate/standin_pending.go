@@ -15,3 +15,5 @@ func (ctx *context) doActions(acts []Action, last bool) {
 }
 
 func (ctx *context) runActionSet() {}
+
+func (ctx *context) controllerUserspace(a controllerArgs, fz *Frozen) bool { return false }

@@ -20,6 +20,9 @@ type TraceOptions struct {
 	// Packet, when non-nil, is the packet traced (translation then has its
 	// side effects, as Open vSwitch's does with a packet).
 	Packet []byte
+	// Recirc is the datapath's frozen state table (controller actions
+	// then trace as the userspace actions they are in the datapath).
+	Recirc *RecircTable
 }
 
 // TraceText translates flow in br and returns Open vSwitch's
@@ -40,7 +43,7 @@ func TraceText(br Bridge, flow mf.Flow, opt TraceOptions) string {
 	}
 	tr := NewTrace(opt.FormatAction)
 	in := Input{Bridge: br, Version: br.Version(), Flow: flow, Actions: opt.Actions, Packet: opt.Packet,
-		SideEffects: opt.Packet != nil, Trace: tr}
+		SideEffects: opt.Packet != nil, Trace: tr, Recirc: opt.Recirc}
 	res := NewTranslator().Translate(&in)
 
 	var b strings.Builder

@@ -88,6 +88,10 @@ func (t *Translator) Translate(in *Input) *Result {
 		flow: in.Flow, base: in.Flow, tableID: in.Table,
 		actionSet: ctx.actionSet[:0], stack: ctx.stack[:0], trace: in.Trace,
 	}
+	if fz := in.Frozen; fz != nil {
+		ctx.actionSet = append(ctx.actionSet, fz.ActionSet...)
+		ctx.stack = append(ctx.stack, fz.Stack...)
+	}
 	if ctx.flow.ActsetOutput == 0 {
 		ctx.flow.ActsetOutput = mf.PortUnset
 	}
