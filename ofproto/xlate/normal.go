@@ -1,8 +1,11 @@
 package xlate
 
 import (
+	"fmt"
+	"net"
 	"time"
 
+	"gvs/ofproto/mac"
 	"gvs/ofproto/mf"
 	"gvs/packet"
 )
@@ -30,38 +33,47 @@ func (ctx *context) normal() {
 	m.VLANs[0] = packet.VLANTag{TPID: 0xffff, TCI: 0xffff}
 	m.InPort = ^uint32(0)
 
+	// A packet-out from the controller (in_port CONTROLLER or NONE) comes
+	// from no port: any VLAN, no learning (Open vSwitch's
+	// ofpp_none_bundle).
 	in := ctx.br.Port(f.InPort)
-	if in == nil {
-		ctx.detail("no input bundle, dropping")
-		return
-	}
-	if !ctx.cfg.ForwardBPDU && isReserved(f.DstMAC) {
-		ctx.detail("drop reserved multicast")
+	fromController := in == nil && (f.InPort == mf.PortController || f.InPort == mf.PortNone)
+	if in == nil && !fromController {
+		ctx.warn("no input bundle, dropping")
 		return
 	}
 	var vid uint16
 	if f.VLANs[0].Present() {
 		vid = f.VLANs[0].VID()
 	}
-	vlan, ok := in.VLAN.InputVLAN(vid)
-	if !ok {
-		ctx.detail("disallowed VLAN VID for this input port, dropping")
-		return
+	vlan, inPort := vid, f.InPort
+	if !fromController {
+		var ok bool
+		if vlan, ok = in.VLAN.InputVLAN(vid); !ok {
+			ctx.warn("disallowed VLAN VID for this input port, dropping")
+			return
+		}
+		if !ctx.cfg.ForwardBPDU && isReserved(f.DstMAC) {
+			ctx.detail("packet has reserved destination MAC, dropping")
+			return
+		}
 	}
 	macs := ctx.br.MACs()
-	if !isMulticast(f.SrcMAC) {
-		ctx.res.Cache.Normal = append(ctx.res.Cache.Normal, MACLearning{VLAN: vlan, MAC: f.SrcMAC, Port: in.OFPort})
+	if !fromController && !isMulticast(f.SrcMAC) {
+		ctx.res.Cache.Normal = append(ctx.res.Cache.Normal, MACLearning{VLAN: vlan, MAC: f.SrcMAC, Port: inPort})
 		if ctx.in.SideEffects && macs != nil {
-			macs.Learn(vlan, f.SrcMAC, in.OFPort, ctx.now())
+			if macs.Learn(vlan, f.SrcMAC, inPort, ctx.now()) != mac.Refreshed && ctx.trace != nil {
+				ctx.detail(fmt.Sprintf("learned that %s is on port %s in VLAN %d", net.HardwareAddr(f.SrcMAC[:]), in.Name, vlan))
+			}
 		}
 	}
 	if !isMulticast(f.DstMAC) && macs != nil {
 		if no, ok := macs.Lookup(vlan, f.DstMAC); ok {
 			switch p := ctx.br.Port(no); {
-			case no == in.OFPort:
+			case no == inPort:
 				ctx.detail("learned port is input port, dropping")
 			case p == nil || !p.VLAN.Includes(vlan):
-				ctx.detail("learned port is not in the VLAN, dropping")
+				ctx.warn("learned port is unknown, dropping")
 			default:
 				ctx.detail("forwarding to learned port")
 				ctx.outputNormal(p, vlan)
@@ -71,7 +83,7 @@ func (ctx *context) normal() {
 	}
 	ctx.detail("no learned MAC for destination, flooding")
 	for _, p := range ctx.br.Ports() {
-		if p.OFPort != in.OFPort && p.Config&PortNoFlood == 0 && p.VLAN.Includes(vlan) {
+		if p.OFPort != inPort && p.Config&PortNoFlood == 0 && p.VLAN.Includes(vlan) {
 			ctx.outputNormal(p, vlan)
 		}
 	}

@@ -405,3 +405,53 @@ func BenchmarkTranslate45TableChain(b *testing.B) {
 		tr.Translate(&in)
 	}
 }
+
+func TestNormalSpecialCases(t *testing.T) {
+	br := newBridge(t)
+	br.AddRule(&xlatetest.Rule{Acts: []xlate.Action{&ofpact.Output{Port: mf.PortNormal}}})
+	tr := xlate.NewTranslator()
+	run := func(f mf.Flow) string {
+		return tr.Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: f, SideEffects: true}).Actions.String()
+	}
+	// Reserved multicast (STP, LLDP...) is not forwarded unless
+	// forward-bpdu.
+	f := ipFlow(1)
+	f.DstMAC = [6]byte{0x01, 0x80, 0xc2, 0, 0, 0x0e}
+	if got := run(f); got != "drop" {
+		t.Fatalf("LLDP forwarded: %q", got)
+	}
+	br.SetConfig(xlate.Config{ForwardBPDU: true})
+	if got := run(f); got != "12,13,14" {
+		t.Fatalf("forward-bpdu: %q", got)
+	}
+	// A MAC moves: the table follows.
+	f = ipFlow(1)
+	f.SrcMAC = mac6(0x20)
+	run(f)
+	f.InPort = 3
+	run(f)
+	g := ipFlow(2)
+	g.DstMAC = mac6(0x20)
+	if got := run(g); got != "13" {
+		t.Fatalf("after the move: %q", got)
+	}
+	// A packet-out from the controller: no input port, floods to all,
+	// learns nothing.
+	po := ipFlow(mf.PortController)
+	po.SrcMAC = mac6(0x30)
+	res := tr.Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: po, SideEffects: true,
+		Actions: []xlate.Action{&ofpact.Output{Port: mf.PortNormal}}})
+	if got := res.Actions.String(); got != "11,12,13,14" {
+		t.Fatalf("packet-out NORMAL: %q", got)
+	}
+	if _, ok := br.MACs().Lookup(0, mac6(0x30)); ok {
+		t.Fatal("learned from the controller")
+	}
+	// A port with no_flood is left out of floods.
+	br.AddPort(&xlate.Port{OFPort: 4, DPPort: 14, Config: xlate.PortNoFlood, Live: true})
+	f = ipFlow(1)
+	f.DstMAC = mac6(0x77)
+	if got := run(f); got != "12,13" {
+		t.Fatalf("no_flood: %q", got)
+	}
+}
