@@ -202,6 +202,13 @@ func (h *Handler) SlowUpcall(u *dpif.Upcall) dpif.UpcallResult {
 		h.Changed() // the learned flows may change other flows' translations
 	}
 	if res.Slow != 0 {
+		// Nothing is cached, so no datapath flow will count this packet:
+		// credit it now.
+		var n uint64
+		if u.Packet != nil {
+			n = uint64(u.Packet.Len())
+		}
+		xlate.PushStats(b.Bridge, &res.Cache, xlate.Stats{Packets: 1, Bytes: n, Used: time.Now()})
 		u.Actions = append(u.Actions[:0], res.Actions...)
 		return dpif.UpcallExecute
 	}

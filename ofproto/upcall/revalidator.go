@@ -25,6 +25,7 @@ type ukey struct {
 	// revalidated is the change count the cache was computed at.
 	revalidated uint64
 	macSeq      uint64
+	translated  bool
 }
 
 // revalidator is the state of revalidation; the goroutine holding
@@ -100,12 +101,12 @@ func (r *revalidator) round1() RoundStats {
 		}
 		uk.seen = r.round
 		macSeq := macSeqOf(b.Bridge)
-		if uk.revalidated != changes || uk.macSeq != macSeq || uk.cache.Rules == nil && uk.cache.Normal == nil {
+		if !uk.translated || uk.revalidated != changes || uk.macSeq != macSeq {
 			if !r.revalidate(&b, uk, fe) {
 				r.delete(id, uk, fe)
 				continue
 			}
-			uk.revalidated, uk.macSeq = changes, macSeq
+			uk.revalidated, uk.macSeq, uk.translated = changes, macSeq, true
 		}
 		r.credit(uk, fe.Stats)
 	}
@@ -115,6 +116,7 @@ func (r *revalidator) round1() RoundStats {
 		}
 	}
 	r.sweepRecirc(flows)
+	r.ageMACs(ports)
 	return r.result
 }
 
@@ -210,5 +212,29 @@ func cloneCache(c *xlate.Cache) xlate.Cache {
 		Groups:  append([]xlate.GroupHit(nil), c.Groups...),
 		Normal:  append([]xlate.MACLearning(nil), c.Normal...),
 		Learned: append([]xlate.LearnedFlow(nil), c.Learned...),
+	}
+}
+
+// ageMACs expires each bridge's idle MAC entries, after this round
+// credited the traffic of installed flows to them (Open vSwitch runs
+// mac_learning_run from the same loop that pushes the statistics).
+func (r *revalidator) ageMACs(ports Ports) {
+	done := map[Bridge]bool{}
+	for _, b := range ports {
+		if b.Bridge == nil || done[b.Bridge] {
+			continue
+		}
+		done[b.Bridge] = true
+		macs := b.Bridge.MACs()
+		if macs == nil {
+			continue
+		}
+		now := time.Now
+		if cfg := b.Bridge.Config(); cfg != nil && cfg.Now != nil {
+			now = cfg.Now
+		}
+		if macs.Expire(now()) > 0 {
+			r.h.Changed()
+		}
 	}
 }

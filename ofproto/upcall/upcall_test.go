@@ -274,3 +274,33 @@ func TestLearnAndControllerGoSlowPath(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+func TestPacketOut(t *testing.T) {
+	fx := newFixture(t, 3)
+	fx.br.AddRule(&xlatetest.Rule{Prio: 1, Acts: []xlate.Action{&ofpact.Output{Port: 3}}})
+	for _, d := range fx.devs {
+		d.TakeSent()
+	}
+	f := frame(mac(2), mac(1), 2)
+	if err := fx.h.PacketOut(fx.dp, fx.br, mf.PortController, f, []xlate.Action{&ofpact.Output{Port: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	// output:TABLE runs the packet through the tables.
+	if err := fx.h.PacketOut(fx.dp, fx.br, mf.PortController, f, []xlate.Action{&ofpact.Output{Port: mf.PortTable}}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		n2, n3 := len(fx.devs[2].Sent()), len(fx.devs[3].Sent())
+		if n2 == 1 && n3 == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("port 2 sent %d, port 3 sent %d; want 1 each", n2, n3)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := fx.h.PacketOut(fx.dp, fx.br, 1, f[:10], nil); err != upcall.ErrShortPacket {
+		t.Fatalf("short packet: %v", err)
+	}
+}
