@@ -304,3 +304,65 @@ func TestPacketOut(t *testing.T) {
 		t.Fatalf("short packet: %v", err)
 	}
 }
+
+// udpFrame is frame with UDP source port sport.
+func udpFrame(sport uint16) []byte {
+	f := frame(mac(2), mac(1), 2)
+	binary.BigEndian.PutUint16(f[34:], sport)
+	return f
+}
+
+func TestSelectGroupByDPHash(t *testing.T) {
+	fx := newFixture(t, 4)
+	var bs []xlate.Bucket
+	for p := uint32(2); p <= 4; p++ {
+		bs = append(bs, xlate.Bucket{ID: p, Weight: 10, WatchPort: mf.PortNone, WatchGroup: xlate.GroupAny, Actions: []xlate.Action{&ofpact.Output{Port: p}}})
+	}
+	fx.br.SetGroup(&xlatetest.Group{ID: 7, Type: xlate.GroupSelect, Method: xlate.SelectDPHash, B: bs})
+	fx.br.AddRule(&xlatetest.Rule{Prio: 1, M: inPort(1), Acts: []xlate.Action{&ofpact.Group{ID: 7}}})
+	seen := map[uint32]int{}
+	for i := 0; i < 60; i++ {
+		out := fx.send(1, udpFrame(uint16(2000+i)))
+		if len(out) != 1 {
+			t.Fatalf("packet %d went to %v", i, out)
+		}
+		seen[out[0]]++
+		// The same flow keeps its bucket.
+		if again := fx.send(1, udpFrame(uint16(2000+i))); !eq(again, out[0]) {
+			t.Fatalf("flow %d moved from %d to %v", i, out[0], again)
+		}
+	}
+	if len(seen) != 3 {
+		t.Fatalf("dp_hash spread: %v", seen)
+	}
+	// One first-pass megaflow for every flow: it does not match L4 ports.
+	first := 0
+	for _, fe := range fx.dp.Dump() {
+		if fe.Key.RecircID == 0 {
+			first++
+			if fe.Mask.SrcPort != 0 {
+				t.Fatalf("first pass matches the source port: %+v", fe.Mask)
+			}
+		}
+	}
+	if first != 1 {
+		t.Fatalf("%d first-pass megaflows, want 1", first)
+	}
+	var second, firstPk uint64
+	for _, fe := range fx.dp.Dump() {
+		if fe.Key.RecircID != 0 {
+			second += fe.Stats.Packets
+		} else {
+			firstPk += fe.Stats.Packets
+		}
+	}
+	if firstPk != 120 || second != 120 {
+		t.Fatalf("datapath: first pass %d packets, second pass %d; want 120 each", firstPk, second)
+	}
+	if st := fx.h.Revalidate(); st.Deleted != 0 {
+		t.Fatalf("revalidation deleted dp_hash flows: %+v", st)
+	}
+	if g := fx.br.Group(0, 7).(*xlatetest.Group); g.Packets.Load() != 120 {
+		t.Fatalf("group credited %d packets, want 120", g.Packets.Load())
+	}
+}

@@ -29,6 +29,13 @@ func (ctx *context) doActions(acts []Action, last bool) {
 		case *ofpact.Output:
 			ctx.output(a.Port, a.MaxLen)
 		case *ofpact.Group:
+			if ctx.needsDPHash(a.ID) {
+				// Freeze here: the datapath hashes the packet and
+				// recirculates, and the group picks its bucket from
+				// dp_hash on the next pass.
+				ctx.recirculateWithHash(a.ID, acts[i:])
+				return
+			}
 			if !ctx.group(a.ID) {
 				return
 			}

@@ -99,7 +99,7 @@ func (fz *Frozen) key() string {
 	var b strings.Builder
 	meta := fz.Flow
 	meta.Key = metadataOnly(&fz.Flow.Key)
-	fmt.Fprintf(&b, "%p|%d|%d|%x|%v|%d|%v|", fz.Bridge, fz.Table, fz.Cookie, fz.Userdata, fz.Pause, fz.Reason, meta)
+	fmt.Fprintf(&b, "%p|%d|%d|%x|%v|%v|%d|%v|", fz.Bridge, fz.Table, fz.Cookie, fz.Userdata, fz.Pause, fz.Hashed, fz.Reason, meta)
 	for _, a := range fz.Actions {
 		fmt.Fprintf(&b, "%p,", a)
 	}

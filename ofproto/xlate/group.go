@@ -38,7 +38,13 @@ func (ctx *context) group(id uint32) bool {
 		}
 		ctx.res.Cache.Groups = append(ctx.res.Cache.Groups, GroupHit{Group: g, Bucket: -1})
 	case GroupSelect:
-		if i := ctx.selectBucket(g, buckets); i >= 0 {
+		i := -1
+		if m, _, _ := g.Selection(); m == SelectDPHash && ctx.hashed() {
+			i = ctx.dpHashBucket(buckets)
+		} else {
+			i = ctx.selectBucket(g, buckets)
+		}
+		if i >= 0 {
 			ctx.bucket(g, &buckets[i])
 			ctx.res.Cache.Groups = append(ctx.res.Cache.Groups, GroupHit{Group: g, Bucket: i})
 		} else {
@@ -199,4 +205,67 @@ func mix64(x uint64) uint64 {
 	x ^= x >> 27
 	x *= 0x94d049bb133111eb
 	return x ^ x>>31
+}
+
+// dpHashMask is how many dp_hash bits select a bucket (Open vSwitch
+// sizes its hash map to the buckets; a fixed 8 bits spreads weights to
+// within 1/256).
+const dpHashMask = 0xff
+
+// needsDPHash: group id is a select group by dp_hash and this pass has
+// no hash yet (Open vSwitch's dp_hash 0 means "not computed").
+func (ctx *context) needsDPHash(id uint32) bool {
+	if ctx.in.Recirc == nil || ctx.hashed() {
+		return false
+	}
+	g := ctx.br.Group(ctx.in.Version, id)
+	if g == nil || g.GroupType() != GroupSelect {
+		return false
+	}
+	m, _, _ := g.Selection()
+	return m == SelectDPHash
+}
+
+// recirculateWithHash freezes the translation at the group action (rest
+// starts with it) and emits hash + recirc, as Open vSwitch's
+// ctx_trigger_recirculate_with_hash.
+func (ctx *context) recirculateWithHash(id uint32, rest []Action) {
+	_, _, basis := ctx.br.Group(ctx.in.Version, id).Selection()
+	fz := &Frozen{
+		Bridge: ctx.br, Version: ctx.in.Version, Flow: ctx.flow, Table: ctx.tableID,
+		Actions:   rest,
+		ActionSet: append([]Action(nil), ctx.actionSet...),
+		Stack:     append([]Subvalue(nil), ctx.stack...),
+		Cookie:    ctx.cookie,
+		Hashed:    true,
+	}
+	rid := ctx.in.Recirc.Alloc(fz, ctx.now())
+	ctx.commit()
+	ctx.emitHashRecirc(uint32(basis), rid)
+	ctx.exit = true
+	ctx.actionSet = ctx.actionSet[:0] // it travels in the frozen state
+}
+
+// hashed: this pass resumes a freeze for dp_hash, so the flow's DPHash is
+// the datapath's hash of the packet. (Open vSwitch tests dp_hash != 0;
+// a megaflow's masked key may hold 0 in the bits it matches, so the
+// frozen state says it instead.)
+func (ctx *context) hashed() bool { return ctx.in.Frozen != nil && ctx.in.Frozen.Hashed }
+
+// dpHashBucket picks the live bucket for the packet's dp_hash: the
+// buckets own shares of the hash space in proportion to their weights.
+func (ctx *context) dpHashBucket(bs []Bucket) int {
+	ctx.wc.Masks.DPHash |= dpHashMask
+	h := uint64(ctx.flow.DPHash & dpHashMask)
+	best, bestScore := -1, uint64(0)
+	for i := range bs {
+		if !ctx.bucketAlive(GroupSelect, &bs[i], 0) {
+			continue
+		}
+		score := (mix64(uint64(bs[i].ID)<<8|h) & 0xffff) * uint64(bs[i].Weight)
+		if best < 0 || score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return best
 }

@@ -207,6 +207,9 @@ type Frozen struct {
 	Userdata []byte
 	Reason   PacketInReason
 	Pause    bool
+	// Hashed: frozen for a select group by dp_hash; the resumed pass has
+	// the packet's dp_hash.
+	Hashed bool
 }
 
 // PushStats credits s (a datapath flow's statistics delta) to everything

@@ -30,3 +30,9 @@ func (ctx *context) controllerUserspace(a controllerArgs, fz *Frozen) bool {
 	}))
 	return true
 }
+
+// emitHashRecirc emits hash(l4(basis)),recirc(id).
+func (ctx *context) emitHashRecirc(basis, id uint32) {
+	ctx.emit(dpif.Hash(dpif.HashL4, basis))
+	ctx.emit(dpif.Recirc(id))
+}

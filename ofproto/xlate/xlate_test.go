@@ -455,3 +455,34 @@ func TestNormalSpecialCases(t *testing.T) {
 		t.Fatalf("no_flood: %q", got)
 	}
 }
+
+func TestSelectByDPHashRecirculates(t *testing.T) {
+	br := newBridge(t)
+	br.SetGroup(&xlatetest.Group{ID: 1, Type: xlate.GroupSelect, Method: xlate.SelectDPHash, B: []xlate.Bucket{
+		{ID: 0, Weight: 1, WatchPort: mf.PortNone, WatchGroup: xlate.GroupAny, Actions: []xlate.Action{&ofpact.Output{Port: 2}}}}})
+	br.AddRule(&xlatetest.Rule{Prio: 1, Acts: []xlate.Action{setField(t, "eth_dst", 0x0200000000aa), &ofpact.Group{ID: 1}}})
+	rt := xlate.NewRecircTable()
+	tr := xlate.NewTranslator()
+	res := tr.Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: ipFlow(1), Recirc: rt})
+	if got := res.Actions.String(); got != "set(eth(dst=02:00:00:00:00:aa)),hash(l4(0)),recirc(0x1)" {
+		t.Fatalf("first pass: %q", got)
+	}
+	if m := res.Wildcards.DatapathMask(); m.SrcPort != 0 || m.DPHash != 0 {
+		t.Fatalf("first pass mask: %+v", m)
+	}
+	// The same translation again reuses the frozen state.
+	tr.Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: ipFlow(1), Recirc: rt})
+	if rt.Len() != 1 {
+		t.Fatalf("%d frozen states, want 1", rt.Len())
+	}
+	fz := rt.Lookup(1)
+	k := ipFlow(1).Key
+	k.RecircID, k.DPHash, k.DstMAC = 1, 0x1234, [6]byte{2, 0, 0, 0, 0, 0xaa}
+	res = tr.Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: fz.Thaw(&k), Frozen: fz, Actions: fz.Actions, Recirc: rt})
+	if got := res.Actions.String(); got != "12" {
+		t.Fatalf("second pass: %q", got)
+	}
+	if m := res.Wildcards.DatapathMask(); m.DPHash == 0 || m.RecircID != ^uint32(0) {
+		t.Fatalf("second pass mask: %+v", m)
+	}
+}
