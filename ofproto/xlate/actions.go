@@ -180,6 +180,8 @@ func (ctx *context) doActions(acts []Action, last bool) {
 			// nothing to the packet.
 		case *ofpact.Multipath:
 			ctx.multipath(a)
+		case *ofpact.Bundle:
+			ctx.bundle(a)
 		case *ofpact.Exit:
 			ctx.exit = true
 		case *ofpact.CT, *ofpact.NAT:

@@ -104,3 +104,37 @@ func (ctx *context) hashNXFields(fields uint16, basis uint64) uint64 {
 		return ctx.hashSymmetricL4(basis)
 	}
 }
+
+// bundle picks a live member port (active_backup: the first; hrw: the
+// highest random weight of the flow's hash) and outputs to it, or loads
+// it into a field (bundle_load). Open vSwitch's bundle_execute.
+func (ctx *context) bundle(a *ofpact.Bundle) {
+	member := uint32(mf.PortNone)
+	switch a.Algorithm {
+	case ofpact.BundleActiveBackup:
+		for _, m := range a.Members {
+			if p := ctx.br.Port(m); p != nil && p.Live {
+				member = m
+				break
+			}
+		}
+	default:
+		h := ctx.hashNXFields(a.Fields, uint64(a.Basis))
+		best := uint64(0)
+		for _, m := range a.Members {
+			if p := ctx.br.Port(m); p != nil && p.Live {
+				if w := mix64(h ^ uint64(m)); member == mf.PortNone || w > best {
+					member, best = m, w
+				}
+			}
+		}
+	}
+	if a.Dst.Field != nil {
+		a.Dst.Unwildcard(ctx.wc)
+		a.Dst.WriteUint(&ctx.flow, uint64(member))
+		return
+	}
+	if member != mf.PortNone {
+		ctx.output(member, 0)
+	}
+}
