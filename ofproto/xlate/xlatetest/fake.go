@@ -85,6 +85,9 @@ type Bridge struct {
 	cfg     atomic.Pointer[xlate.Config]
 	macs    *mac.Table
 
+	// Lookup, when set, replaces the linear scan (a real classifier).
+	Lookup func(version uint64, table uint8, f *mf.Flow, wc *mf.Wildcards) xlate.Rule
+
 	// Learned and PacketIns record side effects (upcall.Bridge).
 	LearnedMu sync.Mutex
 	Learned   []xlate.LearnedFlow
@@ -176,7 +179,10 @@ func (b *Bridge) Version() uint64       { return b.version.Load() }
 func (b *Bridge) Config() *xlate.Config { return b.cfg.Load() }
 func (b *Bridge) MACs() *mac.Table      { return b.macs }
 
-func (b *Bridge) LookupRule(_ uint64, table uint8, f *mf.Flow, wc *mf.Wildcards) xlate.Rule {
+func (b *Bridge) LookupRule(v uint64, table uint8, f *mf.Flow, wc *mf.Wildcards) xlate.Rule {
+	if b.Lookup != nil {
+		return b.Lookup(v, table, f, wc)
+	}
 	for _, r := range (*b.tables.Load())[table] {
 		wc.Or(&r.M.Wildcards)
 		if r.M.Matches(f) {
@@ -270,3 +276,6 @@ func sameActionText(a, c []xlate.Action) bool {
 }
 
 var _ xlate.Bridge = (*Bridge)(nil)
+
+// Rules returns table's rules, highest priority first.
+func (b *Bridge) Rules(table uint8) []*Rule { return (*b.tables.Load())[table] }
