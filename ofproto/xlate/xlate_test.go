@@ -381,6 +381,11 @@ func TestNormalVLANs(t *testing.T) {
 // each table's rule matching on in_port and a register and resubmitting
 // to the next, the last setting a field and outputting.
 func BenchmarkTranslate45TableChain(b *testing.B) {
+	b.Run("linear", func(b *testing.B) { bench45(b, false) })
+	b.Run("classifier", func(b *testing.B) { bench45(b, true) })
+}
+
+func bench45(b *testing.B, useClassifier bool) {
 	br := newBridge(b)
 	for tb := uint8(0); tb < 45; tb++ {
 		m := matchInPort(1)
@@ -394,6 +399,9 @@ func BenchmarkTranslate45TableChain(b *testing.B) {
 			br.AddRule(&xlatetest.Rule{Table: tb, Prio: 200, M: matchInPort(j), Acts: []xlate.Action{&ofpact.Output{Port: 3}}})
 		}
 		br.AddRule(&xlatetest.Rule{Table: tb, Prio: 100, M: m, Acts: acts})
+	}
+	if useClassifier {
+		xlatetest.UseClassifier(br)
 	}
 	tr := xlate.NewTranslator()
 	in := xlate.Input{Bridge: br, Version: br.Version(), Flow: ipFlow(1)}
