@@ -99,6 +99,12 @@ func (h *Handler) SetPorts(p Ports) {
 // revalidates every installed flow soon.
 func (h *Handler) Changed() {
 	h.changes.Add(1)
+	h.kick()
+}
+
+// kick wakes the revalidator without invalidating every translation
+// (the flows that consulted a changed MAC table know it by its Seq).
+func (h *Handler) kick() {
 	select {
 	case h.wake <- struct{}{}:
 	default:
@@ -145,7 +151,7 @@ func (h *Handler) Upcall(u *dpif.Upcall) dpif.UpcallResult {
 	macSeq := macSeqOf(b.Bridge)
 	res := t.Translate(&in)
 	if macSeqOf(b.Bridge) != macSeq {
-		h.Changed() // NORMAL learned: flows that flooded may now be wrong
+		h.kick() // NORMAL learned: flows that flooded may now be wrong
 	}
 	if res.Slow != 0 || len(res.Cache.Learned) > 0 {
 		h.stats.slow.Add(1)

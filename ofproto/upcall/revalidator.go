@@ -62,8 +62,19 @@ func (h *Handler) run() {
 		case <-h.wake:
 		}
 		h.Revalidate()
+		// A burst of changes (a flood of new MAC addresses, a stream of
+		// flow mods) is handled in rounds at most minRoundGap apart,
+		// not a round per change.
+		select {
+		case <-h.stop:
+			return
+		case <-time.After(minRoundGap):
+		}
 	}
 }
+
+// minRoundGap is the least time between two revalidation rounds.
+const minRoundGap = 10 * time.Millisecond
 
 // Revalidate runs one revalidation round now and reports what it did:
 // every datapath flow whose translation may have changed (a change was
@@ -101,7 +112,7 @@ func (r *revalidator) round1() RoundStats {
 		}
 		uk.seen = r.round
 		macSeq := macSeqOf(b.Bridge)
-		if !uk.translated || uk.revalidated != changes || uk.macSeq != macSeq {
+		if !uk.translated || uk.revalidated != changes || uk.cache.UsesMACs && uk.macSeq != macSeq {
 			if !r.revalidate(&b, uk, fe) {
 				r.delete(id, uk, fe)
 				continue
@@ -208,10 +219,11 @@ func (r *revalidator) credit(uk *ukey, now dpif.FlowStats) {
 // translation).
 func cloneCache(c *xlate.Cache) xlate.Cache {
 	return xlate.Cache{
-		Rules:   append([]xlate.Rule{}, c.Rules...),
-		Groups:  append([]xlate.GroupHit(nil), c.Groups...),
-		Normal:  append([]xlate.MACLearning(nil), c.Normal...),
-		Learned: append([]xlate.LearnedFlow(nil), c.Learned...),
+		Rules:    append([]xlate.Rule{}, c.Rules...),
+		Groups:   append([]xlate.GroupHit(nil), c.Groups...),
+		Normal:   append([]xlate.MACLearning(nil), c.Normal...),
+		Learned:  append([]xlate.LearnedFlow(nil), c.Learned...),
+		UsesMACs: c.UsesMACs,
 	}
 }
 
@@ -234,7 +246,7 @@ func (r *revalidator) ageMACs(ports Ports) {
 			now = cfg.Now
 		}
 		if macs.Expire(now()) > 0 {
-			r.h.Changed()
+			r.h.kick()
 		}
 	}
 }

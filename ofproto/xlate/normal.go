@@ -59,6 +59,7 @@ func (ctx *context) normal() {
 		}
 	}
 	macs := ctx.br.MACs()
+	ctx.res.Cache.UsesMACs = true
 	if !fromController && !isMulticast(f.SrcMAC) {
 		ctx.res.Cache.Normal = append(ctx.res.Cache.Normal, MACLearning{VLAN: vlan, MAC: f.SrcMAC, Port: inPort})
 		if ctx.in.SideEffects && macs != nil {

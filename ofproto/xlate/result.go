@@ -103,6 +103,9 @@ type Cache struct {
 	Groups  []GroupHit
 	Normal  []MACLearning
 	Learned []LearnedFlow
+	// UsesMACs: NORMAL consulted the MAC table, so a change to it may
+	// change this translation.
+	UsesMACs bool
 }
 
 // Reset empties c keeping its capacity.
@@ -111,6 +114,7 @@ func (c *Cache) Reset() {
 	clear(c.Groups)
 	clear(c.Learned)
 	c.Rules, c.Groups, c.Normal, c.Learned = c.Rules[:0], c.Groups[:0], c.Normal[:0], c.Learned[:0]
+	c.UsesMACs = false
 }
 
 // GroupHit is a group and the bucket translation took (-1: none, or
