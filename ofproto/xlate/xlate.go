@@ -101,7 +101,7 @@ func (t *Translator) Translate(in *Input) *Result {
 		ctx.trace.enter(nodeBridge, fmt.Sprintf("bridge(%q)", ctx.br.Name()))
 	}
 	if in.Actions != nil {
-		ctx.inPacketOut = true
+		ctx.inPacketOut = in.Frozen == nil
 		ctx.doActions(in.Actions, true)
 	} else {
 		ctx.lookupAndRun(ctx.flow.InPort, in.Table, true, true, false)
