@@ -26,7 +26,7 @@ func (ctx *context) output(port uint32, maxLen uint16) {
 	case mf.PortController:
 		reason := ReasonAction
 		switch {
-		case ctx.inPacketOut && ctx.depth == 0 && ctx.rule == nil:
+		case ctx.inPacketOut: // the whole of a packet-out, as Open vSwitch's in_packet_out
 			reason = ReasonPacketOut
 		case ctx.inGroup:
 			reason = ReasonGroup
