@@ -61,6 +61,13 @@ func (ctx *context) learn(a *ofpact.Learn) {
 		}
 	}
 	lf.Actions = acts
+	if a.Flags&ofpact.LearnWriteResult != 0 && a.ResultDst.Field != nil {
+		// The bridge adds the flow after translation, so the result is
+		// what it will be without a limit: success. (With a limit Open
+		// vSwitch knows at once; here the flow may still be refused.)
+		a.ResultDst.Unwildcard(ctx.wc)
+		a.ResultDst.WriteUint(&ctx.flow, 1)
+	}
 	if ctx.trace != nil {
 		ctx.detail(fmt.Sprintf("table=%d priority=%d", lf.TableID, lf.Priority))
 	}

@@ -17,7 +17,7 @@ func (ctx *context) controllerUserspace(a controllerArgs, fz *Frozen) bool {
 	fz.Userdata, fz.Reason, fz.Pause = a.userdata, a.reason, a.pause
 	id := ctx.in.Recirc.Alloc(fz, ctx.now())
 	ctx.commit()
-	ctx.emit(dpif.Userspace(dpif.UserspaceCookie{
+	up := dpif.Userspace(dpif.UserspaceCookie{
 		Type:         dpif.CookieController,
 		InPort:       ctx.in.Flow.InPort,
 		Reason:       uint8(a.reason),
@@ -27,7 +27,16 @@ func (ctx *context) controllerUserspace(a controllerArgs, fz *Frozen) bool {
 		RuleCookie:   ctx.cookie,
 		ControllerID: a.controllerID,
 		MaxLen:       a.maxLen,
-	}))
+	})
+	// controller(meter_id=N): the packet-ins go through the meter, in a
+	// clone so the meter drops only the copy (put_controller_user_action).
+	if a.meterID != 0 {
+		if dp, ok := ctx.br.Meter(a.meterID); ok {
+			ctx.emit(dpif.Clone(dpif.Actions{dpif.Meter(dp), up}))
+			return true
+		}
+	}
+	ctx.emit(up)
 	return true
 }
 
