@@ -494,3 +494,22 @@ func TestSelectByDPHashRecirculates(t *testing.T) {
 		t.Fatalf("second pass mask: %+v", m)
 	}
 }
+
+func TestControllerIsCachedAsUserspace(t *testing.T) {
+	br := newBridge(t)
+	br.AddRule(&xlatetest.Rule{Prio: 1, CookieV: 0x5, Acts: []xlate.Action{
+		setField(t, "reg3", 9), &ofpact.Controller{MaxLen: 0xffff, Reason: ofpact.ReasonAction, Userdata: []byte{0xab}}, &ofpact.Output{Port: 2}}})
+	rt := xlate.NewRecircTable()
+	res := xlate.NewTranslator().Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: ipFlow(1), Recirc: rt, SideEffects: true, Packet: []byte{1}})
+	want := "userspace(pid=0,controller(reason=1,dont_send=0,continuation=0,recirc_id=1,rule_cookie=0x5,controller_id=0,max_len=65535)),12"
+	if got := res.Actions.String(); got != want {
+		t.Fatalf("actions %q, want %q", got, want)
+	}
+	if res.Slow != 0 || len(res.PacketIns) != 0 {
+		t.Fatalf("a cached controller action sends no packet-in at translation: slow %d, %d packet-ins", res.Slow, len(res.PacketIns))
+	}
+	fz := rt.Lookup(1)
+	if fz == nil || fz.Flow.Regs[3] != 9 || string(fz.Userdata) != "\xab" || fz.Cookie != 5 {
+		t.Fatalf("frozen state %+v", fz)
+	}
+}
