@@ -219,11 +219,12 @@ func (r *revalidator) credit(uk *ukey, now dpif.FlowStats) {
 // translation).
 func cloneCache(c *xlate.Cache) xlate.Cache {
 	return xlate.Cache{
-		Rules:    append([]xlate.Rule{}, c.Rules...),
-		Groups:   append([]xlate.GroupHit(nil), c.Groups...),
-		Normal:   append([]xlate.MACLearning(nil), c.Normal...),
-		Learned:  append([]xlate.LearnedFlow(nil), c.Learned...),
-		UsesMACs: c.UsesMACs,
+		Rules:       append([]xlate.Rule{}, c.Rules...),
+		Groups:      append([]xlate.GroupHit(nil), c.Groups...),
+		Normal:      append([]xlate.MACLearning(nil), c.Normal...),
+		Learned:     append([]xlate.LearnedFlow(nil), c.Learned...),
+		UsesMACs:    c.UsesMACs,
+		FinTimeouts: append([]xlate.FinTimeout(nil), c.FinTimeouts...),
 	}
 }
 

@@ -169,8 +169,11 @@ func (ctx *context) doActions(acts []Action, last bool) {
 		case *ofpact.SetQueue, *ofpact.PopQueue:
 			// No queues in the userspace datapath (see Enqueue).
 		case *ofpact.FinTimeout:
-			// Needs the bridge to shorten the rule's timeouts on a FIN
-			// or RST; not supported yet.
+			// Applied when the flow's statistics show a FIN or RST
+			// (PushStats): the datapath actions do not depend on it.
+			if ctx.rule != nil {
+				ctx.res.Cache.FinTimeouts = append(ctx.res.Cache.FinTimeouts, FinTimeout{Rule: ctx.rule, IdleTimeout: a.IdleTimeout, Hard: a.HardTimeout})
+			}
 		case *ofpact.Resubmit:
 			ctx.resubmit(a)
 		case *ofpact.Learn:

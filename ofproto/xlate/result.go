@@ -106,14 +106,38 @@ type Cache struct {
 	// UsesMACs: NORMAL consulted the MAC table, so a change to it may
 	// change this translation.
 	UsesMACs bool
+	// FinTimeouts are the fin_timeout actions run: applied to their rules
+	// when the flow sees a TCP FIN or RST.
+	FinTimeouts []FinTimeout
 }
+
+// FinTimeout is a fin_timeout action and the rule it shortens.
+type FinTimeout struct {
+	Rule              Rule
+	IdleTimeout, Hard uint16
+}
+
+// FinTimeoutRule is implemented by rules that honour fin_timeout: the
+// rule's idle and hard timeouts drop to at most these (0: unchanged),
+// as Open vSwitch's reduce_timeout.
+type FinTimeoutRule interface {
+	ReduceTimeouts(idle, hard uint16)
+}
+
+// TCP flags that trigger fin_timeout.
+const (
+	tcpFIN = 0x01
+	tcpRST = 0x04
+)
 
 // Reset empties c keeping its capacity.
 func (c *Cache) Reset() {
 	clear(c.Rules)
 	clear(c.Groups)
 	clear(c.Learned)
+	clear(c.FinTimeouts)
 	c.Rules, c.Groups, c.Normal, c.Learned = c.Rules[:0], c.Groups[:0], c.Normal[:0], c.Learned[:0]
+	c.FinTimeouts = c.FinTimeouts[:0]
 	c.UsesMACs = false
 }
 
@@ -226,6 +250,13 @@ func PushStats(br Bridge, c *Cache, s Stats) {
 	}
 	for _, g := range c.Groups {
 		g.Group.Credit(g.Bucket, s)
+	}
+	if s.TCPFlags&(tcpFIN|tcpRST) != 0 {
+		for _, ft := range c.FinTimeouts {
+			if r, ok := ft.Rule.(FinTimeoutRule); ok {
+				r.ReduceTimeouts(ft.IdleTimeout, ft.Hard)
+			}
+		}
 	}
 	if len(c.Normal) > 0 && !s.Used.IsZero() {
 		if macs := br.MACs(); macs != nil {
