@@ -513,3 +513,85 @@ func TestControllerIsCachedAsUserspace(t *testing.T) {
 		t.Fatalf("frozen state %+v", fz)
 	}
 }
+
+func sub(t testing.TB, name string, ofs, n int) mf.Subfield {
+	return mf.Subfield{Field: field(t, name), Ofs: ofs, NBits: n}
+}
+
+func TestRegistersStackAndMisc(t *testing.T) {
+	br := newBridge(t)
+	br.AddRule(&xlatetest.Rule{Prio: 1, Acts: []xlate.Action{
+		setField(t, "reg0", 3),
+		&ofpact.StackPush{Field: sub(t, "reg0", 0, 16)},
+		setField(t, "reg0", 0),
+		&ofpact.StackPop{Field: sub(t, "reg1", 0, 16)},
+		&ofpact.RegMove{Src: sub(t, "reg1", 0, 16), Dst: sub(t, "reg2", 0, 16)},
+		&ofpact.WriteMetadata{Metadata: 0xf0, Mask: 0xff},
+		&ofpact.OutputReg{Src: sub(t, "reg2", 0, 16)},
+		&ofpact.Note{Data: []byte("x")},
+		&ofpact.Exit{},
+		&ofpact.Output{Port: 4}}})
+	res := translate(br, ipFlow(1))
+	if got := res.Actions.String(); got != "13" {
+		t.Fatalf("actions %q, want 13 (output_reg to reg2=3, nothing after exit)", got)
+	}
+	if ff := res.FinalFlow; ff.Regs[1] != 3 || ff.Regs[2] != 3 || ff.Metadata != 0xf0 {
+		t.Fatalf("final registers %v metadata %#x", ff.Regs[:3], ff.Metadata)
+	}
+	// Registers never reach the datapath mask.
+	if m := res.Wildcards.DatapathMask(); m.InPort != ^uint32(0) || m.SrcIPv4 != [4]byte{} {
+		t.Fatalf("mask %+v", m)
+	}
+}
+
+func TestCheckPktLarger(t *testing.T) {
+	br := newBridge(t)
+	br.AddRule(&xlatetest.Rule{Prio: 1, Acts: []xlate.Action{
+		&ofpact.CheckPktLarger{Len: 1000, Dst: sub(t, "reg0", 0, 1)},
+		&ofpact.Resubmit{InPort: mf.PortInPort, TableID: 1}}})
+	var m mf.Match
+	m.Flow.Regs[0], m.Wildcards.Masks.Regs[0] = 1, 1
+	br.AddRule(&xlatetest.Rule{Table: 1, Prio: 2, M: m, Acts: []xlate.Action{&ofpact.Output{Port: 2}}})
+	br.AddRule(&xlatetest.Rule{Table: 1, Prio: 1, Acts: []xlate.Action{&ofpact.Output{Port: 3}}})
+	res := translate(br, ipFlow(1))
+	if got := res.Actions.String(); got != "check_pkt_len(size=1000,gt(12),le(13))" {
+		t.Fatalf("actions %q", got)
+	}
+}
+
+func TestLearnProducesFlow(t *testing.T) {
+	br := newBridge(t)
+	learn := &ofpact.Learn{TableID: 5, Priority: 9, IdleTimeout: 30, Cookie: 0x77, Specs: []ofpact.LearnSpec{
+		{SrcType: ofpact.LearnSrcField, DstType: ofpact.LearnDstMatch, NBits: 48, Src: mf.WholeField(field(t, "eth_src")), Dst: mf.WholeField(field(t, "eth_dst"))},
+		{SrcType: ofpact.LearnSrcImmediate, DstType: ofpact.LearnDstLoad, NBits: 16, Imm: []byte{0x12, 0x34}, Dst: sub(t, "reg5", 0, 16)},
+		{SrcType: ofpact.LearnSrcField, DstType: ofpact.LearnDstOutput, NBits: 16, Src: mf.WholeField(field(t, "in_port"))},
+	}}
+	br.AddRule(&xlatetest.Rule{Prio: 1, Acts: []xlate.Action{learn}})
+	res := translate(br, ipFlow(1))
+	if len(res.Cache.Learned) != 1 {
+		t.Fatalf("%d learned flows", len(res.Cache.Learned))
+	}
+	lf := res.Cache.Learned[0]
+	if lf.TableID != 5 || lf.Priority != 9 || lf.IdleTimeout != 30 || lf.Cookie != 0x77 {
+		t.Fatalf("learned flow %+v", lf)
+	}
+	if lf.Match.Flow.DstMAC != mac6(1) || lf.Match.Wildcards.Masks.DstMAC != [6]byte{255, 255, 255, 255, 255, 255} {
+		t.Fatalf("learned match %+v", lf.Match.Flow.Key)
+	}
+	if got := ofpact.Format(lf.Actions); got != "load:0x1234->NXM_NX_REG5[0..15],output:1" {
+		t.Fatalf("learned actions %q", got)
+	}
+	// The learned flow depends on the packet's eth_src and in_port.
+	if m := res.Wildcards.Masks; m.SrcMAC != [6]byte{255, 255, 255, 255, 255, 255} {
+		t.Fatalf("learn did not unwildcard its source fields")
+	}
+}
+
+func TestConntrackIsSlowPathForNow(t *testing.T) {
+	br := newBridge(t)
+	br.AddRule(&xlatetest.Rule{Prio: 1, Acts: []xlate.Action{&ofpact.CT{RecircTable: 1}, &ofpact.Output{Port: 2}}})
+	res := translate(br, ipFlow(1))
+	if res.Slow&xlate.SlowAction == 0 || len(res.Actions) != 0 {
+		t.Fatalf("ct: slow %d actions %v", res.Slow, res.Actions)
+	}
+}
