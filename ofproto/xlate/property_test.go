@@ -35,7 +35,13 @@ func (g *propGen) packet() mf.Flow {
 	if g.pick(4) == 0 {
 		f.VLANs[0] = packet.VLANTag{TPID: packet.EtherTypeVLAN, TCI: uint16(10 * (1 + g.pick(2)))}
 	}
-	switch g.pick(5) {
+	switch g.pick(6) {
+	case 5:
+		f.EtherType = packet.EtherTypeIPv6
+		f.SrcIPv6[15], f.DstIPv6[15] = byte(g.pick(3)), byte(g.pick(3))
+		f.SrcIPv6[0], f.DstIPv6[0] = 0xfd, 0xfd
+		f.IPTTL, f.IPProto = uint8(1+g.pick(3)), []uint8{6, 17}[g.pick(2)]
+		f.SrcPort, f.DstPort = uint16(1000+g.pick(3)), uint16(80+g.pick(3))
 	case 0:
 		f.EtherType = packet.EtherTypeARP
 		f.ARPOp = uint16(1 + g.pick(2))
@@ -97,7 +103,17 @@ var allOnes6 = [6]byte{255, 255, 255, 255, 255, 255}
 
 func (g *propGen) action(table uint8, depth int) xlate.Action {
 	for {
-		switch g.pick(17) {
+		switch g.pick(22) {
+		case 17:
+			return setField(g.t, "ipv6_dst", 0xfd000000000000000000000000000001&0xffffffffffffffff)
+		case 18:
+			return setField(g.t, "tcp_src", uint64(4000+g.pick(2)))
+		case 19:
+			return setField(g.t, "arp_op", 2)
+		case 20:
+			return &ofpact.SetIPDSCP{DSCP: uint8(g.pick(4)) << 2}
+		case 21:
+			return setField(g.t, "udp_dst", uint64(5000+g.pick(2)))
 		case 0, 1:
 			return &ofpact.Output{Port: uint32(1 + g.pick(4))}
 		case 2:
