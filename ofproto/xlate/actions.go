@@ -20,7 +20,14 @@ func (ctx *context) doActions(acts []Action, last bool) {
 	m := &ctx.wc.Masks
 	for i, a := range acts {
 		if ctx.exit {
+			if ctx.freezing {
+				ctx.frozenActs = append(ctx.frozenActs, acts[i:]...)
+			}
 			return
+		}
+		if u, ok := a.(*unrollXlate); ok {
+			ctx.tableID, ctx.rule, ctx.cookie = u.table, u.rule, u.cookie
+			continue
 		}
 		if ctx.trace != nil {
 			ctx.trace.action(a)
@@ -33,7 +40,9 @@ func (ctx *context) doActions(acts []Action, last bool) {
 				// Freeze here: the datapath hashes the packet and
 				// recirculates, and the group picks its bucket from
 				// dp_hash on the next pass.
-				ctx.recirculateWithHash(a.ID, acts[i:])
+				_, _, basis := ctx.br.Group(ctx.in.Version, a.ID).Selection()
+				ctx.startFreeze(freezeHash, acts[i:])
+				ctx.hashBasis = uint32(basis)
 				return
 			}
 			if !ctx.group(a.ID) {
@@ -44,7 +53,8 @@ func (ctx *context) doActions(acts []Action, last bool) {
 				controllerID: a.ControllerID, userdata: a.Userdata, meterID: a.MeterID}
 			if a.Pause {
 				args.pause = true
-				ctx.pause(args, acts[i+1:])
+				ctx.startFreeze(freezePause, acts[i+1:])
+				ctx.pauseArgs = args
 				return
 			}
 			ctx.controller(args)
@@ -377,6 +387,9 @@ func isSetOrMove(k ofpact.Kind) bool {
 
 // runActionSet executes the action set at the end of the pipeline.
 func (ctx *context) runActionSet() {
+	if len(ctx.actionSet) == 0 || ctx.freezing { // a frozen state keeps it
+		return
+	}
 	if len(ctx.actionSet) == 0 {
 		return
 	}
@@ -404,12 +417,18 @@ func (ctx *context) clone(acts []Action, last bool) {
 	oldHasGroup := ctx.actsetHasGroup
 	if last || reversible(acts) {
 		ctx.doActions(acts, last)
+		if ctx.freezing {
+			ctx.finishFreeze()
+		}
 	} else {
 		ctx.commit()
 		oldBase := ctx.base
 		start := len(ctx.res.Actions)
 		ctx.doActions(acts, last)
 		ctx.runActionSet()
+		if ctx.freezing {
+			ctx.finishFreeze()
+		}
 		ctx.commit()
 		nested := append(dpif.Actions(nil), ctx.res.Actions[start:]...)
 		ctx.res.Actions = append(ctx.res.Actions[:start], dpif.Clone(nested))
@@ -455,6 +474,9 @@ func (ctx *context) checkPktLarger(a *ofpact.CheckPktLarger, rest []Action) {
 		start := len(ctx.res.Actions)
 		ctx.doActions(rest, true)
 		ctx.runActionSet()
+		if ctx.freezing {
+			ctx.finishFreeze()
+		}
 		ctx.commit()
 		out := append(dpif.Actions(nil), ctx.res.Actions[start:]...)
 		ctx.res.Actions = ctx.res.Actions[:start]
@@ -480,17 +502,56 @@ func (ctx *context) meter(id uint32) {
 	ctx.emit(dpif.Meter(dp))
 }
 
-// pause is a controller action with pause: the packet-in carries the
-// frozen rest of the translation (this action list's remaining actions,
-// the action set and the stack) for NXT_RESUME.
-func (ctx *context) pause(args controllerArgs, rest []Action) {
+// startFreeze stops the translation here: rest (this list's remaining
+// actions) and then each caller's are frozen.
+func (ctx *context) startFreeze(kind freezeKind, rest []Action) {
+	ctx.freezing, ctx.freezeKind, ctx.exit = true, kind, true
+	ctx.frozenActs = append(ctx.frozenActs[:0], rest...)
+	ctx.freezeTable, ctx.freezeCookie = ctx.tableID, ctx.cookie
+}
+
+// unrollXlate, in a frozen action list, restores the table and rule the
+// following actions belong to (Open vSwitch's OFPACT_UNROLL_XLATE).
+type unrollXlate struct {
+	table  uint8
+	rule   Rule
+	cookie uint64
+}
+
+func (*unrollXlate) Kind() ofpact.Kind { return ofpact.KindNote }
+
+// frozenKey identifies the marker by value in a frozen state's key.
+func (u *unrollXlate) frozenKey() string {
+	return fmt.Sprintf("unroll(%d,%p,%d)", u.table, u.rule, u.cookie)
+}
+
+func (ctx *context) unrollTo(table uint8, rule Rule, cookie uint64) {
+	ctx.frozenActs = append(ctx.frozenActs, &unrollXlate{table: table, rule: rule, cookie: cookie})
+}
+
+// finishFreeze turns the frozen actions, the action set and the stack
+// into a frozen state and emits what resumes it: a userspace(controller)
+// action with the continuation for a pause, hash+recirc for dp_hash.
+func (ctx *context) finishFreeze() {
 	fz := &Frozen{
-		Bridge: ctx.br, Version: ctx.in.Version, Flow: ctx.flow, Table: ctx.tableID,
-		Actions:   rest, // a subslice of immutable actions: its identity keys the state
+		Bridge: ctx.br, Version: ctx.in.Version, Flow: ctx.flow, Table: ctx.freezeTable,
+		Actions:   append([]Action{}, ctx.frozenActs...),
 		ActionSet: append([]Action(nil), ctx.actionSet...),
 		Stack:     append([]mf.Value(nil), ctx.stack...),
-		Cookie:    ctx.cookie,
+		Cookie:    ctx.freezeCookie,
 	}
-	ctx.controllerFrozen(args, fz)
-	ctx.exit = true
+	ctx.freezing, ctx.frozenActs = false, ctx.frozenActs[:0]
+	ctx.actionSet = ctx.actionSet[:0]
+	switch ctx.freezeKind {
+	case freezePause:
+		savedCookie, savedTable := ctx.cookie, ctx.tableID
+		ctx.cookie, ctx.tableID = ctx.freezeCookie, ctx.freezeTable
+		ctx.controllerFrozen(ctx.pauseArgs, fz)
+		ctx.cookie, ctx.tableID = savedCookie, savedTable
+	case freezeHash:
+		fz.Hashed = true
+		rid := ctx.in.Recirc.Alloc(fz, ctx.now())
+		ctx.commit()
+		ctx.emitHashRecirc(ctx.hashBasis, rid)
+	}
 }

@@ -101,6 +101,10 @@ func (fz *Frozen) key() string {
 	meta.Key = metadataOnly(&fz.Flow.Key)
 	fmt.Fprintf(&b, "%p|%d|%d|%x|%v|%v|%d|%v|", fz.Bridge, fz.Table, fz.Cookie, fz.Userdata, fz.Pause, fz.Hashed, fz.Reason, meta)
 	for _, a := range fz.Actions {
+		if k, ok := a.(interface{ frozenKey() string }); ok {
+			b.WriteString(k.frozenKey() + ",")
+			continue
+		}
 		fmt.Fprintf(&b, "%p,", a)
 	}
 	b.WriteByte('|')

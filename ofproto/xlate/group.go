@@ -82,6 +82,9 @@ func (ctx *context) bucket(g Group, b *Bucket) {
 	ctx.depth++
 	ctx.doActions(list, false)
 	ctx.depth--
+	if ctx.freezing {
+		ctx.finishFreeze() // within the bucket, as Open vSwitch's
+	}
 	ctx.flow = oldFlow
 	ctx.trace.leave(saved)
 	// A bucket that exits does not end the translation after the group.
@@ -224,26 +227,6 @@ func (ctx *context) needsDPHash(id uint32) bool {
 	}
 	m, _, _ := g.Selection()
 	return m == SelectDPHash
-}
-
-// recirculateWithHash freezes the translation at the group action (rest
-// starts with it) and emits hash + recirc, as Open vSwitch's
-// ctx_trigger_recirculate_with_hash.
-func (ctx *context) recirculateWithHash(id uint32, rest []Action) {
-	_, _, basis := ctx.br.Group(ctx.in.Version, id).Selection()
-	fz := &Frozen{
-		Bridge: ctx.br, Version: ctx.in.Version, Flow: ctx.flow, Table: ctx.tableID,
-		Actions:   rest,
-		ActionSet: append([]Action(nil), ctx.actionSet...),
-		Stack:     append([]Subvalue(nil), ctx.stack...),
-		Cookie:    ctx.cookie,
-		Hashed:    true,
-	}
-	rid := ctx.in.Recirc.Alloc(fz, ctx.now())
-	ctx.commit()
-	ctx.emitHashRecirc(uint32(basis), rid)
-	ctx.exit = true
-	ctx.actionSet = ctx.actionSet[:0] // it travels in the frozen state
 }
 
 // hashed: this pass resumes a freeze for dp_hash, so the flow's DPHash is

@@ -17,3 +17,6 @@ func (ctx *context) doActions(acts []Action, last bool) {
 func (ctx *context) runActionSet() {}
 
 func (ctx *context) controllerUserspace(a controllerArgs, fz *Frozen) bool { return false }
+
+func (ctx *context) finishFreeze()                {}
+func (ctx *context) unrollTo(uint8, Rule, uint64) {}

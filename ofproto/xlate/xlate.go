@@ -67,8 +67,19 @@ type context struct {
 
 	actionSet      []Action // written by write_actions; run at the end
 	actsetHasGroup bool
-	stack          []Subvalue
-	trace          *Trace
+
+	// Freezing (a paused controller action, a select group by dp_hash):
+	// every level of the pipeline adds the actions it has left, innermost
+	// first, as it unwinds; finishFreeze makes them a frozen state.
+	freezing     bool
+	freezeKind   freezeKind
+	frozenActs   []Action
+	freezeTable  uint8
+	freezeCookie uint64
+	pauseArgs    controllerArgs
+	hashBasis    uint32
+	stack        []Subvalue
+	trace        *Trace
 }
 
 // Translate translates in and returns the result, valid until the next
@@ -87,6 +98,7 @@ func (t *Translator) Translate(in *Input) *Result {
 		in: in, br: in.Bridge, cfg: in.Bridge.Config(), res: res, wc: &res.Wildcards,
 		flow: in.Flow, base: in.Flow, tableID: in.Table,
 		actionSet: ctx.actionSet[:0], stack: ctx.stack[:0], trace: in.Trace,
+		frozenActs: ctx.frozenActs[:0],
 	}
 	if fz := in.Frozen; fz != nil {
 		ctx.actionSet = append(ctx.actionSet, fz.ActionSet...)
@@ -107,6 +119,9 @@ func (t *Translator) Translate(in *Input) *Result {
 		ctx.lookupAndRun(ctx.flow.InPort, in.Table, true, true, false)
 	}
 	ctx.runActionSet()
+	if ctx.freezing {
+		ctx.finishFreeze()
+	}
 	if res.Error != nil {
 		// Open vSwitch drops on an error: no datapath actions, but the
 		// wildcards stay (the same packets fail the same way).
@@ -117,6 +132,13 @@ func (t *Translator) Translate(in *Input) *Result {
 	res.FinalFlow = ctx.flow
 	return res
 }
+
+type freezeKind uint8
+
+const (
+	freezePause freezeKind = iota + 1
+	freezeHash
+)
 
 // initWildcards marks the fields every translation examines, as Open
 // vSwitch's xlate_wc_init: in_port, dl_type, the IP fragment bits and
@@ -241,8 +263,13 @@ func (ctx *context) lookupAndRun(inPort uint32, table uint8, mayPacketIn, honorM
 	if ctx.trace != nil {
 		saved = ctx.trace.enter(nodeTable, ruleText(ctx.tableID, rule))
 	}
+	callerRule, callerCookie := ctx.rule, ctx.cookie
 	ctx.runRule(rule, deepens)
 	ctx.trace.leave(saved)
+	if ctx.freezing {
+		// The caller's remaining actions run in the caller's table.
+		ctx.unrollTo(oldTable, callerRule, callerCookie)
+	}
 }
 
 // Open vSwitch has 255 tables; table 254 is its internal table, never

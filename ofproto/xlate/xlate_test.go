@@ -595,3 +595,67 @@ func TestConntrackIsSlowPathForNow(t *testing.T) {
 		t.Fatalf("ct: slow %d actions %v", res.Slow, res.Actions)
 	}
 }
+
+// resume translates a frozen state's second pass for flow f.
+func resume(br xlate.Bridge, rt *xlate.RecircTable, id uint32, k packet.Key) *xlate.Result {
+	fz := rt.Lookup(id)
+	k.RecircID = id
+	return xlate.NewTranslator().Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: fz.Thaw(&k),
+		Frozen: fz, Table: fz.Table, Actions: fz.Actions, Recirc: rt})
+}
+
+// A freeze deep in a resubmit chain keeps every level's remaining actions
+// (each in its own table), the action set and the registers.
+func TestFreezeUnrollsTheWholePipeline(t *testing.T) {
+	br := newBridge(t)
+	br.SetGroup(&xlatetest.Group{ID: 1, Type: xlate.GroupSelect, Method: xlate.SelectDPHash, B: []xlate.Bucket{
+		{ID: 0, Weight: 1, WatchPort: mf.PortNone, WatchGroup: xlate.GroupAny, Actions: []xlate.Action{&ofpact.Output{Port: 2}}}}})
+	br.AddRule(&xlatetest.Rule{Prio: 1, Acts: []xlate.Action{
+		&ofpact.WriteActions{Actions: []ofpact.Action{&ofpact.Output{Port: 4}}},
+		setField(t, "reg2", 5),
+		&ofpact.Resubmit{InPort: mf.PortInPort, TableID: 1},
+		&ofpact.Resubmit{InPort: mf.PortInPort, TableID: 255}}}) // "this table": 0 again, which has a rule for reg2=6
+	var m mf.Match
+	m.Flow.Regs[2], m.Wildcards.Masks.Regs[2] = 6, ^uint32(0)
+	br.AddRule(&xlatetest.Rule{Prio: 9, M: m, Acts: []xlate.Action{&ofpact.Output{Port: 3}}})
+	br.AddRule(&xlatetest.Rule{Table: 1, Prio: 1, Acts: []xlate.Action{&ofpact.Group{ID: 1}, setField(t, "reg2", 6)}})
+	rt := xlate.NewRecircTable()
+	res := xlate.NewTranslator().Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: ipFlow(1), Recirc: rt})
+	if got := res.Actions.String(); got != "hash(l4(0)),recirc(0x1)" {
+		t.Fatalf("first pass %q", got)
+	}
+	k := ipFlow(1).Key
+	k.DPHash = 0x77
+	res = resume(br, rt, 1, k)
+	// bucket output:2; reg2=6 (table 1's rest); resubmit(,255) back in
+	// table 0 finds reg2=6 -> output:3; the action set's output:4.
+	if got := res.Actions.String(); got != "12,13,14" {
+		t.Fatalf("resumed pass %q, want 12,13,14", got)
+	}
+	// Translating the first pass again reuses the frozen state.
+	xlate.NewTranslator().Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: ipFlow(1), Recirc: rt})
+	if rt.Len() != 1 {
+		t.Fatalf("%d frozen states, want 1", rt.Len())
+	}
+}
+
+func TestPauseContinuation(t *testing.T) {
+	br := newBridge(t)
+	br.AddRule(&xlatetest.Rule{Prio: 1, Acts: []xlate.Action{&ofpact.Resubmit{InPort: mf.PortInPort, TableID: 1}, &ofpact.Output{Port: 3}}})
+	br.AddRule(&xlatetest.Rule{Table: 1, Prio: 1, CookieV: 9, Acts: []xlate.Action{
+		&ofpact.Output{Port: 2}, &ofpact.Controller{MaxLen: 0xffff, Pause: true, Reason: ofpact.ReasonAction}, &ofpact.Output{Port: 4}}})
+	rt := xlate.NewRecircTable()
+	res := xlate.NewTranslator().Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: ipFlow(1), Recirc: rt})
+	want := "12,userspace(pid=0,controller(reason=1,dont_send=0,continuation=1,recirc_id=1,rule_cookie=0x9,controller_id=0,max_len=65535))"
+	if got := res.Actions.String(); got != want {
+		t.Fatalf("paused: %q, want %q", got, want)
+	}
+	fz := rt.Lookup(1)
+	if fz.Table != 1 || !fz.Pause {
+		t.Fatalf("frozen %+v", fz)
+	}
+	// NXT_RESUME: the rest of table 1, then table 0's rest.
+	if got := resume(br, rt, 1, ipFlow(1).Key).Actions.String(); got != "14,13" {
+		t.Fatalf("resumed %q, want 14,13", got)
+	}
+}
