@@ -2,6 +2,7 @@ package upcall
 
 import (
 	"errors"
+	"slices"
 
 	"gvs/dpif"
 	"gvs/ofproto/mf"
@@ -67,6 +68,7 @@ func (h *Handler) execute(dp Executor, br Bridge, inPort uint32, frame []byte, i
 	}
 	for i := range res.PacketIns {
 		pi := res.PacketIns[i]
+		pi.Packet = slices.Clone(pi.Packet) // the caller's frame
 		br.SendPacketIn(&pi)
 	}
 	if len(res.Cache.Learned) > 0 {
