@@ -25,7 +25,7 @@ var ErrShortPacket = errors.New("upcall: packet shorter than an Ethernet header"
 // (packet-ins, NORMAL learning, learned flows), then executed by dp. It
 // returns the translation's error, if any (the packet is then dropped).
 func (h *Handler) PacketOut(dp Executor, br Bridge, inPort uint32, frame []byte, actions []xlate.Action) error {
-	return h.execute(dp, br, inPort, frame, xlate.Input{Actions: nonNil(actions)})
+	return h.execute(dp, br, inPort, frame, xlate.Input{Actions: actions, PacketOut: true})
 }
 
 // Resume continues a paused translation (NXT_RESUME) on frame, the
@@ -33,13 +33,6 @@ func (h *Handler) PacketOut(dp Executor, br Bridge, inPort uint32, frame []byte,
 func (h *Handler) Resume(dp Executor, br Bridge, fz *xlate.Frozen, frame []byte) error {
 	in := xlate.Input{Frozen: fz, Table: fz.Table, Actions: fz.Actions}
 	return h.execute(dp, br, fz.Flow.InPort, frame, in)
-}
-
-func nonNil(a []xlate.Action) []xlate.Action {
-	if a == nil {
-		return []xlate.Action{}
-	}
-	return a
 }
 
 func (h *Handler) execute(dp Executor, br Bridge, inPort uint32, frame []byte, in xlate.Input) error {

@@ -25,6 +25,10 @@ type Input struct {
 	// with a lookup in table Table (0 for a new packet).
 	Actions []Action
 	Table   uint8
+	// PacketOut: this is an OpenFlow packet-out; Actions are translated
+	// even when nil (an empty packet-out drops), output:TABLE is allowed
+	// and packet-ins have reason packet_out.
+	PacketOut bool
 
 	// SideEffects lets translation change state outside the result: MAC
 	// learning (NORMAL), learn actions' flows, fin_timeout, packet-ins.

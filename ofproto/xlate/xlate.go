@@ -112,8 +112,8 @@ func (t *Translator) Translate(in *Input) *Result {
 	if ctx.trace != nil {
 		ctx.trace.enter(nodeBridge, fmt.Sprintf("bridge(%q)", ctx.br.Name()))
 	}
-	if in.Actions != nil {
-		ctx.inPacketOut = in.Frozen == nil
+	if in.Actions != nil || in.PacketOut {
+		ctx.inPacketOut = in.PacketOut || in.Frozen == nil
 		ctx.doActions(in.Actions, true)
 	} else {
 		ctx.lookupAndRun(ctx.flow.InPort, in.Table, true, true, false)
