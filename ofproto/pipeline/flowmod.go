@@ -360,7 +360,7 @@ func (p *Pipeline) finishOp(op *txnOp, now time.Time) bool {
 				r.bytes.Add(old.bytes.Load())
 			}
 			r.touch(time.Unix(0, old.used.Load()))
-			p.tables[old.TableID].remove(old)
+			p.bury(old)
 			continue
 		}
 		p.removeRule(old, op.reason, now)
@@ -372,11 +372,41 @@ func (p *Pipeline) finishOp(op *txnOp, now time.Time) bool {
 // if it asked for it (rule_destroy_cb).
 func (p *Pipeline) removeRule(r *Rule, reason RemovedReason, now time.Time) {
 	r.removedReason = reason
-	p.tables[r.TableID].remove(r)
+	p.bury(r)
 	if r.Flags&FlagSendFlowRem != 0 && !r.hidden() && p.cfg.Events != nil {
 		pk, by, _ := r.Stats()
 		p.cfg.Events.FlowRemoved(FlowRemoved{
 			Rule: r, Reason: reason, Duration: now.Sub(r.Created), Packets: pk, Bytes: by,
 		})
 	}
+}
+
+// bury keeps a rule that left the tables in them, invisible, for a grace
+// period: a translation that read the previous version just before the
+// commit must still find it (Open vSwitch postpones classifier_remove
+// with RCU for the same reason).
+func (p *Pipeline) bury(r *Rule) {
+	p.graveyard = append(p.graveyard, grave{r, time.Now()})
+}
+
+// sweep removes the rules buried longer than the grace period ago.
+func (p *Pipeline) sweep() {
+	limit := time.Now().Add(-graceRemoval)
+	n := 0
+	for n < len(p.graveyard) && p.graveyard[n].at.Before(limit) {
+		r := p.graveyard[n].rule
+		p.tables[r.TableID].remove(r)
+		p.graveyard[n] = grave{}
+		n++
+	}
+	p.graveyard = p.graveyard[n:]
+}
+
+// graceRemoval is how long a removed rule stays findable at older
+// versions: far longer than any translation runs.
+const graceRemoval = time.Second
+
+type grave struct {
+	rule *Rule
+	at   time.Time // wall clock, not Config.Now: it bounds real readers
 }

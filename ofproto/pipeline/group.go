@@ -439,23 +439,18 @@ func (p *Pipeline) revertGroupOp(op *txnOp) {
 	}
 }
 
-// finishGroupOp forgets group entries no version at or after the current
-// one can see.
+// finishGroupOp forgets the group entries an earlier transaction removed:
+// the ones this transaction removed stay for lookups still running at the
+// previous version.
 func (p *Pipeline) finishGroupOp(op *txnOp, now time.Time) bool {
 	v := p.Version()
 	m := p.groups.Load().m
-	prune := false
-	for _, g := range op.oldGroups {
-		if g.removeVersion.Load() <= v {
-			prune = true
-		}
-	}
-	if prune {
+	if len(op.oldGroups) > 0 {
 		next := maps.Clone(m)
 		for id, g := range next {
-			if g.removeVersion.Load() <= v {
+			if g.removeVersion.Load() < v {
 				delete(next, id)
-			} else if o := g.older.Load(); o != nil && o.removeVersion.Load() <= v {
+			} else if o := g.older.Load(); o != nil && o.removeVersion.Load() < v {
 				g.older.Store(nil)
 			}
 		}

@@ -64,6 +64,7 @@ type Pipeline struct {
 	groupRefs map[uint32]map[*Rule]struct{} // group id -> rules using it
 	meterRefs map[uint32]map[*Rule]struct{}
 	expirable map[*Rule]struct{}
+	graveyard []grave // removed rules, oldest first
 }
 
 // New returns a pipeline with empty tables.
@@ -190,6 +191,7 @@ func (t *Txn) Commit() {
 			changed = true
 		}
 	}
+	p.sweep()
 	if changed && p.cfg.Changed != nil {
 		p.cfg.Changed(t.version)
 	}
