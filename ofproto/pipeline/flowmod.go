@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"gvs/ofproto/ofperr"
 	"time"
 
 	"gvs/ofproto/mf"
@@ -30,7 +31,7 @@ func (t *Txn) FlowMod(fm *FlowMod) error {
 	case FlowDelete, FlowDeleteStrict:
 		return t.deleteFlows(fm, fm.Command == FlowDeleteStrict)
 	default:
-		return OFPFMFC_BAD_COMMAND
+		return ofperr.OFPFMFC_BAD_COMMAND
 	}
 }
 
@@ -41,10 +42,10 @@ func (p *Pipeline) addTable(fm *FlowMod) (uint8, error) {
 	case tableID == TableAll:
 		tableID = 0
 	case int(tableID) >= NumTables:
-		return 0, OFPBRC_BAD_TABLE_ID
+		return 0, ofperr.OFPBRC_BAD_TABLE_ID
 	}
 	if p.tables[tableID].readonly && fm.Flags&FlagNoReadonly == 0 {
-		return 0, OFPBRC_EPERM
+		return 0, ofperr.OFPBRC_EPERM
 	}
 	return tableID, nil
 }
@@ -52,13 +53,13 @@ func (p *Pipeline) addTable(fm *FlowMod) (uint8, error) {
 func (p *Pipeline) newRule(fm *FlowMod, tableID uint8, version uint64) *Rule {
 	now := p.now()
 	r := &Rule{
-		Match: fm.Match, Priority: fm.Priority, TableID: tableID,
-		Cookie: fm.NewCookie, IdleTimeout: fm.IdleTimeout, HardTimeout: fm.HardTimeout,
+		TableID: tableID, Cookie: fm.NewCookie, IdleTimeout: fm.IdleTimeout, HardTimeout: fm.HardTimeout,
 		Importance: fm.Importance, Flags: fm.Flags & flagsState, Actions: fm.Actions,
-		Created: now, Modified: now, addVersion: version,
+		Created: now, Modified: now,
 	}
+	r.Match, r.Priority = fm.Match, fm.Priority
 	r.Match.Normalize()
-	r.removeVersion.Store(VersionNotRemoved)
+	r.Conjunctions = conjunctions(fm.Actions)
 	r.used.Store(now.UnixNano())
 	return r
 }
@@ -74,12 +75,12 @@ func (t *Txn) addFlowStart(op *txnOp, r *Rule, checkOverlap bool) error {
 	old := tb.findExactly(&r.Match, r.Priority, t.version)
 	if old == nil {
 		if checkOverlap {
-			if tb.overlaps(&r.Match, r.Priority, t.version) {
-				return OFPFMFC_OVERLAP
+			if tb.cls.Overlaps(&r.Match, r.Priority, t.version) {
+				return ofperr.OFPFMFC_OVERLAP
 			}
 		}
 		if tb.maxRules > 0 && tb.nRules >= tb.maxRules {
-			return OFPFMFC_TABLE_FULL
+			return ofperr.OFPFMFC_TABLE_FULL
 		}
 	}
 	t.replaceRuleStart(op, old, r, true)
@@ -103,13 +104,13 @@ func (t *Txn) replaceRuleStart(op *txnOp, old, r *Rule, modifyCookie bool) {
 		if !changeCookie {
 			r.Cookie = old.Cookie
 		}
-		old.removeVersion.Store(t.version)
+		p.tables[old.TableID].cls.MakeInvisible(&old.Rule, t.version)
 		p.unindexRule(old)
 	} else {
 		p.tables[r.TableID].nRules++
 	}
 	p.indexRule(r)
-	p.tables[r.TableID].insert(r)
+	p.tables[r.TableID].insert(r, t.version)
 }
 
 // modifyFlows is modify_flows_start_loose/_strict + modify_flows_start__.
@@ -144,12 +145,11 @@ func (t *Txn) modifyFlows(fm *FlowMod, strict bool) error {
 	}
 	for _, old := range olds {
 		r := &Rule{
-			Match: old.Match, Priority: old.Priority, TableID: old.TableID,
-			Cookie: temp.Cookie, IdleTimeout: temp.IdleTimeout, HardTimeout: temp.HardTimeout,
+			TableID: old.TableID, Cookie: temp.Cookie, IdleTimeout: temp.IdleTimeout, HardTimeout: temp.HardTimeout,
 			Importance: temp.Importance, Flags: temp.Flags, Actions: temp.Actions,
-			Created: temp.Created, Modified: temp.Modified, addVersion: t.version,
+			Created: temp.Created, Modified: temp.Modified,
 		}
-		r.removeVersion.Store(VersionNotRemoved)
+		r.Match, r.Priority, r.Conjunctions = old.Match, old.Priority, temp.Conjunctions
 		r.used.Store(temp.used.Load())
 		t.replaceRuleStart(op, old, r, fm.ModifyCookie)
 		op.old = append(op.old, old)
@@ -184,7 +184,7 @@ func (t *Txn) deleteRulesStart(rules []*Rule, reason RemovedReason) {
 	p := t.p
 	for _, r := range rules {
 		p.tables[r.TableID].nRules--
-		r.removeVersion.Store(t.version)
+		p.tables[r.TableID].cls.MakeInvisible(&r.Rule, t.version)
 		p.unindexRule(r)
 	}
 	t.ops = append(t.ops, &txnOp{cmd: FlowDelete, old: rules, reason: reason})
@@ -196,7 +196,7 @@ type criteria struct {
 	tableID         uint8
 	match           *mf.Match
 	strict          bool
-	priority        uint16
+	priority        int
 	cookie          uint64
 	cookieMask      uint64
 	outPort         uint32
@@ -208,7 +208,7 @@ type criteria struct {
 // collectRules is collect_rules_loose/_strict.
 func (p *Pipeline) collectRules(c *criteria) ([]*Rule, error) {
 	if c.tableID != TableAll && int(c.tableID) >= NumTables {
-		return nil, OFPBRC_BAD_TABLE_ID
+		return nil, ofperr.OFPBRC_BAD_TABLE_ID
 	}
 	v := c.version
 	if v == 0 {
@@ -245,7 +245,7 @@ func (p *Pipeline) collectRules(c *criteria) ([]*Rule, error) {
 		}
 	}
 	if len(out) == 0 && nReadonly > 0 {
-		return nil, OFPBRC_EPERM
+		return nil, ofperr.OFPBRC_EPERM
 	}
 	return out, nil
 }
@@ -258,11 +258,11 @@ func (p *Pipeline) checkActions(acts []Action) error {
 		switch a := a.(type) {
 		case MeterAction:
 			if a.ID == 0 || p.meters.Load().m[a.ID] == nil {
-				err = OFPMMFC_INVALID_METER
+				err = ofperr.OFPMMFC_INVALID_METER
 			}
 		case GroupAction:
 			if p.groupAt(a.ID, VersionMax) == nil {
-				err = OFPBAC_BAD_OUT_GROUP
+				err = ofperr.OFPBAC_BAD_OUT_GROUP
 			}
 		}
 		return err == nil
@@ -324,17 +324,17 @@ func (p *Pipeline) revertOp(op *txnOp) {
 	if op.cmd == FlowDelete {
 		for _, r := range op.old {
 			p.tables[r.TableID].nRules++
-			r.removeVersion.Store(VersionNotRemoved)
+			p.tables[r.TableID].cls.Restore(&r.Rule)
 			p.indexRule(r)
 		}
 		return
 	}
 	for i, r := range op.new {
-		p.tables[r.TableID].remove(r)
+		p.tables[r.TableID].cls.Remove(&r.Rule)
 		p.unindexRule(r)
 		if i < len(op.old) {
 			old := op.old[i]
-			old.removeVersion.Store(VersionNotRemoved)
+			p.tables[old.TableID].cls.Restore(&old.Rule)
 			p.indexRule(old)
 		} else {
 			p.tables[r.TableID].nRules--
@@ -360,7 +360,6 @@ func (p *Pipeline) finishOp(op *txnOp, now time.Time) bool {
 				r.bytes.Add(old.bytes.Load())
 			}
 			r.touch(time.Unix(0, old.used.Load()))
-			p.bury(old)
 			continue
 		}
 		p.removeRule(old, op.reason, now)
@@ -372,7 +371,6 @@ func (p *Pipeline) finishOp(op *txnOp, now time.Time) bool {
 // if it asked for it (rule_destroy_cb).
 func (p *Pipeline) removeRule(r *Rule, reason RemovedReason, now time.Time) {
 	r.removedReason = reason
-	p.bury(r)
 	if r.Flags&FlagSendFlowRem != 0 && !r.hidden() && p.cfg.Events != nil {
 		pk, by, _ := r.Stats()
 		p.cfg.Events.FlowRemoved(FlowRemoved{
@@ -381,32 +379,20 @@ func (p *Pipeline) removeRule(r *Rule, reason RemovedReason, now time.Time) {
 	}
 }
 
-// bury keeps a rule that left the tables in them, invisible, for a grace
-// period: a translation that read the previous version just before the
-// commit must still find it (Open vSwitch postpones classifier_remove
-// with RCU for the same reason).
-func (p *Pipeline) bury(r *Rule) {
-	p.graveyard = append(p.graveyard, grave{r, time.Now()})
-}
-
-// sweep removes the rules buried longer than the grace period ago.
-func (p *Pipeline) sweep() {
-	limit := time.Now().Add(-graceRemoval)
-	n := 0
-	for n < len(p.graveyard) && p.graveyard[n].at.Before(limit) {
-		r := p.graveyard[n].rule
-		p.tables[r.TableID].remove(r)
-		p.graveyard[n] = grave{}
-		n++
+// collect lets the classifiers drop the rules hidden long enough ago that
+// no lookup at an older version can still be running (Open vSwitch
+// postpones classifier_remove with RCU for the same reason): each hidden
+// rule stays through at least one full collectInterval.
+func (p *Pipeline) collect() {
+	now := time.Now() // wall clock, not Config.Now: it bounds real readers
+	if now.Sub(p.lastCollect) < collectInterval {
+		return
 	}
-	p.graveyard = p.graveyard[n:]
+	p.lastCollect = now
+	for id := range p.tables {
+		p.tables[id].cls.Collect()
+	}
 }
 
-// graceRemoval is how long a removed rule stays findable at older
-// versions: far longer than any translation runs.
-const graceRemoval = time.Second
-
-type grave struct {
-	rule *Rule
-	at   time.Time // wall clock, not Config.Now: it bounds real readers
-}
+// collectInterval is far longer than any translation runs.
+const collectInterval = time.Second

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"gvs/ofproto/ofperr"
 	"testing"
 	"time"
 
@@ -34,7 +35,7 @@ func TestAddTableChoice(t *testing.T) {
 	if r := p.Lookup(p.Version(), 0, flow(1), nil); r == nil {
 		t.Fatal("add with table 0xff did not go to table 0")
 	}
-	wantErr(t, p.FlowMod(add(TableInternal, 1, match().get(), nil)), OFPBRC_EPERM)
+	wantErr(t, p.FlowMod(add(TableInternal, 1, match().get(), nil)), ofperr.OFPBRC_EPERM)
 	if err := p.FlowMod(add(TableInternal, 1, match().get(), nil).flags(FlagNoReadonly)); err != nil {
 		t.Fatalf("internal add to the read-only table: %v", err)
 	}
@@ -85,7 +86,7 @@ func TestCheckOverlap(t *testing.T) {
 	p := newFixture(t)
 	mustMod(t, p, add(0, 5, match().inPort(1).get(), out(2)))
 	// in_port=1 and ip overlap at the same priority.
-	wantErr(t, p.FlowMod(add(0, 5, match().ethType(0x0800).get(), out(2)).flags(FlagCheckOverlap)), OFPFMFC_OVERLAP)
+	wantErr(t, p.FlowMod(add(0, 5, match().ethType(0x0800).get(), out(2)).flags(FlagCheckOverlap)), ofperr.OFPFMFC_OVERLAP)
 	// Different priority: no overlap.
 	mustMod(t, p, add(0, 6, match().ethType(0x0800).get(), out(2)).flags(FlagCheckOverlap))
 	// Disjoint matches at the same priority.
@@ -225,7 +226,7 @@ func TestModify(t *testing.T) {
 	})
 	t.Run("bad table", func(t *testing.T) {
 		p := setup(t)
-		wantErr(t, p.FlowMod(mod(false, TableInternal, 0, match().get(), nil)), OFPBRC_EPERM)
+		wantErr(t, p.FlowMod(mod(false, TableInternal, 0, match().get(), nil)), ofperr.OFPBRC_EPERM)
 	})
 }
 
@@ -300,9 +301,9 @@ func TestDelete(t *testing.T) {
 
 func TestMissingGroupAndMeter(t *testing.T) {
 	p := newFixture(t)
-	wantErr(t, p.FlowMod(add(0, 1, match().get(), []Action{GroupAction{ID: 5}})), OFPBAC_BAD_OUT_GROUP)
-	wantErr(t, p.FlowMod(add(0, 1, match().get(), []Action{MeterAction{ID: 5}})), OFPMMFC_INVALID_METER)
-	wantErr(t, p.FlowMod(add(0, 1, match().get(), []Action{WriteActions{Actions: []Action{GroupAction{ID: 5}}}})), OFPBAC_BAD_OUT_GROUP)
+	wantErr(t, p.FlowMod(add(0, 1, match().get(), []Action{GroupAction{ID: 5}})), ofperr.OFPBAC_BAD_OUT_GROUP)
+	wantErr(t, p.FlowMod(add(0, 1, match().get(), []Action{MeterAction{ID: 5}})), ofperr.OFPMMFC_INVALID_METER)
+	wantErr(t, p.FlowMod(add(0, 1, match().get(), []Action{WriteActions{Actions: []Action{GroupAction{ID: 5}}}})), ofperr.OFPBAC_BAD_OUT_GROUP)
 	if n := len(p.all(t)); n != 0 {
 		t.Fatalf("%d rules after failed adds", n)
 	}

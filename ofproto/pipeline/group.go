@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"gvs/ofproto/ofperr"
 	"maps"
 	"slices"
 	"sync/atomic"
@@ -198,16 +199,16 @@ func (t *Txn) GroupMod(gm *GroupMod) error {
 		t.deleteGroups(gm.GroupID)
 		return nil
 	default:
-		return OFPGMFC_BAD_COMMAND
+		return ofperr.OFPGMFC_BAD_COMMAND
 	}
 }
 
 func (t *Txn) newGroup(gm *GroupMod) (*Group, error) {
 	if gm.GroupID > GroupMax {
-		return nil, OFPGMFC_INVALID_GROUP
+		return nil, ofperr.OFPGMFC_INVALID_GROUP
 	}
 	if gm.Type > GroupTypeFastFailover {
-		return nil, OFPGMFC_BAD_TYPE
+		return nil, ofperr.OFPGMFC_BAD_TYPE
 	}
 	now := t.p.now()
 	g := &Group{
@@ -258,7 +259,7 @@ func (p *Pipeline) checkBuckets(g *Group) error {
 		return false
 	}
 	if reaches(g) {
-		return OFPGMFC_LOOP
+		return ofperr.OFPGMFC_LOOP
 	}
 	return nil
 }
@@ -266,10 +267,10 @@ func (p *Pipeline) checkBuckets(g *Group) error {
 func (t *Txn) addGroup(gm *GroupMod) error {
 	p := t.p
 	if p.groupAt(gm.GroupID, VersionMax) != nil {
-		return OFPGMFC_GROUP_EXISTS
+		return ofperr.OFPGMFC_GROUP_EXISTS
 	}
 	if int(gm.Type) < len(p.nGroups) && p.nGroups[gm.Type] >= p.cfg.MaxGroups {
-		return OFPGMFC_OUT_OF_GROUPS
+		return ofperr.OFPGMFC_OUT_OF_GROUPS
 	}
 	g, err := t.newGroup(gm)
 	if err != nil {
@@ -289,14 +290,14 @@ func (t *Txn) modifyGroup(gm *GroupMod) error {
 	p := t.p
 	old := p.groupAt(gm.GroupID, VersionMax)
 	if old == nil {
-		return OFPGMFC_UNKNOWN_GROUP
+		return ofperr.OFPGMFC_UNKNOWN_GROUP
 	}
 	mod := *gm
 	if gm.Command == GroupInsertBucket || gm.Command == GroupRemoveBucket {
 		mod.Type, mod.Props = old.Type, old.Props
 	}
 	if old.Type != mod.Type && p.nGroups[mod.Type] >= p.cfg.MaxGroups {
-		return OFPGMFC_OUT_OF_GROUPS
+		return ofperr.OFPGMFC_OUT_OF_GROUPS
 	}
 	g, err := t.newGroup(&mod)
 	if err != nil {
@@ -335,11 +336,11 @@ func insertBuckets(old, add []*Bucket, at uint32) ([]*Bucket, error) {
 	case BucketLast:
 	default:
 		if at > BucketMax {
-			return nil, OFPGMFC_UNKNOWN_BUCKET
+			return nil, ofperr.OFPGMFC_UNKNOWN_BUCKET
 		}
 		i := slices.IndexFunc(old, func(b *Bucket) bool { return b.ID == at })
 		if i < 0 {
-			return nil, OFPGMFC_UNKNOWN_BUCKET
+			return nil, ofperr.OFPGMFC_UNKNOWN_BUCKET
 		}
 		pos = i + 1
 	}
@@ -349,7 +350,7 @@ func insertBuckets(old, add []*Bucket, at uint32) ([]*Bucket, error) {
 	}
 	for _, b := range add {
 		if seen[b.ID] {
-			return nil, OFPGMFC_BUCKET_EXISTS
+			return nil, ofperr.OFPGMFC_BUCKET_EXISTS
 		}
 		seen[b.ID] = true
 	}
@@ -379,7 +380,7 @@ func removeBucket(old []*Bucket, id uint32) ([]*Bucket, error) {
 	default:
 		skip = slices.IndexFunc(old, func(b *Bucket) bool { return b.ID == id })
 		if skip < 0 {
-			return nil, OFPGMFC_UNKNOWN_BUCKET
+			return nil, ofperr.OFPGMFC_UNKNOWN_BUCKET
 		}
 	}
 	var out []*Bucket
@@ -425,7 +426,7 @@ func ruleOrder(a, b *Rule) int {
 	if a.TableID != b.TableID {
 		return int(a.TableID) - int(b.TableID)
 	}
-	return int(b.Priority) - int(a.Priority)
+	return b.Priority - a.Priority
 }
 
 func (p *Pipeline) revertGroupOp(op *txnOp) {

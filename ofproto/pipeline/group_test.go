@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"gvs/ofproto/ofperr"
 	"testing"
 )
 
@@ -25,11 +26,11 @@ func TestGroupAddModifyDelete(t *testing.T) {
 	if err := p.GroupMod(groupAdd(1, GroupTypeAll, bucket(0, OutputAction{Port: 1}), bucket(1, OutputAction{Port: 2}))); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, p.GroupMod(groupAdd(1, GroupTypeAll)), OFPGMFC_GROUP_EXISTS)
-	wantErr(t, p.GroupMod(groupAdd(GroupAll, GroupTypeAll)), OFPGMFC_INVALID_GROUP)
-	wantErr(t, p.GroupMod(groupAdd(2, 7)), OFPGMFC_BAD_TYPE)
-	wantErr(t, p.GroupMod(&GroupMod{Command: GroupModify, GroupID: 2}), OFPGMFC_UNKNOWN_GROUP)
-	wantErr(t, p.GroupMod(&GroupMod{Command: 9, GroupID: 2}), OFPGMFC_BAD_COMMAND)
+	wantErr(t, p.GroupMod(groupAdd(1, GroupTypeAll)), ofperr.OFPGMFC_GROUP_EXISTS)
+	wantErr(t, p.GroupMod(groupAdd(GroupAll, GroupTypeAll)), ofperr.OFPGMFC_INVALID_GROUP)
+	wantErr(t, p.GroupMod(groupAdd(2, 7)), ofperr.OFPGMFC_BAD_TYPE)
+	wantErr(t, p.GroupMod(&GroupMod{Command: GroupModify, GroupID: 2}), ofperr.OFPGMFC_UNKNOWN_GROUP)
+	wantErr(t, p.GroupMod(&GroupMod{Command: 9, GroupID: 2}), ofperr.OFPGMFC_BAD_COMMAND)
 
 	g1 := p.Group(p.Version(), 1)
 	if g1 == nil || len(g1.Buckets) != 2 {
@@ -135,8 +136,8 @@ func TestGroupBuckets(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(10, 1, 2, 13, 3, 11, 12)
-	wantErr(t, ins(99, 14), OFPGMFC_UNKNOWN_BUCKET)
-	wantErr(t, ins(BucketLast, 1), OFPGMFC_BUCKET_EXISTS)
+	wantErr(t, ins(99, 14), ofperr.OFPGMFC_UNKNOWN_BUCKET)
+	wantErr(t, ins(BucketLast, 1), ofperr.OFPGMFC_BUCKET_EXISTS)
 	if err := rm(BucketFirst); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestGroupBuckets(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(1, 2, 3, 11)
-	wantErr(t, rm(13), OFPGMFC_UNKNOWN_BUCKET)
+	wantErr(t, rm(13), ofperr.OFPGMFC_UNKNOWN_BUCKET)
 	if err := rm(BucketAll); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestGroupBuckets(t *testing.T) {
 
 func TestGroupChaining(t *testing.T) {
 	p := newFixture(t)
-	wantErr(t, p.GroupMod(groupAdd(1, GroupTypeAll, bucket(0, GroupAction{ID: 2}))), OFPBAC_BAD_OUT_GROUP)
+	wantErr(t, p.GroupMod(groupAdd(1, GroupTypeAll, bucket(0, GroupAction{ID: 2}))), ofperr.OFPBAC_BAD_OUT_GROUP)
 	if err := p.GroupMod(groupAdd(2, GroupTypeAll, bucket(0, OutputAction{Port: 1}))); err != nil {
 		t.Fatal(err)
 	}
@@ -164,8 +165,8 @@ func TestGroupChaining(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 2 -> 1 -> 2 would loop.
-	wantErr(t, p.GroupMod(&GroupMod{Command: GroupModify, GroupID: 2, Buckets: []*Bucket{bucket(0, GroupAction{ID: 1})}}), OFPGMFC_LOOP)
-	wantErr(t, p.GroupMod(&GroupMod{Command: GroupModify, GroupID: 2, Buckets: []*Bucket{bucket(0, GroupAction{ID: 2})}}), OFPGMFC_LOOP)
+	wantErr(t, p.GroupMod(&GroupMod{Command: GroupModify, GroupID: 2, Buckets: []*Bucket{bucket(0, GroupAction{ID: 1})}}), ofperr.OFPGMFC_LOOP)
+	wantErr(t, p.GroupMod(&GroupMod{Command: GroupModify, GroupID: 2, Buckets: []*Bucket{bucket(0, GroupAction{ID: 2})}}), ofperr.OFPGMFC_LOOP)
 }
 
 func TestMeters(t *testing.T) {
@@ -174,12 +175,12 @@ func TestMeters(t *testing.T) {
 	if err := p.MeterMod(&MeterMod{Command: MeterAdd, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, p.MeterMod(&MeterMod{Command: MeterAdd, Config: cfg}), OFPMMFC_METER_EXISTS)
-	wantErr(t, p.MeterMod(&MeterMod{Command: MeterModify, Config: MeterConfig{ID: 2}}), OFPMMFC_UNKNOWN_METER)
-	wantErr(t, p.MeterMod(&MeterMod{Command: MeterAdd, Config: MeterConfig{ID: 0}}), OFPMMFC_INVALID_METER)
-	wantErr(t, p.MeterMod(&MeterMod{Command: MeterAdd, Config: MeterConfig{ID: MeterAll}}), OFPMMFC_INVALID_METER)
-	wantErr(t, p.MeterMod(&MeterMod{Command: MeterAdd, Config: MeterConfig{ID: 3, Bands: make([]Band, 2)}}), OFPMMFC_OUT_OF_BANDS)
-	wantErr(t, p.MeterMod(&MeterMod{Command: 7, Config: MeterConfig{ID: 3}}), OFPMMFC_BAD_COMMAND)
+	wantErr(t, p.MeterMod(&MeterMod{Command: MeterAdd, Config: cfg}), ofperr.OFPMMFC_METER_EXISTS)
+	wantErr(t, p.MeterMod(&MeterMod{Command: MeterModify, Config: MeterConfig{ID: 2}}), ofperr.OFPMMFC_UNKNOWN_METER)
+	wantErr(t, p.MeterMod(&MeterMod{Command: MeterAdd, Config: MeterConfig{ID: 0}}), ofperr.OFPMMFC_INVALID_METER)
+	wantErr(t, p.MeterMod(&MeterMod{Command: MeterAdd, Config: MeterConfig{ID: MeterAll}}), ofperr.OFPMMFC_INVALID_METER)
+	wantErr(t, p.MeterMod(&MeterMod{Command: MeterAdd, Config: MeterConfig{ID: 3, Bands: make([]Band, 2)}}), ofperr.OFPMMFC_OUT_OF_BANDS)
+	wantErr(t, p.MeterMod(&MeterMod{Command: 7, Config: MeterConfig{ID: 3}}), ofperr.OFPMMFC_BAD_COMMAND)
 
 	mustMod(t, p, add(0, 1, match().inPort(1).get(), []Action{MeterAction{ID: 1}, OutputAction{Port: 2}}).flags(FlagSendFlowRem))
 	if n := p.MeterRuleCount(1); n != 1 {
@@ -203,7 +204,7 @@ func TestMeters(t *testing.T) {
 	}
 	// Without a provider nothing but delete works.
 	q := New(Config{})
-	wantErr(t, q.MeterMod(&MeterMod{Command: MeterAdd, Config: MeterConfig{ID: 1}}), OFPMMFC_INVALID_METER)
+	wantErr(t, q.MeterMod(&MeterMod{Command: MeterAdd, Config: MeterConfig{ID: 1}}), ofperr.OFPMMFC_INVALID_METER)
 	if err := q.MeterMod(&MeterMod{Command: MeterDelete, Config: MeterConfig{ID: MeterAll}}); err != nil {
 		t.Fatal(err)
 	}

@@ -98,7 +98,7 @@ func flow(inPort uint32) *mf.Flow {
 func out(p uint32) []Action { return []Action{OutputAction{Port: p}} }
 
 // add is an OpenFlow 1.3 add: new_cookie is the cookie.
-func add(table uint8, prio uint16, m mf.Match, acts []Action) *FlowMod {
+func add(table uint8, prio int, m mf.Match, acts []Action) *FlowMod {
 	return &FlowMod{Command: FlowAdd, TableID: table, Priority: prio, Match: m, Actions: acts,
 		NewCookie: 0, BufferID: BufferNone, OutPort: mf.PortNone, OutGroup: GroupAny}
 }
@@ -111,7 +111,7 @@ func (fm *FlowMod) timeouts(idle, hard uint16) *FlowMod {
 }
 
 // mod is an OpenFlow 1.3 modify: never adds, keeps the cookie.
-func mod(strict bool, table uint8, prio uint16, m mf.Match, acts []Action) *FlowMod {
+func mod(strict bool, table uint8, prio int, m mf.Match, acts []Action) *FlowMod {
 	fm := add(table, prio, m, acts)
 	fm.Command = FlowModify
 	if strict {
@@ -122,13 +122,13 @@ func mod(strict bool, table uint8, prio uint16, m mf.Match, acts []Action) *Flow
 }
 
 // mod10 is an OpenFlow 1.0 modify: adds when nothing matched, sets the cookie.
-func mod10(strict bool, table uint8, prio uint16, m mf.Match, acts []Action, cookie uint64) *FlowMod {
+func mod10(strict bool, table uint8, prio int, m mf.Match, acts []Action, cookie uint64) *FlowMod {
 	fm := mod(strict, table, prio, m, acts)
 	fm.Cookie, fm.NewCookie, fm.ModifyCookie = cookie, cookie, true
 	return fm
 }
 
-func del(strict bool, table uint8, prio uint16, m mf.Match) *FlowMod {
+func del(strict bool, table uint8, prio int, m mf.Match) *FlowMod {
 	fm := add(table, prio, m, nil)
 	fm.Command = FlowDelete
 	if strict {

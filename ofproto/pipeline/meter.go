@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"gvs/ofproto/ofperr"
 	"maps"
 	"slices"
 	"time"
@@ -136,13 +137,13 @@ func (p *Pipeline) MeterMod(mm *MeterMod) error {
 	if mm.Command != MeterDelete {
 		f := p.MeterFeatures()
 		if f.MaxMeters == 0 || id == 0 {
-			return OFPMMFC_INVALID_METER
+			return ofperr.OFPMMFC_INVALID_METER
 		}
 		if id > MeterMax && id != MeterSlowpath && id != MeterController {
-			return OFPMMFC_INVALID_METER
+			return ofperr.OFPMMFC_INVALID_METER
 		}
 		if len(mm.Config.Bands) > int(f.MaxBands) {
-			return OFPMMFC_OUT_OF_BANDS
+			return ofperr.OFPMMFC_OUT_OF_BANDS
 		}
 	}
 	switch mm.Command {
@@ -150,7 +151,7 @@ func (p *Pipeline) MeterMod(mm *MeterMod) error {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if p.meters.Load().m[id] != nil {
-			return OFPMMFC_METER_EXISTS
+			return ofperr.OFPMMFC_METER_EXISTS
 		}
 		if err := p.cfg.Meters.SetMeter(id, mm.Config); err != nil {
 			return err
@@ -161,7 +162,7 @@ func (p *Pipeline) MeterMod(mm *MeterMod) error {
 		defer p.mu.Unlock()
 		old := p.meters.Load().m[id]
 		if old == nil {
-			return OFPMMFC_UNKNOWN_METER
+			return ofperr.OFPMMFC_UNKNOWN_METER
 		}
 		if err := p.cfg.Meters.SetMeter(id, mm.Config); err != nil {
 			return err
@@ -198,7 +199,7 @@ func (p *Pipeline) MeterMod(mm *MeterMod) error {
 			p.meters.Store(&meterMap{m})
 		}
 	default:
-		return OFPMMFC_BAD_COMMAND
+		return ofperr.OFPMMFC_BAD_COMMAND
 	}
 	if p.cfg.Changed != nil {
 		p.cfg.Changed(p.Version())

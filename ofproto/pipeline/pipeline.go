@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"gvs/ofproto/classifier"
 	"gvs/ofproto/mf"
 )
 
@@ -38,7 +39,7 @@ type Config struct {
 	// Meters is the datapath's meter implementation; nil keeps meters
 	// in the pipeline only (their features say none are supported).
 	Meters MeterProvider
-	// MaxFlowsPerTable limits each table (OFPFMFC_TABLE_FULL); 0 for
+	// MaxFlowsPerTable limits each table (ofperr.OFPFMFC_TABLE_FULL); 0 for
 	// unlimited (Open vSwitch's default: UINT_MAX).
 	MaxFlowsPerTable int
 	// MaxGroups limits each group type; 0 for Open vSwitch's default
@@ -60,11 +61,11 @@ type Pipeline struct {
 	meters   atomic.Pointer[meterMap]
 
 	// Writer-side indexes (under mu).
-	nGroups   [4]int
-	groupRefs map[uint32]map[*Rule]struct{} // group id -> rules using it
-	meterRefs map[uint32]map[*Rule]struct{}
-	expirable map[*Rule]struct{}
-	graveyard []grave // removed rules, oldest first
+	nGroups     [4]int
+	groupRefs   map[uint32]map[*Rule]struct{} // group id -> rules using it
+	meterRefs   map[uint32]map[*Rule]struct{}
+	expirable   map[*Rule]struct{}
+	lastCollect time.Time
 }
 
 // New returns a pipeline with empty tables.
@@ -83,6 +84,7 @@ func New(cfg Config) *Pipeline {
 	}
 	for i := range p.tables {
 		p.tables[i].maxRules = cfg.MaxFlowsPerTable
+		p.tables[i].cls = classifier.New[*Rule]()
 	}
 	p.tables[TableInternal].readonly = true
 	p.tables[TableInternal].hidden = true
@@ -191,7 +193,7 @@ func (t *Txn) Commit() {
 			changed = true
 		}
 	}
-	p.sweep()
+	p.collect()
 	if changed && p.cfg.Changed != nil {
 		p.cfg.Changed(t.version)
 	}

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"gvs/ofproto/classifier"
 	"gvs/ofproto/mf"
 )
 
@@ -86,9 +87,11 @@ const (
 // FlowMod is a decoded flow mod (Open vSwitch's struct ofputil_flow_mod),
 // version independent.
 type FlowMod struct {
-	Command  Command
-	Match    mf.Match // normalised
-	Priority uint16
+	Command Command
+	Match   mf.Match // normalised
+	// Priority is OpenFlow's 16-bit priority; the switch's own hidden
+	// flows (fail-open) use higher ones, which OpenFlow never sees.
+	Priority int
 	TableID  uint8 // TableAll: table 0 for add, all for modify/delete
 
 	// Cookie and CookieMask select rules for modify and delete.
@@ -111,11 +114,12 @@ type FlowMod struct {
 	Actions                  []Action
 }
 
-// Rule is one flow table entry. Everything but the counters is fixed once
-// its transaction committed.
+// Rule is one flow table entry: a classifier rule (Match, Priority,
+// Conjunctions; Value points back to the Rule) and what OpenFlow adds.
+// Everything but the counters is fixed once its transaction committed.
 type Rule struct {
-	Match                    mf.Match
-	Priority                 uint16
+	classifier.Rule[*Rule]
+
 	TableID                  uint8
 	Cookie                   uint64
 	IdleTimeout, HardTimeout uint16
@@ -125,8 +129,6 @@ type Rule struct {
 	Created                  time.Time
 	Modified                 time.Time
 
-	addVersion    uint64
-	removeVersion atomic.Uint64
 	removedReason RemovedReason
 
 	packets atomic.Uint64
@@ -136,11 +138,6 @@ type Rule struct {
 	// (ofproto-dpif's new_rule/forward_counts).
 	next        atomic.Pointer[Rule]
 	forwardKeep bool
-}
-
-// VisibleIn reports whether a lookup at version v sees the rule.
-func (r *Rule) VisibleIn(v uint64) bool {
-	return r.addVersion <= v && v < r.removeVersion.Load()
 }
 
 // Credit adds datapath statistics to the rule (the revalidator calls it
@@ -180,9 +177,9 @@ func (r *Rule) Stats() (packets, bytes uint64, used time.Time) {
 	return r.packets.Load(), r.bytes.Load(), time.Unix(0, r.used.Load())
 }
 
-// hidden reports an internal rule (priority above 0xffff in Open vSwitch;
-// gvs has none), never shown or changed through OpenFlow.
-func (r *Rule) hidden() bool { return false }
+// hidden reports an internal rule (priority above 0xffff: the switch's
+// own fail-open flow), never shown or changed through OpenFlow.
+func (r *Rule) hidden() bool { return r.Priority > 0xffff }
 
 // String helps debugging and test failures.
 func (r *Rule) String() string {

@@ -1,41 +1,10 @@
 package pipeline
 
-// STAND-IN until ofproto/ofperr and ofproto/ofpact land on main (helpers
-// "ofp" and "ofpact"): the errors carry Open vSwitch's names, and the
-// three action kinds the pipeline inspects (output, group, meter) are
-// local types. Replaced by the real packages after merging main.
+import "gvs/ofproto/classifier"
 
-// Error is an OpenFlow error named as Open vSwitch's enum ofperr.
-type Error string
-
-func (e Error) Error() string { return string(e) }
-
-// The errors the pipeline returns.
-const (
-	OFPBRC_BAD_TABLE_ID          Error = "OFPBRC_BAD_TABLE_ID"
-	OFPBRC_EPERM                 Error = "OFPBRC_EPERM"
-	OFPFMFC_OVERLAP              Error = "OFPFMFC_OVERLAP"
-	OFPFMFC_TABLE_FULL           Error = "OFPFMFC_TABLE_FULL"
-	OFPFMFC_BAD_COMMAND          Error = "OFPFMFC_BAD_COMMAND"
-	OFPFMFC_UNKNOWN              Error = "OFPFMFC_UNKNOWN"
-	OFPBAC_BAD_OUT_GROUP         Error = "OFPBAC_BAD_OUT_GROUP"
-	OFPMMFC_INVALID_METER        Error = "OFPMMFC_INVALID_METER"
-	OFPMMFC_UNKNOWN_METER        Error = "OFPMMFC_UNKNOWN_METER"
-	OFPMMFC_METER_EXISTS         Error = "OFPMMFC_METER_EXISTS"
-	OFPMMFC_OUT_OF_BANDS         Error = "OFPMMFC_OUT_OF_BANDS"
-	OFPMMFC_BAD_COMMAND          Error = "OFPMMFC_BAD_COMMAND"
-	OFPMMFC_OUT_OF_METERS        Error = "OFPMMFC_OUT_OF_METERS"
-	OFPGMFC_GROUP_EXISTS         Error = "OFPGMFC_GROUP_EXISTS"
-	OFPGMFC_INVALID_GROUP        Error = "OFPGMFC_INVALID_GROUP"
-	OFPGMFC_UNKNOWN_GROUP        Error = "OFPGMFC_UNKNOWN_GROUP"
-	OFPGMFC_BAD_TYPE             Error = "OFPGMFC_BAD_TYPE"
-	OFPGMFC_BAD_COMMAND          Error = "OFPGMFC_BAD_COMMAND"
-	OFPGMFC_OUT_OF_GROUPS        Error = "OFPGMFC_OUT_OF_GROUPS"
-	OFPGMFC_UNKNOWN_BUCKET       Error = "OFPGMFC_UNKNOWN_BUCKET"
-	OFPGMFC_BUCKET_EXISTS        Error = "OFPGMFC_BUCKET_EXISTS"
-	OFPGMFC_LOOP                 Error = "OFPGMFC_LOOP"
-	OFPGMFC_CHAINING_UNSUPPORTED Error = "OFPGMFC_CHAINING_UNSUPPORTED"
-)
+// STAND-IN until ofproto/ofpact lands on main (helper "ofpact"): the
+// action kinds the pipeline inspects (output, group, meter, conjunction,
+// nested actions) are local types, replaced by ofpact's after merging.
 
 // Action is an OpenFlow action (ofpact.Action).
 type Action interface{ standinAction() }
@@ -51,6 +20,28 @@ type MeterAction struct{ ID uint32 }
 
 // ControllerAction is ofpact.Controller.
 type ControllerAction struct{ MaxLen uint16 }
+
+// ConjunctionAction is ofpact.Conjunction (clause is 0-based here).
+type ConjunctionAction struct {
+	ID               uint32
+	Clause, NClauses uint8
+}
+
+func (ConjunctionAction) standinAction() {}
+
+// conjunctions returns the conjunctions of a rule whose actions are all
+// conjunction actions (get_conjunctions), else nil.
+func conjunctions(acts []Action) []classifier.Conjunction {
+	var out []classifier.Conjunction
+	for _, a := range acts {
+		c, ok := a.(ConjunctionAction)
+		if !ok {
+			return nil
+		}
+		out = append(out, classifier.Conjunction{ID: c.ID, Clause: c.Clause, NClauses: c.NClauses})
+	}
+	return out
+}
 
 // WriteActions is ofpact.WriteActions (nested actions).
 type WriteActions struct{ Actions []Action }

@@ -14,14 +14,14 @@ type FlowQuery struct {
 	TableID            uint8 // TableAll for every table
 	Match              mf.Match
 	Strict             bool // OpenFlow 1.0 has no strict stats; gvs's own callers may want it
-	Priority           uint16
+	Priority           int
 	Cookie, CookieMask uint64
 	OutPort            uint32 // mf.PortNone for any
 	OutGroup           uint32 // GroupAny for any
 }
 
 // Flows returns the rules the query selects as of the current version, in
-// table order then priority (high first). Errors: OFPBRC_BAD_TABLE_ID.
+// table order then priority (high first). Errors: ofperr.OFPBRC_BAD_TABLE_ID.
 func (p *Pipeline) Flows(q *FlowQuery) ([]*Rule, error) {
 	m := q.Match
 	m.Normalize()

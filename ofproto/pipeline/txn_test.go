@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"gvs/ofproto/ofperr"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -35,7 +36,7 @@ func TestBundleAllOrNothing(t *testing.T) {
 			break
 		}
 	}
-	wantErr(t, err, OFPBAC_BAD_OUT_GROUP)
+	wantErr(t, err, ofperr.OFPBAC_BAD_OUT_GROUP)
 	tx.Abort()
 	if p.Version() != v0 {
 		t.Fatalf("version moved to %d after an abort", p.Version())
