@@ -124,7 +124,7 @@ func (t *Txn) modifyFlows(fm *FlowMod, strict bool) error {
 	olds, err := p.collectRules(&criteria{
 		tableID: fm.TableID, match: &temp.Match, strict: strict, priority: fm.Priority,
 		cookie: fm.Cookie, cookieMask: fm.CookieMask, outPort: mf.PortNone, outGroup: GroupAny,
-		includeReadonly: fm.Flags&FlagNoReadonly != 0,
+		includeReadonly: fm.Flags&FlagNoReadonly != 0, includeHidden: fm.Flags&FlagNoReadonly != 0,
 	})
 	if err != nil {
 		return err
@@ -166,7 +166,7 @@ func (t *Txn) deleteFlows(fm *FlowMod, strict bool) error {
 	rules, err := t.p.collectRules(&criteria{
 		tableID: fm.TableID, match: &m, strict: strict, priority: fm.Priority,
 		cookie: fm.Cookie, cookieMask: fm.CookieMask, outPort: fm.OutPort, outGroup: fm.OutGroup,
-		includeReadonly: fm.Flags&FlagNoReadonly != 0,
+		includeReadonly: fm.Flags&FlagNoReadonly != 0, includeHidden: fm.Flags&FlagNoReadonly != 0,
 	})
 	if err != nil {
 		return err
@@ -202,6 +202,7 @@ type criteria struct {
 	outPort         uint32
 	outGroup        uint32
 	includeReadonly bool
+	includeHidden   bool
 	version         uint64 // 0: VersionMax (the writer's view)
 }
 
@@ -219,7 +220,7 @@ func (p *Pipeline) collectRules(c *criteria) ([]*Rule, error) {
 	collect := func(r *Rule) {
 		if (c.outPort != mf.PortNone && !actionsOutputTo(r.Actions, c.outPort)) ||
 			(c.outGroup != GroupAny && !actionsOutputToGroup(r.Actions, c.outGroup)) ||
-			(r.Cookie^c.cookie)&c.cookieMask != 0 || r.hidden() {
+			(r.Cookie^c.cookie)&c.cookieMask != 0 || r.hidden() && !c.includeHidden {
 			return
 		}
 		if p.tables[r.TableID].readonly && !c.includeReadonly {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gvs/ofproto/mf"
+	"gvs/ofproto/xlate"
 )
 
 // GroupType is a group's type (OFPGT11_*).
@@ -40,31 +41,18 @@ const (
 	BucketAll   uint32 = 0xffffffff
 )
 
-// Bucket is one bucket of a group.
-type Bucket struct {
-	ID         uint32
-	Weight     uint16
-	WatchPort  uint32 // mf.PortNone (OFPP_ANY) for none
-	WatchGroup uint32 // GroupAny for none
-	Actions    []Action
+// Bucket is one bucket of a group: translation's own type, so a group
+// hands its buckets to translation without copying.
+type Bucket = xlate.Bucket
 
-	packets, bytes atomic.Uint64
-}
-
-// Stats returns the bucket's counters.
-func (b *Bucket) Stats() (packets, bytes uint64) { return b.packets.Load(), b.bytes.Load() }
-
-// Credit adds datapath statistics to the bucket.
-func (b *Bucket) Credit(packets, bytes uint64) {
-	b.packets.Add(packets)
-	b.bytes.Add(bytes)
-}
+// bucketCounters are one bucket's statistics.
+type bucketCounters struct{ packets, bytes atomic.Uint64 }
 
 // GroupProps are a group's properties (struct ofputil_group_props): the
-// select group's selection method ("", "hash" or "dp_hash"), its
-// parameter (hash basis) and the fields hashed.
+// select group's selection method, the fields the "hash" method hashes
+// and the hash basis.
 type GroupProps struct {
-	SelectionMethod string
+	SelectionMethod xlate.SelectionMethod
 	MethodParam     uint64
 	Fields          mf.Wildcards
 }
@@ -75,7 +63,7 @@ type GroupMod struct {
 	Type            GroupType
 	GroupID         uint32
 	CommandBucketID uint32 // insert/remove bucket
-	Buckets         []*Bucket
+	Buckets         []Bucket
 	Props           GroupProps
 }
 
@@ -84,7 +72,7 @@ type GroupMod struct {
 type Group struct {
 	ID       uint32
 	Type     GroupType
-	Buckets  []*Bucket
+	Buckets  []Bucket
 	Props    GroupProps
 	Created  time.Time
 	Modified time.Time
@@ -96,6 +84,7 @@ type Group struct {
 	older atomic.Pointer[Group]
 
 	packets, bytes atomic.Uint64
+	buckets        []bucketCounters
 }
 
 // VisibleIn reports whether lookups at version v see the group.
@@ -103,10 +92,20 @@ func (g *Group) VisibleIn(v uint64) bool {
 	return g.addVersion <= v && v < g.removeVersion.Load()
 }
 
-// Credit adds datapath statistics to the group.
-func (g *Group) Credit(packets, bytes uint64) {
+// Credit adds datapath statistics to the group and, unless bucket is -1,
+// to that bucket.
+func (g *Group) Credit(bucket int, packets, bytes uint64) {
 	g.packets.Add(packets)
 	g.bytes.Add(bytes)
+	if bucket >= 0 && bucket < len(g.buckets) {
+		g.buckets[bucket].packets.Add(packets)
+		g.buckets[bucket].bytes.Add(bytes)
+	}
+}
+
+// BucketStats returns bucket i's counters.
+func (g *Group) BucketStats(i int) (packets, bytes uint64) {
+	return g.buckets[i].packets.Load(), g.buckets[i].bytes.Load()
 }
 
 // Stats returns the group's counters.
@@ -215,15 +214,9 @@ func (t *Txn) newGroup(gm *GroupMod) (*Group, error) {
 		ID: gm.GroupID, Type: gm.Type, Props: gm.Props,
 		Created: now, Modified: now, addVersion: t.version,
 	}
-	for _, b := range gm.Buckets {
-		g.Buckets = append(g.Buckets, cloneBucket(b))
-	}
+	g.Buckets = slices.Clone(gm.Buckets)
 	g.removeVersion.Store(VersionNotRemoved)
 	return g, nil
-}
-
-func cloneBucket(b *Bucket) *Bucket {
-	return &Bucket{ID: b.ID, Weight: b.Weight, WatchPort: b.WatchPort, WatchGroup: b.WatchGroup, Actions: b.Actions}
 }
 
 // checkBuckets: the buckets' own group actions must name groups that
@@ -280,6 +273,7 @@ func (t *Txn) addGroup(gm *GroupMod) error {
 		return err
 	}
 	g.older.Store(p.groups.Load().m[g.ID])
+	g.buckets = make([]bucketCounters, len(g.Buckets))
 	p.publishGroup(g)
 	p.nGroups[g.Type]++
 	t.ops = append(t.ops, &txnOp{group: true, newGroup: g})
@@ -319,6 +313,7 @@ func (t *Txn) modifyGroup(gm *GroupMod) error {
 	g.Created = old.Created
 	g.older.Store(p.groups.Load().m[g.ID])
 	old.removeVersion.Store(t.version)
+	g.buckets = make([]bucketCounters, len(g.Buckets))
 	p.publishGroup(g)
 	p.nGroups[old.Type]--
 	p.nGroups[g.Type]++
@@ -328,7 +323,7 @@ func (t *Txn) modifyGroup(gm *GroupMod) error {
 
 // insertBuckets is copy_buckets_for_insert_bucket: the new buckets go after
 // the bucket with id at (or first, or last); bucket ids stay unique.
-func insertBuckets(old, add []*Bucket, at uint32) ([]*Bucket, error) {
+func insertBuckets(old, add []Bucket, at uint32) ([]Bucket, error) {
 	pos := len(old)
 	switch at {
 	case BucketFirst:
@@ -338,7 +333,7 @@ func insertBuckets(old, add []*Bucket, at uint32) ([]*Bucket, error) {
 		if at > BucketMax {
 			return nil, ofperr.OFPGMFC_UNKNOWN_BUCKET
 		}
-		i := slices.IndexFunc(old, func(b *Bucket) bool { return b.ID == at })
+		i := slices.IndexFunc(old, func(b Bucket) bool { return b.ID == at })
 		if i < 0 {
 			return nil, ofperr.OFPGMFC_UNKNOWN_BUCKET
 		}
@@ -354,19 +349,14 @@ func insertBuckets(old, add []*Bucket, at uint32) ([]*Bucket, error) {
 		}
 		seen[b.ID] = true
 	}
-	out := make([]*Bucket, 0, len(old)+len(add))
-	for _, b := range old[:pos] {
-		out = append(out, cloneBucket(b))
-	}
+	out := make([]Bucket, 0, len(old)+len(add))
+	out = append(out, old[:pos]...)
 	out = append(out, add...)
-	for _, b := range old[pos:] {
-		out = append(out, cloneBucket(b))
-	}
-	return out, nil
+	return append(out, old[pos:]...), nil
 }
 
 // removeBucket is copy_buckets_for_remove_bucket.
-func removeBucket(old []*Bucket, id uint32) ([]*Bucket, error) {
+func removeBucket(old []Bucket, id uint32) ([]Bucket, error) {
 	skip := -1
 	switch id {
 	case BucketAll:
@@ -378,15 +368,15 @@ func removeBucket(old []*Bucket, id uint32) ([]*Bucket, error) {
 	case BucketLast:
 		skip = len(old) - 1
 	default:
-		skip = slices.IndexFunc(old, func(b *Bucket) bool { return b.ID == id })
+		skip = slices.IndexFunc(old, func(b Bucket) bool { return b.ID == id })
 		if skip < 0 {
 			return nil, ofperr.OFPGMFC_UNKNOWN_BUCKET
 		}
 	}
-	var out []*Bucket
+	var out []Bucket
 	for i, b := range old {
 		if i != skip {
-			out = append(out, cloneBucket(b))
+			out = append(out, b)
 		}
 	}
 	return out, nil

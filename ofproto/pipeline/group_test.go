@@ -5,11 +5,11 @@ import (
 	"testing"
 )
 
-func bucket(id uint32, acts ...Action) *Bucket {
-	return &Bucket{ID: id, WatchPort: 0xffff, WatchGroup: GroupAny, Actions: acts}
+func bucket(id uint32, acts ...Action) Bucket {
+	return Bucket{ID: id, WatchPort: 0xffff, WatchGroup: GroupAny, Actions: acts}
 }
 
-func groupAdd(id uint32, typ GroupType, buckets ...*Bucket) *GroupMod {
+func groupAdd(id uint32, typ GroupType, buckets ...Bucket) *GroupMod {
 	return &GroupMod{Command: GroupAdd, Type: typ, GroupID: id, Buckets: buckets}
 }
 
@@ -45,7 +45,7 @@ func TestGroupAddModifyDelete(t *testing.T) {
 	// Modify replaces the group at a new version, keeps its creation time.
 	before := p.Version()
 	p.clock.Advance(1e9)
-	if err := p.GroupMod(&GroupMod{Command: GroupModify, Type: GroupTypeSelect, GroupID: 1, Buckets: []*Bucket{bucket(5, OutputAction{Port: 4})}}); err != nil {
+	if err := p.GroupMod(&GroupMod{Command: GroupModify, Type: GroupTypeSelect, GroupID: 1, Buckets: []Bucket{bucket(5, OutputAction{Port: 4})}}); err != nil {
 		t.Fatal(err)
 	}
 	g := p.Group(p.Version(), 1)
@@ -57,7 +57,7 @@ func TestGroupAddModifyDelete(t *testing.T) {
 	}
 
 	// Add-or-modify.
-	if err := p.GroupMod(&GroupMod{Command: GroupAddOrModify, Type: GroupTypeIndirect, GroupID: 3, Buckets: []*Bucket{bucket(0)}}); err != nil {
+	if err := p.GroupMod(&GroupMod{Command: GroupAddOrModify, Type: GroupTypeIndirect, GroupID: 3, Buckets: []Bucket{bucket(0)}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.GroupMod(&GroupMod{Command: GroupAddOrModify, Type: GroupTypeAll, GroupID: 3}); err != nil {
@@ -99,7 +99,7 @@ func TestGroupBuckets(t *testing.T) {
 		t.Fatal(err)
 	}
 	ins := func(at uint32, ids ...uint32) error {
-		var bs []*Bucket
+		var bs []Bucket
 		for _, id := range ids {
 			bs = append(bs, bucket(id))
 		}
@@ -165,8 +165,8 @@ func TestGroupChaining(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 2 -> 1 -> 2 would loop.
-	wantErr(t, p.GroupMod(&GroupMod{Command: GroupModify, GroupID: 2, Buckets: []*Bucket{bucket(0, GroupAction{ID: 1})}}), ofperr.OFPGMFC_LOOP)
-	wantErr(t, p.GroupMod(&GroupMod{Command: GroupModify, GroupID: 2, Buckets: []*Bucket{bucket(0, GroupAction{ID: 2})}}), ofperr.OFPGMFC_LOOP)
+	wantErr(t, p.GroupMod(&GroupMod{Command: GroupModify, GroupID: 2, Buckets: []Bucket{bucket(0, GroupAction{ID: 1})}}), ofperr.OFPGMFC_LOOP)
+	wantErr(t, p.GroupMod(&GroupMod{Command: GroupModify, GroupID: 2, Buckets: []Bucket{bucket(0, GroupAction{ID: 2})}}), ofperr.OFPGMFC_LOOP)
 }
 
 func TestMeters(t *testing.T) {

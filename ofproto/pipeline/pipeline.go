@@ -199,3 +199,25 @@ func (t *Txn) Commit() {
 	}
 	p.mu.Unlock()
 }
+
+// Flush deletes every rule of every table OpenFlow sees (flow removed
+// goes out for those that asked, reason delete), every group and every
+// meter: Open vSwitch's ofproto_flush__.
+func (p *Pipeline) Flush() {
+	t := p.Begin()
+	for id := range p.tables {
+		tb := &p.tables[id]
+		if tb.hidden {
+			continue
+		}
+		var rules []*Rule
+		tb.cls.ForEach(VersionMax, func(cr *classifier.Rule[*Rule]) bool {
+			rules = append(rules, cr.Value)
+			return true
+		})
+		t.deleteRulesStart(rules, RemovedDelete)
+	}
+	t.deleteGroups(GroupAll)
+	t.Commit()
+	_ = p.MeterMod(&MeterMod{Command: MeterDelete, Config: MeterConfig{ID: MeterAll}})
+}

@@ -65,7 +65,8 @@ const (
 	FlagCheckOverlap Flags = 1 << 3
 	FlagEmerg        Flags = 1 << 4
 	FlagResetCounts  Flags = 1 << 5
-	// FlagNoReadonly lets an internal caller change read-only tables.
+	// FlagNoReadonly marks the switch's own changes: they may change
+	// read-only tables and hidden flows.
 	FlagNoReadonly Flags = 1 << 7
 
 	// flagsState are the flags a rule keeps (OFPUTIL_FF_STATE).

@@ -7,7 +7,7 @@ import "gvs/ofproto/classifier"
 // nested actions) are local types, replaced by ofpact's after merging.
 
 // Action is an OpenFlow action (ofpact.Action).
-type Action interface{ standinAction() }
+type Action = any
 
 // OutputAction is ofpact.Output.
 type OutputAction struct{ Port uint32 }
@@ -27,8 +27,6 @@ type ConjunctionAction struct {
 	Clause, NClauses uint8
 }
 
-func (ConjunctionAction) standinAction() {}
-
 // conjunctions returns the conjunctions of a rule whose actions are all
 // conjunction actions (get_conjunctions), else nil.
 func conjunctions(acts []Action) []classifier.Conjunction {
@@ -45,12 +43,6 @@ func conjunctions(acts []Action) []classifier.Conjunction {
 
 // WriteActions is ofpact.WriteActions (nested actions).
 type WriteActions struct{ Actions []Action }
-
-func (OutputAction) standinAction()     {}
-func (GroupAction) standinAction()      {}
-func (MeterAction) standinAction()      {}
-func (ControllerAction) standinAction() {}
-func (WriteActions) standinAction()     {}
 
 // forEachAction calls fn for every action in acts, nested ones included
 // (Open vSwitch's OFPACT_FOR_EACH_FLATTENED).

@@ -18,6 +18,8 @@ type FlowQuery struct {
 	Cookie, CookieMask uint64
 	OutPort            uint32 // mf.PortNone for any
 	OutGroup           uint32 // GroupAny for any
+	// IncludeHidden also selects the switch's own hidden flows.
+	IncludeHidden bool
 }
 
 // Flows returns the rules the query selects as of the current version, in
@@ -28,7 +30,7 @@ func (p *Pipeline) Flows(q *FlowQuery) ([]*Rule, error) {
 	rules, err := p.collectRules(&criteria{
 		tableID: q.TableID, match: &m, strict: q.Strict, priority: q.Priority,
 		cookie: q.Cookie, cookieMask: q.CookieMask, outPort: q.OutPort, outGroup: q.OutGroup,
-		includeReadonly: true, version: p.Version(),
+		includeReadonly: true, includeHidden: q.IncludeHidden, version: p.Version(),
 	})
 	if err != nil {
 		return nil, err
