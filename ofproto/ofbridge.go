@@ -71,6 +71,8 @@ type OFBridge struct {
 	failMode FailMode
 	hasCtrl  bool
 	fragMode xlate.FragHandling
+	stop     chan struct{} // the timer goroutine (Start/Close)
+	done     chan struct{}
 }
 
 // portState is the bridge's own record of a port (under OFBridge.mu).

@@ -246,3 +246,54 @@ func TestPortModAndLink(t *testing.T) {
 		t.Fatalf("port descs %+v", descs)
 	}
 }
+
+// TestLearn: a learned flow is added (modify-strict that adds), the same
+// flow learned again only restarts its hard timeout, and timers expire
+// it with flow removed.
+func TestLearn(t *testing.T) {
+	clock := time.Unix(1_000_000, 0)
+	b := NewOFBridge("br0", OFBridgeConfig{Now: func() time.Time { return clock }})
+	ev := &eventLog{}
+	b.SetEvents(ev)
+	var m mf.Match
+	m.Flow.EtherType, m.Wildcards.Masks.EtherType = 0x0800, 0xffff
+	lf := &xlate.LearnedFlow{TableID: 1, Priority: 7, Cookie: 0x42, HardTimeout: 10, Flags: ofpffSendFlowRem,
+		Match: m, Actions: []xlate.Action{pipeline.OutputAction{Port: 3}}}
+	if err := b.Learn(lf); err != nil {
+		t.Fatal(err)
+	}
+	v := b.Version()
+	learned := b.findExactly(1, &m, 7)
+	if learned == nil || learned.Cookie != 0x42 || learned.HardTimeout != 10 || learned.Flags != pipeline.FlagSendFlowRem {
+		t.Fatalf("learned flow %+v", learned)
+	}
+	clock = clock.Add(8 * time.Second)
+	if err := b.Learn(lf); err != nil {
+		t.Fatal(err)
+	}
+	if b.Version() != v {
+		t.Fatal("relearning the same flow changed the tables")
+	}
+	clock = clock.Add(8 * time.Second)
+	if n, _ := b.RunTimers(clock); n != 0 {
+		t.Fatal("relearned flow expired from its first hard timeout")
+	}
+	clock = clock.Add(3 * time.Second)
+	if n, _ := b.RunTimers(clock); n != 1 {
+		t.Fatal("learned flow did not expire")
+	}
+	if len(ev.removed) != 1 || ev.removed[0].Reason != pipeline.RemovedHardTimeout || ev.removed[0].Rule.Cookie != 0x42 {
+		t.Fatalf("flow removed %+v", ev.removed)
+	}
+	// Different actions replace the flow.
+	if err := b.Learn(lf); err != nil {
+		t.Fatal(err)
+	}
+	lf.Actions = []xlate.Action{pipeline.OutputAction{Port: 4}}
+	if err := b.Learn(lf); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.findExactly(1, &m, 7); r == nil || r.Actions[0].(pipeline.OutputAction).Port != 4 {
+		t.Fatalf("relearned with new actions: %+v", r)
+	}
+}

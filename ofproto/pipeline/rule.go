@@ -131,6 +131,9 @@ type Rule struct {
 	Modified                 time.Time
 
 	removedReason RemovedReason
+	// refreshed restarts the hard timeout of a learned flow relearned
+	// unchanged (unix nanoseconds; 0: never).
+	refreshed atomic.Int64
 
 	packets atomic.Uint64
 	bytes   atomic.Uint64
@@ -199,4 +202,18 @@ func itoa(n int) string {
 		n /= 10
 	}
 	return string(b[i:])
+}
+
+// Refresh restarts the rule's hard timeout as of now, as a learn action
+// that produced the same flow again does (ofproto_flow_mod_learn_refresh).
+func (r *Rule) Refresh(now time.Time) { r.refreshed.Store(now.UnixNano()) }
+
+// hardStart is when the rule's hard timeout started.
+func (r *Rule) hardStart() time.Time {
+	if ns := r.refreshed.Load(); ns != 0 {
+		if t := time.Unix(0, ns); t.After(r.Modified) {
+			return t
+		}
+	}
+	return r.Modified
 }

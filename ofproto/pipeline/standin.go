@@ -97,6 +97,9 @@ func actionsMeter(acts []Action) (uint32, bool) {
 	return id, found
 }
 
+// ActionsEqual is ofpacts_equal.
+func ActionsEqual(a, b []Action) bool { return actionsEqual(a, b) }
+
 // actionsEqual is ofpacts_equal.
 func actionsEqual(a, b []Action) bool {
 	if len(a) != len(b) {

@@ -130,7 +130,7 @@ func (p *Pipeline) NextExpiry() time.Time {
 func (r *Rule) expiryTimes() [2]time.Time {
 	var out [2]time.Time
 	if r.HardTimeout != 0 {
-		out[0] = r.Modified.Add(time.Duration(r.HardTimeout) * time.Second)
+		out[0] = r.hardStart().Add(time.Duration(r.HardTimeout) * time.Second)
 	}
 	if r.IdleTimeout != 0 {
 		_, _, used := r.Stats()
@@ -148,7 +148,7 @@ func (p *Pipeline) Expire(now time.Time) int {
 	t := p.Begin()
 	var hard, idle []*Rule
 	for r := range p.expirable {
-		if r.HardTimeout != 0 && now.After(r.Modified.Add(time.Duration(r.HardTimeout)*time.Second)) {
+		if r.HardTimeout != 0 && now.After(r.hardStart().Add(time.Duration(r.HardTimeout)*time.Second)) {
 			hard = append(hard, r)
 			continue
 		}
