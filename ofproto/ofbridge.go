@@ -66,7 +66,7 @@ type OFBridge struct {
 	changed   atomic.Pointer[func()]
 
 	mu       sync.Mutex // ports, alloc, failMode, controllers; before the pipeline's lock
-	alloc    *portAllocator
+	alloc    *PortNumbers
 	byName   map[string]*portState
 	failMode FailMode
 	hasCtrl  bool
@@ -104,7 +104,7 @@ func NewOFBridge(name string, cfg OFBridgeConfig) *OFBridge {
 	b := &OFBridge{
 		name: name, log: cfg.Log, now: cfg.Now,
 		macs:     maclearn.NewTable(cfg.MACTableSize, cfg.MACAgingTime),
-		alloc:    newPortAllocator(),
+		alloc:    NewPortNumbers(),
 		byName:   map[string]*portState{},
 		failMode: cfg.FailMode,
 	}
@@ -402,7 +402,7 @@ func (b *OFBridge) AddPorts(specs []PortSpec) (ofports []uint32, errs []error) {
 		}
 		return false
 	}
-	numbers := assignNumbers(reqs, b.alloc, used, now)
+	numbers := b.alloc.Assign(reqs, used, now)
 	var added []*portState
 	for i, s := range specs {
 		if errs[i] != nil {
@@ -467,7 +467,7 @@ func (b *OFBridge) DelPort(name string) error {
 		return fmt.Errorf("%w: %s", ErrNoPort, name)
 	}
 	delete(b.byName, name)
-	b.alloc.freed(p.OFPort, b.now())
+	b.alloc.Freed(p.OFPort, b.now())
 	b.publishPortsLocked()
 	b.mu.Unlock()
 	b.macs.FlushPort(p.OFPort)
@@ -566,4 +566,41 @@ func (b *OFBridge) Meter(id uint32) (dpMeter uint32, ok bool) {
 		return 0, false
 	}
 	return id, true
+}
+
+// SetPortRequest applies a changed Interface.ofport_request: when the
+// number is valid, differs from the port's and no other port has it, the
+// port is renumbered, which OpenFlow sees as the port leaving and coming
+// back (Open vSwitch deletes and re-adds it). It returns the port's
+// number afterwards.
+func (b *OFBridge) SetPortRequest(name string, request int) (uint32, error) {
+	b.mu.Lock()
+	p := b.byName[name]
+	if p == nil {
+		b.mu.Unlock()
+		return 0, fmt.Errorf("%w: %s", ErrNoPort, name)
+	}
+	n := uint32(request)
+	if request < 1 || request >= int(mf.PortMax) || n == p.OFPort || p.OFPort == mf.PortLocal {
+		b.mu.Unlock()
+		return p.OFPort, nil
+	}
+	for _, o := range b.byName {
+		if o.OFPort == n {
+			b.mu.Unlock()
+			return p.OFPort, nil
+		}
+	}
+	np := *p
+	np.OFPort = n
+	b.byName[name] = &np
+	b.alloc.Freed(p.OFPort, b.now())
+	b.alloc.taken(n)
+	b.publishPortsLocked()
+	b.mu.Unlock()
+	b.macs.FlushPort(p.OFPort)
+	b.portStatus(PortDeleted, p)
+	b.portStatus(PortAdded, &np)
+	b.notifyChanged()
+	return n, nil
 }

@@ -188,15 +188,15 @@ func TestPortNumbers(t *testing.T) {
 
 func TestPortAllocatorExhaustion(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
-	a := newPortAllocator()
+	a := NewPortNumbers()
 	full := map[uint32]bool{}
 	for n := uint32(1); n <= ofportAutoMax; n++ {
 		full[n] = true
 	}
 	delete(full, 3)
 	delete(full, 9)
-	a.freed(3, now.Add(-time.Minute))
-	a.freed(9, now.Add(-2*time.Minute))
+	a.Freed(3, now.Add(-time.Minute))
+	a.Freed(9, now.Add(-2*time.Minute))
 	if n := a.pick(func(n uint32) bool { return full[n] }, now); n != 9 {
 		t.Fatalf("pick with only recent numbers free = %d, want 9 (freed first)", n)
 	}
@@ -295,5 +295,27 @@ func TestLearn(t *testing.T) {
 	}
 	if r := b.findExactly(1, &m, 7); r == nil || r.Actions[0].(pipeline.OutputAction).Port != 4 {
 		t.Fatalf("relearned with new actions: %+v", r)
+	}
+}
+
+func TestSetPortRequest(t *testing.T) {
+	b := NewOFBridge("br0", OFBridgeConfig{})
+	nums, _ := b.AddPorts([]PortSpec{{Name: "a", DPPort: 1}, {Name: "b", DPPort: 2}})
+	if nums[0] != 1 || nums[1] != 2 {
+		t.Fatalf("numbers %v", nums)
+	}
+	ev := &eventLog{}
+	b.SetEvents(ev)
+	if n, _ := b.SetPortRequest("a", 2); n != 1 {
+		t.Fatalf("request for a number in use renumbered to %d", n)
+	}
+	if n, _ := b.SetPortRequest("a", 10); n != 10 || b.Port(10) == nil || b.Port(1) != nil {
+		t.Fatalf("renumbering: %d", n)
+	}
+	if len(ev.status) != 2 || ev.status[0] != PortDeleted || ev.status[1] != PortAdded {
+		t.Fatalf("events %v", ev.status)
+	}
+	if _, err := b.SetPortRequest("zz", 3); err == nil {
+		t.Fatal("missing port")
 	}
 }

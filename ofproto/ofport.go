@@ -17,23 +17,24 @@ const (
 	ofportReuseAge = time.Hour
 )
 
-// portAllocator hands out one bridge's automatic port numbers as Open
+// PortNumbers hands out one bridge's automatic port numbers as Open
 // vSwitch's ofproto does: round robin from the last number given, skipping
 // numbers in use and numbers freed less than ofportReuseAge ago (when
 // every number is taken or recent, the one freed longest ago). It lives as
 // long as the bridge; after a restart numbering starts again from 1, the
 // ports keeping theirs from the database.
-type portAllocator struct {
+type PortNumbers struct {
 	last    uint32               // the number handed out last (alloc_port_no)
 	freedAt map[uint32]time.Time // numbers given up, and when
 }
 
-func newPortAllocator() *portAllocator {
-	return &portAllocator{freedAt: map[uint32]time.Time{}}
+// NewPortNumbers returns the numbering of a new bridge.
+func NewPortNumbers() *PortNumbers {
+	return &PortNumbers{freedAt: map[uint32]time.Time{}}
 }
 
 // pick returns a number for a new port, or 0 when there is none.
-func (a *portAllocator) pick(used func(uint32) bool, now time.Time) uint32 {
+func (a *PortNumbers) pick(used func(uint32) bool, now time.Time) uint32 {
 	var lru uint32
 	var lruAt time.Time
 	for range ofportAutoMax {
@@ -55,8 +56,8 @@ func (a *portAllocator) pick(used func(uint32) bool, now time.Time) uint32 {
 	return lru
 }
 
-// freed records that n was given up at now.
-func (a *portAllocator) freed(n uint32, now time.Time) {
+// Freed records that a port gave number n up at now.
+func (a *PortNumbers) Freed(n uint32, now time.Time) {
 	if n == mf.PortLocal || n == 0 {
 		return
 	}
@@ -66,7 +67,7 @@ func (a *portAllocator) freed(n uint32, now time.Time) {
 }
 
 // taken forgets that n was freed (a port has it again).
-func (a *portAllocator) taken(n uint32) { delete(a.freedAt, n) }
+func (a *PortNumbers) taken(n uint32) { delete(a.freedAt, n) }
 
 // PortRequest is one port to number (Open vSwitch's iface_pick_ofport
 // inputs): its name, its Interface.ofport_request (0 if unset) and the
@@ -77,11 +78,12 @@ type PortRequest struct {
 	Previous int
 }
 
-// assignNumbers numbers new ports as Open vSwitch's iface_pick_ofport and
+// Assign numbers new ports as Open vSwitch's iface_pick_ofport and
 // alloc_ofp_port do: ofport_request wins when that number is free; then a
 // port keeps the number it had; the rest get new numbers, in name order.
-// used reports numbers already taken; take marks one taken.
-func assignNumbers(reqs []PortRequest, a *portAllocator, used func(uint32) bool, now time.Time) map[string]uint32 {
+// used reports the numbers other ports have. A port missing from the
+// result got none (every number is in use).
+func (a *PortNumbers) Assign(reqs []PortRequest, used func(uint32) bool, now time.Time) map[string]uint32 {
 	out := make(map[string]uint32, len(reqs))
 	mine := map[uint32]bool{}
 	inUse := func(n uint32) bool { return mine[n] || used(n) }
