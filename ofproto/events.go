@@ -1,7 +1,7 @@
 package ofproto
 
 import (
-	"errors"
+	"gvs/ofproto/ofperr"
 
 	"gvs/ofproto/pipeline"
 	"gvs/ofproto/xlate"
@@ -37,8 +37,8 @@ type PortDesc struct {
 
 // Port mod errors, as Open vSwitch's handle_port_mod returns them.
 var (
-	errBadPort   = errors.New("OFPPMFC_BAD_PORT")
-	errBadHWAddr = errors.New("OFPPMFC_BAD_HW_ADDR")
+	errBadPort   error = ofperr.OFPPMFC_BAD_PORT
+	errBadHWAddr error = ofperr.OFPPMFC_BAD_HW_ADDR
 )
 
 type eventsBox struct{ e Events }

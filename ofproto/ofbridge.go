@@ -64,6 +64,7 @@ type OFBridge struct {
 	tableMiss [pipeline.NumTables]atomic.Uint32
 	events    atomic.Pointer[eventsBox]
 	changed   atomic.Pointer[func()]
+	packetOut atomic.Pointer[PacketOutFunc]
 
 	mu       sync.Mutex // ports, alloc, failMode, controllers; before the pipeline's lock
 	alloc    *PortNumbers
