@@ -560,13 +560,14 @@ func (b *OFBridge) publishPortsLocked() {
 	b.ports.Store(s)
 }
 
-// Meter implements xlate.Bridge: the datapath meter of OpenFlow meter id
-// (the provider numbers its meters as OpenFlow does).
+// Meter implements xlate.Bridge: the datapath meter implementing
+// OpenFlow meter id.
 func (b *OFBridge) Meter(id uint32) (dpMeter uint32, ok bool) {
-	if b.pipe.Meter(id) == nil || b.pipe.MeterFeatures().MaxMeters == 0 {
+	m := b.pipe.Meter(id)
+	if m == nil {
 		return 0, false
 	}
-	return id, true
+	return m.ProviderID, true
 }
 
 // SetPortRequest applies a changed Interface.ofport_request: when the

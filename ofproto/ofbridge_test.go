@@ -319,3 +319,7 @@ func TestSetPortRequest(t *testing.T) {
 		t.Fatal("missing port")
 	}
 }
+
+func xlateStats(packets, bytes uint64, used time.Time) xlate.Stats {
+	return xlate.Stats{Packets: packets, Bytes: bytes, Used: used}
+}

@@ -162,20 +162,29 @@ func (f *fixture) all(t *testing.T) []*Rule {
 
 // fakeMeters is a meter provider that keeps configurations.
 type fakeMeters struct {
-	mu  sync.Mutex
-	set map[uint32]MeterConfig
+	mu   sync.Mutex
+	next uint32
+	set  map[uint32]MeterConfig
 }
 
 func (m *fakeMeters) Features() MeterFeatures {
 	return MeterFeatures{MaxMeters: 1 << 18, BandTypes: 1 << BandDrop, Capabilities: 0xf, MaxBands: 1}
 }
 
-func (m *fakeMeters) SetMeter(id uint32, cfg MeterConfig) error {
+func (m *fakeMeters) AddMeter(cfg MeterConfig) (uint32, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.set == nil {
 		m.set = map[uint32]MeterConfig{}
 	}
+	m.next++
+	m.set[m.next] = cfg
+	return m.next, nil
+}
+
+func (m *fakeMeters) ModifyMeter(id uint32, cfg MeterConfig) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.set[id] = cfg
 	return nil
 }

@@ -71,19 +71,26 @@ type MeterFeatures struct {
 }
 
 // MeterProvider implements meters in the datapath (ofproto-dpif's
-// meter_set/meter_get/meter_del over dpif).
+// meter_set/meter_get/meter_del over dpif). It numbers its meters itself
+// (one datapath serves several bridges): the provider id.
 type MeterProvider interface {
 	Features() MeterFeatures
-	// SetMeter creates or replaces datapath meter id.
-	SetMeter(id uint32, cfg MeterConfig) error
-	DelMeter(id uint32)
-	MeterStats(id uint32, nBands int) (MeterStats, error)
+	// AddMeter creates a datapath meter; ModifyMeter replaces one's
+	// configuration. Their errors are OpenFlow errors
+	// (OFPMMFC_OUT_OF_METERS, BAD_BAND, BAD_RATE, BAD_FLAGS...).
+	AddMeter(cfg MeterConfig) (providerID uint32, err error)
+	ModifyMeter(providerID uint32, cfg MeterConfig) error
+	DelMeter(providerID uint32)
+	MeterStats(providerID uint32, nBands int) (MeterStats, error)
 }
 
 // Meter is a meter table entry.
 type Meter struct {
 	Config  MeterConfig
 	Created time.Time
+	// ProviderID is the datapath meter implementing it (translation's
+	// meter action names it).
+	ProviderID uint32
 }
 
 type meterMap struct{ m map[uint32]*Meter }
@@ -115,7 +122,7 @@ func (p *Pipeline) MeterFeatures() MeterFeatures {
 func (p *Pipeline) MeterStats(m *Meter) MeterStats {
 	st := MeterStats{Bands: make([]BandStats, len(m.Config.Bands))}
 	if p.cfg.Meters != nil {
-		if s, err := p.cfg.Meters.MeterStats(m.Config.ID, len(m.Config.Bands)); err == nil {
+		if s, err := p.cfg.Meters.MeterStats(m.ProviderID, len(m.Config.Bands)); err == nil {
 			st = s
 		}
 	}
@@ -153,10 +160,11 @@ func (p *Pipeline) MeterMod(mm *MeterMod) error {
 		if p.meters.Load().m[id] != nil {
 			return ofperr.OFPMMFC_METER_EXISTS
 		}
-		if err := p.cfg.Meters.SetMeter(id, mm.Config); err != nil {
+		pid, err := p.cfg.Meters.AddMeter(mm.Config)
+		if err != nil {
 			return err
 		}
-		p.setMeter(&Meter{Config: cloneMeterConfig(mm.Config), Created: p.now()})
+		p.setMeter(&Meter{Config: cloneMeterConfig(mm.Config), Created: p.now(), ProviderID: pid})
 	case MeterModify:
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -164,10 +172,10 @@ func (p *Pipeline) MeterMod(mm *MeterMod) error {
 		if old == nil {
 			return ofperr.OFPMMFC_UNKNOWN_METER
 		}
-		if err := p.cfg.Meters.SetMeter(id, mm.Config); err != nil {
+		if err := p.cfg.Meters.ModifyMeter(old.ProviderID, mm.Config); err != nil {
 			return err
 		}
-		p.setMeter(&Meter{Config: cloneMeterConfig(mm.Config), Created: old.Created})
+		p.setMeter(&Meter{Config: cloneMeterConfig(mm.Config), Created: old.Created, ProviderID: old.ProviderID})
 	case MeterDelete:
 		if id == 0 {
 			return nil // OpenFlow has no meter 0
@@ -191,8 +199,8 @@ func (p *Pipeline) MeterMod(mm *MeterMod) error {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		for _, mid := range ids {
-			if p.cfg.Meters != nil {
-				p.cfg.Meters.DelMeter(mid)
+			if m := p.meters.Load().m[mid]; m != nil && p.cfg.Meters != nil {
+				p.cfg.Meters.DelMeter(m.ProviderID)
 			}
 			m := maps.Clone(p.meters.Load().m)
 			delete(m, mid)

@@ -25,6 +25,8 @@ type FlowQuery struct {
 // Flows returns the rules the query selects as of the current version, in
 // table order then priority (high first). Errors: ofperr.OFPBRC_BAD_TABLE_ID.
 func (p *Pipeline) Flows(q *FlowQuery) ([]*Rule, error) {
+	p.mu.Lock() // the classifier's iterators are the writer's
+	defer p.mu.Unlock()
 	m := q.Match
 	m.Normalize()
 	rules, err := p.collectRules(&criteria{
