@@ -14,6 +14,7 @@ type Events interface {
 	PacketIn(pi *xlate.PacketIn)
 	FlowRemoved(fr *pipeline.FlowRemoved)
 	PortStatus(reason PortReason, desc *PortDesc)
+	FlowMonitor(u *pipeline.FlowUpdate)
 }
 
 // PortReason is a port status reason (OFPPR_*).
@@ -92,5 +93,11 @@ type flowRemovedSink struct{ b *OFBridge }
 func (s flowRemovedSink) FlowRemoved(fr pipeline.FlowRemoved) {
 	if e := s.b.sink(); e != nil {
 		e.FlowRemoved(&fr)
+	}
+}
+
+func (s flowRemovedSink) FlowChanged(u pipeline.FlowUpdate) {
+	if e := s.b.sink(); e != nil {
+		e.FlowMonitor(&u)
 	}
 }

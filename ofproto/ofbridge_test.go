@@ -16,10 +16,16 @@ type eventLog struct {
 	status  []PortReason
 	descs   []PortDesc
 	removed []pipeline.FlowRemoved
+	updates []pipeline.FlowUpdate
 	pins    int
 }
 
 func (e *eventLog) PacketIn(*xlate.PacketIn) { e.mu.Lock(); e.pins++; e.mu.Unlock() }
+func (e *eventLog) FlowMonitor(u *pipeline.FlowUpdate) {
+	e.mu.Lock()
+	e.updates = append(e.updates, *u)
+	e.mu.Unlock()
+}
 func (e *eventLog) FlowRemoved(fr *pipeline.FlowRemoved) {
 	e.mu.Lock()
 	e.removed = append(e.removed, *fr)

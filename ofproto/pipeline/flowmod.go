@@ -20,7 +20,7 @@ func (t *Txn) FlowMod(fm *FlowMod) error {
 		if err != nil {
 			return err
 		}
-		op := &txnOp{cmd: FlowAdd, keepCounts: fm.Flags&FlagResetCounts == 0}
+		op := &txnOp{cmd: FlowAdd, keepCounts: fm.Flags&FlagResetCounts == 0, requester: fm.Requester}
 		if err := t.addFlowStart(op, t.p.newRule(fm, tableID, t.version), fm.Flags&FlagCheckOverlap != 0); err != nil {
 			return err
 		}
@@ -129,7 +129,7 @@ func (t *Txn) modifyFlows(fm *FlowMod, strict bool) error {
 	if err != nil {
 		return err
 	}
-	op := &txnOp{cmd: fm.Command, keepCounts: fm.Flags&FlagResetCounts == 0}
+	op := &txnOp{cmd: fm.Command, keepCounts: fm.Flags&FlagResetCounts == 0, requester: fm.Requester}
 	if len(olds) == 0 {
 		if fm.NewCookie == CookieNone || fm.CookieMask != 0 {
 			return nil // nothing to modify, and may not add
@@ -172,6 +172,9 @@ func (t *Txn) deleteFlows(fm *FlowMod, strict bool) error {
 		return err
 	}
 	t.deleteRulesStart(rules, RemovedDelete)
+	if len(rules) > 0 {
+		t.ops[len(t.ops)-1].requester = fm.Requester
+	}
 	return nil
 }
 
@@ -350,6 +353,16 @@ func (p *Pipeline) finishOp(op *txnOp, now time.Time) bool {
 	if op.group {
 		return p.finishGroupOp(op, now)
 	}
+	for i, r := range op.new {
+		switch {
+		case i >= len(op.old) || op.cmd == FlowAdd:
+			p.report(FlowUpdate{Event: FlowAdded, Rule: r, Requester: op.requester})
+		case !actionsEqual(r.Actions, op.old[i].Actions):
+			p.report(FlowUpdate{Event: FlowModified, Rule: r, OldActions: op.old[i].Actions, Requester: op.requester})
+		case r.Cookie != op.old[i].Cookie:
+			p.report(FlowUpdate{Event: FlowModified, Rule: r, Requester: op.requester})
+		}
+	}
 	for i, old := range op.old {
 		if op.cmd != FlowDelete && i < len(op.new) {
 			// replace_rule_finish -> rule_insert(new, old, keep_counts)
@@ -363,15 +376,16 @@ func (p *Pipeline) finishOp(op *txnOp, now time.Time) bool {
 			r.touch(time.Unix(0, old.used.Load()))
 			continue
 		}
-		p.removeRule(old, op.reason, now)
+		p.removeRule(old, op.reason, op.requester, now)
 	}
 	return len(op.old)+len(op.new) > 0
 }
 
 // removeRule takes a deleted rule out of its table and sends flow removed
 // if it asked for it (rule_destroy_cb).
-func (p *Pipeline) removeRule(r *Rule, reason RemovedReason, now time.Time) {
+func (p *Pipeline) removeRule(r *Rule, reason RemovedReason, requester any, now time.Time) {
 	r.removedReason = reason
+	p.report(FlowUpdate{Event: FlowDeleted, Rule: r, Reason: reason, Requester: requester})
 	if r.Flags&FlagSendFlowRem != 0 && !r.hidden() && p.cfg.Events != nil {
 		pk, by, _ := r.Stats()
 		p.cfg.Events.FlowRemoved(FlowRemoved{
@@ -397,3 +411,10 @@ func (p *Pipeline) collect() {
 
 // collectInterval is far longer than any translation runs.
 const collectInterval = time.Second
+
+// report passes a flow monitor update on (hidden rules are never shown).
+func (p *Pipeline) report(u FlowUpdate) {
+	if p.cfg.Events != nil && !u.Rule.hidden() {
+		p.cfg.Events.FlowChanged(u)
+	}
+}

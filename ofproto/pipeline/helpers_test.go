@@ -27,10 +27,25 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// recorder collects flow removed messages.
+// recorder collects flow removed messages and flow monitor updates.
 type recorder struct {
 	mu      sync.Mutex
 	removed []FlowRemoved
+	updates []FlowUpdate
+}
+
+func (r *recorder) FlowChanged(u FlowUpdate) {
+	r.mu.Lock()
+	r.updates = append(r.updates, u)
+	r.mu.Unlock()
+}
+
+func (r *recorder) takeUpdates() []FlowUpdate {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.updates
+	r.updates = nil
+	return out
 }
 
 func (r *recorder) FlowRemoved(fr FlowRemoved) {

@@ -14,6 +14,31 @@ type EventSink interface {
 	// FlowRemoved reports a rule with send_flow_rem that a delete,
 	// timeout, group or meter deletion removed.
 	FlowRemoved(FlowRemoved)
+	// FlowChanged reports every change of a visible rule, for flow
+	// monitors (Open vSwitch's ofmonitor_report).
+	FlowChanged(FlowUpdate)
+}
+
+// FlowEvent is a flow monitor event (NXFME_* / OFPFME_*).
+type FlowEvent uint8
+
+const (
+	FlowAdded    FlowEvent = 0
+	FlowDeleted  FlowEvent = 1
+	FlowModified FlowEvent = 2
+)
+
+// FlowUpdate is one flow monitor update.
+type FlowUpdate struct {
+	Event  FlowEvent
+	Rule   *Rule
+	Reason RemovedReason // FlowDeleted only
+	// OldActions are the actions a modification replaced (nil when the
+	// actions did not change).
+	OldActions []Action
+	// Requester is the FlowMod's Requester (nil for the switch's own
+	// changes: timeouts, group and meter deletions).
+	Requester any
 }
 
 // FlowRemoved is a flow removed message's content (struct
@@ -154,6 +179,7 @@ type txnOp struct {
 	old, new   []*Rule
 	keepCounts bool
 	reason     RemovedReason
+	requester  any
 	// Group mods.
 	oldGroups []*Group
 	newGroup  *Group

@@ -113,6 +113,9 @@ type FlowMod struct {
 	OutPort                  uint32 // delete: mf.PortNone for any
 	OutGroup                 uint32 // delete: GroupAny for any
 	Actions                  []Action
+	// Requester identifies who sent the flow mod (the connection and
+	// message); flow monitor updates carry it.
+	Requester any
 }
 
 // Rule is one flow table entry: a classifier rule (Match, Priority,
