@@ -34,8 +34,6 @@ type OFBridgeConfig struct {
 	MACTableSize int
 	MACAgingTime time.Duration
 	ForwardBPDU  bool
-	// FailMode is Bridge.fail_mode.
-	FailMode FailMode
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 	// Meters implements meters in the datapath; nil: no meters.
@@ -92,9 +90,11 @@ type portSnapshot struct {
 	sorted []*xlate.Port
 }
 
-// NewOFBridge creates a bridge with no ports. A standalone bridge starts
-// with the default flow (priority=0 actions=NORMAL), as Open vSwitch's
-// connmgr_flushed adds it to a bridge without controllers.
+// NewOFBridge creates a bridge with no ports and empty tables, as Open
+// vSwitch's ofproto starts: the flows the switch owns come from whoever
+// manages its fail mode (the connection manager, through FlushFlows and
+// AddNormalFlow; or SetFailMode here), which starts out secure as
+// connmgr_create does.
 func NewOFBridge(name string, cfg OFBridgeConfig) *OFBridge {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -107,7 +107,7 @@ func NewOFBridge(name string, cfg OFBridgeConfig) *OFBridge {
 		macs:     maclearn.NewTable(cfg.MACTableSize, cfg.MACAgingTime),
 		alloc:    NewPortNumbers(),
 		byName:   map[string]*portState{},
-		failMode: cfg.FailMode,
+		failMode: FailSecure,
 	}
 	b.pipe = pipeline.New(pipeline.Config{
 		Now: cfg.Now, Events: flowRemovedSink{b}, Meters: cfg.Meters,
@@ -115,7 +115,6 @@ func NewOFBridge(name string, cfg OFBridgeConfig) *OFBridge {
 	})
 	b.xcfg.Store(&xlate.Config{ForwardBPDU: cfg.ForwardBPDU, MissSendLen: 128, Now: cfg.Now})
 	b.ports.Store(&portSnapshot{byOF: map[uint32]*xlate.Port{}, byDP: map[uint32]*xlate.Port{}})
-	b.flushed()
 	return b
 }
 
@@ -212,16 +211,23 @@ func actionsAreNormal(acts []pipeline.Action) bool {
 }
 
 // FlushFlows deletes every flow, group and meter (ofproto_flush__: flow
-// removed goes out for flows that asked), then puts back the flows the
-// switch owns (connmgr_flushed): Open vSwitch's ofproto_flush_flows.
-func (b *OFBridge) FlushFlows() {
+// removed goes out for flows that asked). The caller puts back the flows
+// the switch owns (connmgr_flushed).
+func (b *OFBridge) FlushFlows() { b.pipe.Flush() }
+
+// flushFlows is ofproto_flush_flows for a bridge whose fail mode is
+// managed here: flush, then the default flow if it is due.
+func (b *OFBridge) flushFlows() {
 	b.pipe.Flush()
 	b.flushed()
 }
 
-// SetFailMode changes Bridge.fail_mode. A bridge without controllers
-// flushes its flows when the mode changes, and the default flow follows
-// the new mode (connmgr_set_fail_mode).
+// SetFailMode changes Bridge.fail_mode, for a bridge no connection
+// manager manages (one that does calls FlushFlows and AddNormalFlow
+// itself). A bridge without controllers flushes its flows when the mode
+// changes, and the default flow follows the new mode
+// (connmgr_set_fail_mode): a new bridge set to standalone gets
+// "priority=0 actions=NORMAL".
 func (b *OFBridge) SetFailMode(mode FailMode) {
 	b.mu.Lock()
 	changed := b.failMode != mode
@@ -229,7 +235,7 @@ func (b *OFBridge) SetFailMode(mode FailMode) {
 	flush := changed && !b.hasCtrl
 	b.mu.Unlock()
 	if flush {
-		b.FlushFlows()
+		b.flushFlows()
 	}
 }
 
@@ -242,7 +248,7 @@ func (b *OFBridge) SetHaveControllers(have bool) {
 	b.hasCtrl = have
 	b.mu.Unlock()
 	if changed {
-		b.FlushFlows()
+		b.flushFlows()
 	}
 }
 

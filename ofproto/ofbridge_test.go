@@ -57,9 +57,13 @@ func isDefaultFlow(r *pipeline.Rule) bool {
 // brings it back (connmgr_flushed).
 func TestDefaultFlow(t *testing.T) {
 	b := NewOFBridge("br0", OFBridgeConfig{})
+	if rules := allFlows(t, b); len(rules) != 0 {
+		t.Fatalf("new bridge flows: %v", rules)
+	}
+	b.SetFailMode(FailStandalone)
 	rules := allFlows(t, b)
 	if len(rules) != 1 || !isDefaultFlow(rules[0]) {
-		t.Fatalf("new bridge flows: %v", rules)
+		t.Fatalf("standalone bridge flows: %v", rules)
 	}
 	var wc mf.Wildcards
 	f := &mf.Flow{}

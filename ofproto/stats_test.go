@@ -28,11 +28,10 @@ func TestFlowAndGroupStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The default flow and ours, table order.
-	if len(fs) != 2 || fs[1].TableID != 1 {
+	if len(fs) != 1 || fs[0].TableID != 1 {
 		t.Fatalf("flow stats %+v", fs)
 	}
-	s := fs[1]
+	s := fs[0]
 	if s.Packets != 2 || s.Bytes != 120 || s.Duration != 15*time.Second || s.IdleAge != 8 || s.HardAge != 15 || s.Priority != 5 {
 		t.Fatalf("flow stats %+v", s)
 	}
@@ -48,7 +47,7 @@ func TestFlowAndGroupStats(t *testing.T) {
 		t.Fatal("group lookups")
 	}
 	ts := b.TableStats()
-	if len(ts) != pipeline.NumTables-1 || ts[0].ActiveCount != 1 || ts[1].ActiveCount != 1 || ts[1].LookupCount != 1 || ts[1].MatchedCount != 1 {
+	if len(ts) != pipeline.NumTables-1 || ts[0].ActiveCount != 0 || ts[1].ActiveCount != 1 || ts[1].LookupCount != 1 || ts[1].MatchedCount != 1 {
 		t.Fatalf("table stats %+v %+v", ts[0], ts[1])
 	}
 }

@@ -166,10 +166,14 @@ func (d *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
 		return err
 	}
 	d.bridges[name] = br
-	d.ofbridges[name] = ofproto.NewOFBridge(name, ofproto.OFBridgeConfig{
+	ofb := ofproto.NewOFBridge(name, ofproto.OFBridgeConfig{
 		MACTableSize: cfg.MACTableSize, MACAgingTime: cfg.MACAgingTime, ForwardBPDU: cfg.ForwardBPDU,
 		Log: d.log.With("module", "ofproto", "bridge", name),
 	})
+	// Standalone with no controller (the default flow) until a
+	// connection manager takes the bridge over.
+	ofb.SetFailMode(ofproto.FailStandalone)
+	d.ofbridges[name] = ofb
 	d.created[name] = time.Now()
 	return nil
 }
