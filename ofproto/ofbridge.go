@@ -62,6 +62,7 @@ type OFBridge struct {
 	tableMiss [pipeline.NumTables]atomic.Uint32
 	events    atomic.Pointer[eventsBox]
 	changed   atomic.Pointer[func()]
+	portsHook atomic.Pointer[func()]
 	packetOut atomic.Pointer[PacketOutFunc]
 
 	mu       sync.Mutex // ports, alloc, failMode, controllers; before the pipeline's lock
@@ -124,6 +125,16 @@ func (b *OFBridge) Pipeline() *pipeline.Pipeline { return b.pipe }
 // SetChanged installs the function called after anything translation
 // depends on changed (the revalidator's kick). It must not block.
 func (b *OFBridge) SetChanged(fn func()) { b.changed.Store(&fn) }
+
+// setPortsChanged installs the function called after the bridge's ports
+// changed (the switch republishes its datapath port map).
+func (b *OFBridge) setPortsChanged(fn func()) { b.portsHook.Store(&fn) }
+
+func (b *OFBridge) portsChanged() {
+	if fn := b.portsHook.Load(); fn != nil {
+		(*fn)()
+	}
+}
 
 func (b *OFBridge) notifyChanged() {
 	if fn := b.changed.Load(); fn != nil {
@@ -431,6 +442,7 @@ func (b *OFBridge) AddPorts(specs []PortSpec) (ofports []uint32, errs []error) {
 	}
 	b.publishPortsLocked()
 	b.mu.Unlock()
+	b.portsChanged()
 	for _, p := range added {
 		b.portStatus(PortAdded, p)
 	}
@@ -458,6 +470,7 @@ func (b *OFBridge) SetPortVLAN(name string, cfg maclearn.PortConfig) error {
 	b.byName[name] = &np
 	b.publishPortsLocked()
 	b.mu.Unlock()
+	b.portsChanged()
 	b.macs.FlushPort(np.OFPort)
 	b.notifyChanged()
 	return nil
@@ -477,6 +490,7 @@ func (b *OFBridge) DelPort(name string) error {
 	b.alloc.Freed(p.OFPort, b.now())
 	b.publishPortsLocked()
 	b.mu.Unlock()
+	b.portsChanged()
 	b.macs.FlushPort(p.OFPort)
 	b.portStatus(PortDeleted, p)
 	b.notifyChanged()
@@ -544,6 +558,7 @@ func (b *OFBridge) modifyPort(name string, edit func(*portState)) {
 	b.byName[name] = &np
 	b.publishPortsLocked()
 	b.mu.Unlock()
+	b.portsChanged()
 	b.portStatus(PortModified, &np)
 	b.notifyChanged()
 }
@@ -606,6 +621,7 @@ func (b *OFBridge) SetPortRequest(name string, request int) (uint32, error) {
 	b.alloc.taken(n)
 	b.publishPortsLocked()
 	b.mu.Unlock()
+	b.portsChanged()
 	b.macs.FlushPort(p.OFPort)
 	b.portStatus(PortDeleted, p)
 	b.portStatus(PortAdded, &np)
