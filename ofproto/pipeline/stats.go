@@ -161,6 +161,7 @@ func (p *Pipeline) Expire(now time.Time) int {
 		}
 	}
 	if len(hard)+len(idle) == 0 {
+		p.collect() // removed rules go even when nothing else changes
 		t.Abort()
 		return 0
 	}
