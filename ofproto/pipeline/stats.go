@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"gvs/ofproto/classifier"
 	"gvs/ofproto/mf"
 )
 
@@ -171,4 +172,21 @@ func (p *Pipeline) Expire(now time.Time) int {
 	t.deleteRulesStart(idle, RemovedIdleTimeout)
 	t.Commit()
 	return len(hard) + len(idle)
+}
+
+// AllRules returns every rule visible now in every table, the internal
+// table and hidden rules included, table by table in classifier order
+// (ofproto_get_all_flows: bridge/dump-flows).
+func (p *Pipeline) AllRules() []*Rule {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	v := p.Version()
+	var out []*Rule
+	for id := range p.tables {
+		p.tables[id].cls.ForEach(v, func(cr *classifier.Rule[*Rule]) bool {
+			out = append(out, cr.Value)
+			return true
+		})
+	}
+	return out
 }
