@@ -379,6 +379,8 @@ type PortSpec struct {
 	Request, Previous int
 	VLAN              maclearn.PortConfig
 	MAC               [6]byte
+	// LinkDown: the device has no carrier (OFPPS_LINK_DOWN).
+	LinkDown bool
 }
 
 // Errors of port configuration.
@@ -435,7 +437,7 @@ func (b *OFBridge) AddPorts(specs []PortSpec) (ofports []uint32, errs []error) {
 			continue
 		}
 		p := &portState{vlan: s.VLAN, hw: s.MAC}
-		p.Port = xlate.Port{OFPort: n, DPPort: s.DPPort, Name: s.Name, Live: true, VLAN: vlans[i]}
+		p.Port = xlate.Port{OFPort: n, DPPort: s.DPPort, Name: s.Name, LinkDown: s.LinkDown, Live: !s.LinkDown, VLAN: vlans[i]}
 		b.byName[s.Name] = p
 		ofports[i] = n
 		added = append(added, p)

@@ -394,7 +394,7 @@ func (d *Datapath) numberPortsLocked(opened []*port, errs []error) {
 			var hw [6]byte
 			copy(hw[:], p.mac)
 			specs[i] = ofproto.PortSpec{Name: p.spec.Name, DPPort: p.no, Request: p.spec.OFPortRequest,
-				Previous: p.spec.PreviousOFPort, VLAN: macPortConfig(p.spec.VLAN), MAC: hw}
+				Previous: p.spec.PreviousOFPort, VLAN: macPortConfig(p.spec.VLAN), MAC: hw, LinkDown: !p.link.CarrierUp}
 		}
 		nums, perrs := ofb.AddPorts(specs)
 		for i, p := range ps {
