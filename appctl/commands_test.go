@@ -290,6 +290,10 @@ func TestBridgeCommandsWithRealAppctl(t *testing.T) {
 		t.Errorf("--offload-stats: %s", got)
 	}
 	e.fails(t, "Unknown bridge\n", "bridge/dump-flows", "br9")
+	// ofproto/list: one bridge name a line, as ofproto_unixctl_list.
+	if got := e.ok(t, "ofproto/list"); got != "br0\n" {
+		t.Errorf("ofproto/list: %q", got)
+	}
 
 	if got := e.ok(t, "fdb/flush", "br0"); got != "table successfully flushed\n" {
 		t.Errorf("fdb/flush: %q", got)

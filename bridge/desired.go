@@ -149,13 +149,14 @@ func readDesiredOnce(c client.Client, minStats time.Duration) (*desired, error) 
 					continue
 				}
 				di := &desiredIface{row: row, port: p, spec: PortSpec{
-					Bridge:     br.Name,
-					Port:       p.Name,
-					Name:       row.Name,
-					Type:       ifaceType(row.Type),
-					Options:    row.Options,
-					MTURequest: derefInt(row.MTURequest),
-					VLAN:       vlanConfig(p),
+					Bridge:        br.Name,
+					Port:          p.Name,
+					Name:          row.Name,
+					Type:          ifaceType(row.Type),
+					Options:       row.Options,
+					MTURequest:    derefInt(row.MTURequest),
+					OFPortRequest: derefInt(row.OfportRequest),
+					VLAN:          vlanConfig(p),
 				}}
 				if di.spec.Type == "internal" {
 					di.spec.MAC = internalMAC(row, br, db.settings.hwaddr, &d.warnings)

@@ -155,25 +155,17 @@ func (r *Reconciler) writeback(c client.Client, d *desired, statsDue bool) ([]ov
 	ofports := map[string]int{}
 	byBridge := map[string]map[string]int{}
 	for _, b := range d.bridges {
-		working := func(di *desiredIface) bool {
-			ap, ok := r.state.ports[di.spec.Name]
-			return ok && ap.uuid == di.row.UUID
-		}
-		alloc := r.state.ofportAlloc[b.row.Name]
-		if alloc == nil {
-			alloc = newOfportAllocator()
-			r.state.ofportAlloc[b.row.Name] = alloc
-		}
-		now := time.Now()
-		assigned := assignOfports(b, working, r.state.ofports, alloc, now)
-		r.mu.Lock()
-		alloc.settle(r.ofports[b.row.Name], assigned, now)
-		r.mu.Unlock()
-		maps.Copy(ofports, assigned)
+		// The datapath numbers the ports (ofproto allocates OpenFlow port
+		// numbers); what it last reported is written back.
 		names := map[string]int{}
 		for _, di := range b.ifaces {
-			if n, ok := assigned[di.row.UUID]; ok {
-				names[di.spec.Name] = n
+			ap, ok := r.state.ports[di.spec.Name]
+			if !ok || ap.uuid != di.row.UUID {
+				continue
+			}
+			if st := r.state.seen[di.spec.Name]; st != nil && st.OFPort > 0 {
+				ofports[di.row.UUID] = st.OFPort
+				names[di.spec.Name] = st.OFPort
 			}
 		}
 		byBridge[b.row.Name] = names
@@ -255,7 +247,7 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 			}
 		}
 	} else {
-		row.Ofport = ptr(ofportNone)
+		row.Ofport = ptr(-1) // a failed interface, as Open vSwitch writes it
 		row.Error = ptr(r.state.errors[old.UUID])
 		if *row.Error == "" {
 			row.Error = ptr("could not add interface " + di.spec.Name)
