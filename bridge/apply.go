@@ -37,6 +37,9 @@ type state struct {
 	logged      map[string]bool // warnings already logged
 	// datapathInserted is when we last inserted the "netdev" Datapath row.
 	datapathInserted time.Time
+	// openflow are the bridges' connection managers, by bridge name
+	// (with an OpenFlowDatapath only).
+	openflow map[string]*ofBridge
 }
 
 type appliedPort struct {
@@ -62,6 +65,7 @@ func newState() *state {
 		ofports:       map[string]int{},
 		ofportAlloc:   map[string]*ofportAllocator{},
 		logged:        map[string]bool{},
+		openflow:      map[string]*ofBridge{},
 	}
 }
 
@@ -163,6 +167,7 @@ func (r *Reconciler) apply(d *desired, changed changedPorts) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.bridges)) {
 		if want[name] == nil {
+			r.closeOpenFlow(name)
 			if err := r.dp.DelBridge(name); err != nil {
 				r.log.Warn("deleting bridge " + name + ": " + err.Error())
 			}
@@ -205,6 +210,7 @@ func (r *Reconciler) apply(d *desired, changed changedPorts) {
 		}
 	}
 	r.addPorts(adding, errs)
+	r.applyOpenFlow(d, warned)
 	for name, f := range s.failed {
 		if di := d.byName[name]; di == nil || di.row.UUID != f.uuid {
 			delete(s.failed, name)

@@ -195,6 +195,9 @@ func (r *Reconciler) writeback(c client.Client, d *desired, statsDue bool) ([]ov
 		if err := add(r.bridgeUpdate(c, b, macs, localMAC)); err != nil {
 			return nil, err
 		}
+		if err := add(r.controllerUpdates(c, b, statsDue)); err != nil {
+			return nil, err
+		}
 	}
 	r.state.ofports = ofports
 	r.mu.Lock()
@@ -313,8 +316,16 @@ func (r *Reconciler) bridgeUpdate(c client.Client, b *desiredBridge, macs []net.
 	if mac == nil {
 		mac = local
 	}
+	var dpid uint64
 	if mac != nil {
-		row.DatapathID = ptr(fmt.Sprintf("0000%012x", []byte(mac)))
+		dpid = uint64(mac[0])<<40 | uint64(mac[1])<<32 | uint64(mac[2])<<24 | uint64(mac[3])<<16 | uint64(mac[4])<<8 | uint64(mac[5])
+	}
+	if b.openflow.datapathID != 0 {
+		dpid = b.openflow.datapathID // other_config:datapath-id wins
+	}
+	if dpid != 0 {
+		row.DatapathID = ptr(fmt.Sprintf("%016x", dpid))
+		r.setDatapathID(old.Name, dpid)
 	}
 	row.DatapathVersion = datapathVersion
 	u.set(!eqPtr(old.DatapathID, row.DatapathID), &row.DatapathID)

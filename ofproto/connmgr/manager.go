@@ -26,6 +26,10 @@ type Config struct {
 	Logger *slog.Logger // nil: discard
 	// Now is the clock for controller status; default time.Now.
 	Now func() time.Time
+	// OnChange, when set, is called (on the dispatcher; it must not
+	// block) when a controller connects, disconnects or changes role:
+	// ControllerInfo has news for the Controller table.
+	OnChange func()
 }
 
 // ControllerConfig is one Controller row, as Open vSwitch's struct
@@ -90,6 +94,7 @@ type Manager struct {
 	br     Bridge
 	log    *slog.Logger
 	now    func() time.Time
+	notify func()
 
 	in   chan inMsg
 	ctl  chan func()
@@ -140,8 +145,11 @@ func New(cfg Config) (*Manager, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.OnChange == nil {
+		cfg.OnChange = func() {}
+	}
 	m := &Manager{
-		name: cfg.Name, rundir: cfg.RunDir, br: cfg.Bridge, log: cfg.Logger, now: cfg.Now,
+		name: cfg.Name, rundir: cfg.RunDir, br: cfg.Bridge, log: cfg.Logger, now: cfg.Now, notify: cfg.OnChange,
 		in:  make(chan inMsg, 64),
 		ctl: make(chan func()), stop: make(chan struct{}), done: make(chan struct{}),
 		evKick:      make(chan struct{}, 1),
@@ -439,6 +447,9 @@ func (m *Manager) handleIn(x inMsg) {
 	case x.opened:
 		m.conns[x.conn.id] = x.conn
 		m.log.Info(fmt.Sprintf("%s: connected", x.conn.name))
+		if x.conn.svc.active {
+			m.notify()
+		}
 	case x.closed:
 		if _, ok := m.conns[x.conn.id]; !ok {
 			return
@@ -449,6 +460,9 @@ func (m *Manager) handleIn(x inMsg) {
 			m.connected.Add(-1)
 		}
 		m.connClosed(x.conn)
+		if x.conn.svc.active {
+			m.notify()
+		}
 	default:
 		c := m.conns[x.conn.id]
 		if c == nil {
