@@ -193,10 +193,14 @@ func encodeHello(vs Versions, xid uint32) []byte {
 // version up to the header's, or the first word of its bitmap element)
 // and whether the message was entirely understood.
 func decodeHello(b []byte) (vs Versions, ok bool) {
+	// Every version up to the header's (OVS's version_bitmap_from_version:
+	// from version 32 on, all of them).
 	h := parseHeader(b)
-	if h.Version < 31 {
-		vs = Versions(((uint32(1) << h.Version) - 1) << 1)
+	var upTo uint32 // 1 << (version), 0 past 31
+	if h.Version < 32 {
+		upTo = 1 << h.Version
 	}
+	vs = Versions((upTo - 1) << 1)
 	ok = true
 	rest := b[headerLen:]
 	for len(rest) > 0 {
@@ -234,10 +238,11 @@ func encodeRawError(version uint8, xid uint32, typ, code uint16, data []byte) []
 	return b
 }
 
-// errorData is what an error echoes of the offending message: its first
-// 64 bytes, as Open vSwitch's ofperr_encode_reply.
+// errorData is what an error echoes of the offending message: all of it,
+// as Open vSwitch 3.1's ofperr_encode_reply (cut to what fits in one
+// message).
 func errorData(req []byte) []byte {
-	return req[:min(len(req), 64)]
+	return req[:min(len(req), maxMsgLen-headerLen-4)]
 }
 
 // encodeEcho builds an echo request or reply with payload.
