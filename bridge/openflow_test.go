@@ -169,3 +169,42 @@ func TestControllerTable(t *testing.T) {
 		t.Errorf("%s after del-br: %v", mgmt, err)
 	}
 }
+
+// capsDatapath reports its own capabilities.
+type capsDatapath struct {
+	*bridgetest.Datapath
+}
+
+func (capsDatapath) Capabilities() map[string]string {
+	return map[string]string{"recirc": "true", "ct_flush": "true"}
+}
+
+func TestDatapathCapabilities(t *testing.T) {
+	e := newEnv(t)
+	e.startReconciler()
+	e.vsctl("add-br", "br0")
+	// The keys Open vSwitch 3.1's get_datapath_cap writes, no more.
+	want := []string{"add_mpls", "check_pkt_len", "clone", "ct_clear", "ct_eventmask", "ct_flush", "ct_label", "ct_mark",
+		"ct_orig_tuple", "ct_orig_tuple6", "ct_state", "ct_state_nat", "ct_timeout", "ct_zero_snat", "ct_zone",
+		"explicit_drop_action", "lb_output_action", "masked_set_action", "max_hash_alg", "max_mpls_depth",
+		"max_vlan_headers", "nd_ext", "recirc", "sample_nesting", "tnl_push_pop", "trunc", "ufid"}
+	dpRow := e.vsctl("--no-wait", "get", "Open_vSwitch", ".", "datapaths:netdev")
+	caps := e.get("Datapath", dpRow, "capabilities")
+	var keys []string
+	for _, kv := range strings.Split(strings.Trim(caps, "{}"), ", ") {
+		keys = append(keys, strings.SplitN(kv, "=", 2)[0])
+	}
+	slices.Sort(keys)
+	if !slices.Equal(keys, want) {
+		t.Errorf("capability keys %v,\nwant %v", keys, want)
+	}
+
+	// A datapath that knows its capabilities reports them.
+	e.stopReconciler()
+	e.datapath = capsDatapath{e.dp}
+	e.startReconciler()
+	e.vsctl("set", "bridge", "br0", "other-config:x=y") // a pass
+	e.eventually("the datapath's capabilities", func() bool {
+		return e.get("Datapath", dpRow, "capabilities") == `{ct_flush="true", recirc="true"}`
+	})
+}

@@ -26,18 +26,40 @@ var (
 // datapathVersion is what Open vSwitch's userspace datapath reports.
 const datapathVersion = "<built-in>"
 
-// capabilities are the Datapath capabilities, in Open vSwitch's keys,
-// answered for what gvs's datapath does today.
-var capabilities = map[string]string{
-	"add_mpls": "false", "check_pkt_len": "false", "clone": "false",
-	"ct_clear": "false", "ct_eventmask": "false", "ct_label": "false",
-	"ct_mark": "false", "ct_orig_tuple": "false", "ct_orig_tuple6": "false",
-	"ct_state": "false", "ct_state_nat": "false", "ct_timeout": "false",
-	"ct_zero_snat": "false", "ct_zone": "false", "explicit_drop_action": "true",
-	"lb_output_action": "false", "masked_set_action": "false",
-	"max_hash_alg": "0", "max_mpls_depth": "0", "max_vlan_headers": "1",
-	"psample": "false", "recirc": "false", "sample_nesting": "0",
-	"tnl_push_pop": "false", "trunc": "false", "ufid": "false",
+// defaultCapabilities are the Datapath capabilities, in the keys Open
+// vSwitch 3.1's get_datapath_cap writes (and its formats: sample_nesting
+// is "true"/"false" there), answered for what gvs's datapath did before
+// OpenFlow: a datapath that implements CapabilitiesDatapath reports its
+// own. ovn-controller reads them and uses only what they advertise.
+var defaultCapabilities = map[string]string{
+	"max_vlan_headers": "1", "max_mpls_depth": "0", "recirc": "false",
+	"ct_state": "false", "ct_zone": "false", "ct_mark": "false",
+	"ct_label": "false", "ct_state_nat": "false", "ct_orig_tuple": "false",
+	"ct_orig_tuple6": "false", "nd_ext": "false",
+	"masked_set_action": "false", "tnl_push_pop": "false", "ufid": "false",
+	"trunc": "false", "clone": "false", "sample_nesting": "false",
+	"ct_eventmask": "false", "ct_clear": "false", "max_hash_alg": "0",
+	"check_pkt_len": "false", "ct_timeout": "false",
+	"explicit_drop_action": "true", "lb_output_action": "false",
+	"ct_zero_snat": "false", "add_mpls": "false", "ct_flush": "false",
+}
+
+// CapabilitiesDatapath is implemented by a Datapath that knows what it
+// supports: Capabilities returns the Datapath.capabilities column, in
+// Open vSwitch's keys (defaultCapabilities lists them), advertising only
+// what works.
+type CapabilitiesDatapath interface {
+	Capabilities() map[string]string
+}
+
+// capabilities is what the Datapath row reports.
+func (r *Reconciler) capabilities() map[string]string {
+	if cd, ok := r.dp.(CapabilitiesDatapath); ok {
+		if c := cd.Capabilities(); c != nil {
+			return c
+		}
+	}
+	return defaultCapabilities
 }
 
 // transactTimeout bounds one write-back: a server that accepts the
@@ -364,7 +386,7 @@ func (r *Reconciler) openvswitchUpdate(c client.Client, d *desired) ([]ovsdb.Ope
 		}
 		dr := *dp
 		du := rowUpdate{row: &dr}
-		dr.Capabilities = capabilities
+		dr.Capabilities = r.capabilities()
 		dr.DatapathVersion = datapathVersion
 		du.set(!maps.Equal(dp.Capabilities, dr.Capabilities), &dr.Capabilities)
 		du.set(dp.DatapathVersion != dr.DatapathVersion, &dr.DatapathVersion)
@@ -383,7 +405,7 @@ func (r *Reconciler) openvswitchUpdate(c client.Client, d *desired) ([]ovsdb.Ope
 	if !ok && time.Since(r.state.datapathInserted) > 5*time.Second {
 		r.state.datapathInserted = time.Now()
 		const named = "gvs_datapath_netdev"
-		o, err := c.Create(&vswitchd.Datapath{UUID: named, DatapathVersion: datapathVersion, Capabilities: capabilities})
+		o, err := c.Create(&vswitchd.Datapath{UUID: named, DatapathVersion: datapathVersion, Capabilities: r.capabilities()})
 		if err != nil {
 			return nil, err
 		}
