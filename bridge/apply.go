@@ -35,6 +35,9 @@ type state struct {
 	logged   map[string]bool   // warnings already logged
 	// datapathInserted is when we last inserted the "netdev" Datapath row.
 	datapathInserted time.Time
+	// openflow are the bridges' connection managers, by bridge name
+	// (with an OpenFlowDatapath only).
+	openflow map[string]*ofBridge
 }
 
 type appliedPort struct {
@@ -59,6 +62,7 @@ func newState() *state {
 		errors:        map[string]string{},
 		ofports:       map[string]int{},
 		logged:        map[string]bool{},
+		openflow:      map[string]*ofBridge{},
 	}
 }
 
@@ -160,6 +164,7 @@ func (r *Reconciler) apply(d *desired, changed changedPorts) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.bridges)) {
 		if want[name] == nil {
+			r.closeOpenFlow(name)
 			if err := r.dp.DelBridge(name); err != nil {
 				r.log.Warn("deleting bridge " + name + ": " + err.Error())
 			}
@@ -202,6 +207,7 @@ func (r *Reconciler) apply(d *desired, changed changedPorts) {
 		}
 	}
 	r.addPorts(adding, errs)
+	r.applyOpenFlow(d, warned)
 	for name, f := range s.failed {
 		if di := d.byName[name]; di == nil || di.row.UUID != f.uuid {
 			delete(s.failed, name)
