@@ -203,14 +203,14 @@ func Set(attr KeyAttr, value *packet.Key) Action {
 // mask selects, within attr's fields (other fields of value and mask are
 // ignored, so a caller may pass a whole key and the mask of everything it
 // changed).
-//
-// Execution writes value&mask over the field's other bits.
 func SetMasked(attr KeyAttr, value *packet.Key, mask *packet.Mask) Action {
 	sf := &SetField{Attr: attr}
 	copyAttr(attr, (*packet.Key)(&sf.Mask), (*packet.Key)(mask))
-	// The value keeps its bits outside the mask, as Open vSwitch's
-	// masked set does: they are printed, not written.
+	// The value's bits outside the mask are cleared, as Open vSwitch's
+	// commit_masked_set_action does, so the action prints as its
+	// datapath flows show it.
 	copyAttr(attr, &sf.Value, value)
+	sf.Value.ApplyMask(&sf.Mask, &sf.Value)
 	return Action{Kind: ActSetMasked, Set: sf}
 }
 
@@ -299,15 +299,39 @@ func copyAttr(attr KeyAttr, dst, src *packet.Key) {
 	}
 }
 
-// lastOutput returns the index of the last output action, or -1. The packet
-// itself (not a copy) goes to that output when nothing follows it that
-// would need the packet again.
-func (as Actions) lastOutput() int {
-	for i := len(as) - 1; i >= 0; i-- {
-		switch as[i].Kind {
-		case ActOutput:
-			return i
+// Equal reports whether two action lists do the same: same actions in
+// the same order, set values, cookies and nested lists compared by
+// value (a re-translated list has new pointers). The revalidator uses it
+// to decide whether a flow needs FlowModify.
+func (as Actions) Equal(bs Actions) bool {
+	if len(as) != len(bs) {
+		return false
+	}
+	for i := range as {
+		if !as[i].Equal(&bs[i]) {
+			return false
 		}
 	}
-	return -1
+	return true
+}
+
+// Equal reports whether two actions do the same (see Actions.Equal).
+func (a *Action) Equal(b *Action) bool {
+	if a.Kind != b.Kind || a.Hash != b.Hash || a.TCI != b.TCI || a.Port != b.Port || a.Arg != b.Arg || a.MAC != b.MAC {
+		return false
+	}
+	if (a.Set == nil) != (b.Set == nil) || a.Set != nil && *a.Set != *b.Set {
+		return false
+	}
+	if (a.Userspace == nil) != (b.Userspace == nil) || a.Userspace != nil && !a.Userspace.equal(b.Userspace) {
+		return false
+	}
+	return a.Nested[0].Equal(b.Nested[0]) && a.Nested[1].Equal(b.Nested[1])
+}
+
+func (c *UserspaceCookie) equal(d *UserspaceCookie) bool {
+	return c.Type == d.Type && c.InPort == d.InPort && c.Reason == d.Reason && c.DontSend == d.DontSend &&
+		c.Continuation == d.Continuation && c.RecircID == d.RecircID && c.RuleCookie == d.RuleCookie &&
+		c.ControllerID == d.ControllerID && c.MaxLen == d.MaxLen && c.SlowPathReasons == d.SlowPathReasons &&
+		string(c.Userdata) == string(d.Userdata)
 }

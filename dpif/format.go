@@ -116,7 +116,13 @@ func (c *UserspaceCookie) format(b *strings.Builder) {
 		b.WriteByte(')')
 	default:
 		if c.Userdata != nil {
-			fmt.Fprintf(b, ",userdata(%x)", c.Userdata)
+			// Open vSwitch puts at least 8 bytes of userdata in the
+			// action (zero-padded, for old kernels) and prints them all.
+			fmt.Fprintf(b, ",userdata(%x", c.Userdata)
+			for range 8 - min(len(c.Userdata), 8) {
+				b.WriteString("00")
+			}
+			b.WriteByte(')')
 		}
 	}
 	b.WriteByte(')')
@@ -382,7 +388,14 @@ func (e FlowEntry) String() string {
 // Format is String with the "used" age computed against now.
 func (e FlowEntry) Format(now time.Time) string {
 	var b strings.Builder
-	FormatKey(&b, &e.Key, &e.Mask)
+	// Values as the packet had them, with the mask, as OVS prints
+	// ("vlan(vid=11,pcp=7/0x0)"); the masked key for an entry built
+	// without one.
+	k := &e.Unmasked
+	if *k == (packet.Key{}) {
+		k = &e.Key
+	}
+	FormatKey(&b, k, &e.Mask)
 	used := "never"
 	if e.Stats.Packets > 0 {
 		used = fmt.Sprintf("%.3fs", now.Sub(e.Stats.Used).Seconds())
@@ -390,10 +403,25 @@ func (e FlowEntry) Format(now time.Time) string {
 	fmt.Fprintf(&b, ", packets:%d, bytes:%d, used:%s", e.Stats.Packets, e.Stats.Bytes, used)
 	if e.Stats.TCPFlags != 0 {
 		b.WriteString(", flags:")
-		formatFlags(&b, uint32(e.Stats.TCPFlags), tcpFlagNames, '|')
+		formatTCPFlagsShort(&b, e.Stats.TCPFlags)
 	}
 	fmt.Fprintf(&b, ", actions:%s", e.Actions)
 	return b.String()
+}
+
+// formatTCPFlagsShort writes flow statistics' TCP flags as Open
+// vSwitch's packet_format_tcp_flags: one letter each, "." for ACK.
+func formatTCPFlagsShort(b *strings.Builder, f uint16) {
+	for _, l := range [...]struct {
+		bit uint16
+		s   string
+	}{{packet.TCPFlagSYN, "S"}, {packet.TCPFlagFIN, "F"}, {packet.TCPFlagPSH, "P"}, {packet.TCPFlagRST, "R"},
+		{packet.TCPFlagURG, "U"}, {packet.TCPFlagACK, "."}, {packet.TCPFlagECE, "E"}, {packet.TCPFlagCWR, "C"},
+		{packet.TCPFlagNS, "N"}, {0x200, "[200]"}, {0x400, "[400]"}, {0x800, "[800]"}} {
+		if f&l.bit != 0 {
+			b.WriteString(l.s)
+		}
+	}
 }
 
 // FormatKey writes a megaflow's key and mask as Open vSwitch's
@@ -424,7 +452,9 @@ func FormatKey(b *strings.Builder, k *packet.Key, m *packet.Mask) {
 	if m.CTState != 0 {
 		sep()
 		b.WriteString("ct_state(")
-		formatFlagsMasked(b, k.CTState, m.CTState, ^uint32(0), ctStateNames)
+		// The datapath's ct_state mask has only the 8 state bits, so it
+		// is never the "exact" 32-bit mask: OVS always prints +/- form.
+		formatFlagsMasked(b, k.CTState, m.CTState&0xff, ^uint32(0), ctStateNames)
 		b.WriteByte(')')
 	}
 	if m.CTZone != 0 {
@@ -443,9 +473,11 @@ func FormatKey(b *strings.Builder, k *packet.Key, m *packet.Mask) {
 	}
 	if m.CTLabel != ([16]byte{}) {
 		sep()
-		fmt.Fprintf(b, "ct_label(0x%x", k.CTLabel)
+		b.WriteString("ct_label(")
+		putHex(b, k.CTLabel[:])
 		if m.CTLabel != [16]byte{255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255} {
-			fmt.Fprintf(b, "/0x%x", m.CTLabel)
+			b.WriteByte('/')
+			putHex(b, m.CTLabel[:])
 		}
 		b.WriteByte(')')
 	}
@@ -610,20 +642,9 @@ func formatL2Rest(b *strings.Builder, k *packet.Key, m *packet.Mask, i int, sep 
 				sep()
 				formatAttr(b, AttrND, k, m, false)
 			}
-			if m.NDReserved != 0 || m.NDOptionsType != 0 {
-				sep()
-				// nd_reserved is printed whenever the attribute is
-				// (format_be32_masked with an exact mask), as
-				// Open vSwitch does.
-				fmt.Fprintf(b, "nd_ext(nd_reserved=%s", hexC(uint64(k.NDReserved)))
-				if m.NDOptionsType != 0 {
-					b.WriteString(",nd_options_type=" + strconv.Itoa(int(k.NDOptionsType)))
-					if m.NDOptionsType != 0xff {
-						b.WriteString("/" + hexC(uint64(m.NDOptionsType)))
-					}
-				}
-				b.WriteByte(')')
-			}
+			// No nd_ext(): the netdev datapath does not export it
+			// (dp_netdev_support lacks nd_ext), so OVS never prints
+			// nd_reserved or nd_options_type in its flows.
 		}
 	}
 }
@@ -656,6 +677,24 @@ func formatTunnel(b *strings.Builder, k *packet.Key, m *packet.Mask, sep func())
 	f.u16("tp_dst", k.TunTpDst, m.TunTpDst)
 	chompComma(b)
 	b.WriteByte(')')
+}
+
+// putHex writes a big-endian number as Open vSwitch's ds_put_hex: "0x"
+// and its digits without leading zeros, or "0".
+func putHex(b *strings.Builder, v []byte) {
+	printed := false
+	for _, c := range v {
+		switch {
+		case printed:
+			fmt.Fprintf(b, "%02x", c)
+		case c != 0:
+			fmt.Fprintf(b, "0x%x", c)
+			printed = true
+		}
+	}
+	if !printed {
+		b.WriteByte('0')
+	}
 }
 
 // chompComma removes a trailing comma.

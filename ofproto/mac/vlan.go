@@ -41,7 +41,8 @@ type vlanSet struct {
 func (s *vlanSet) add(v uint16)      { s.bits[v/64] |= 1 << (v % 64) }
 func (s *vlanSet) has(v uint16) bool { return s.all || s.bits[v/64]&(1<<(v%64)) != 0 }
 
-// VLANPort is a port's compiled VLAN behaviour for NORMAL; immutable.
+// VLANPort is a port's compiled VLAN behaviour for NORMAL; immutable. A
+// nil *VLANPort is a trunk of every VLAN (no tag, trunks or vlan_mode).
 type VLANPort struct {
 	cfg    PortConfig
 	mode   VLANMode // resolved: never VLANModeDefault
@@ -84,6 +85,9 @@ func NewVLANPort(cfg PortConfig) (*VLANPort, error) {
 // InputVLAN maps the VID a frame arrived with (0: untagged or priority
 // tagged) to the VLAN it belongs to, or false if the port drops it.
 func (p *VLANPort) InputVLAN(vid uint16) (uint16, bool) {
+	if p == nil {
+		return vid, true
+	}
 	switch p.mode {
 	case VLANModeAccess:
 		return p.tag, vid == 0
@@ -97,6 +101,9 @@ func (p *VLANPort) InputVLAN(vid uint16) (uint16, bool) {
 
 // Includes reports whether the port carries vlan.
 func (p *VLANPort) Includes(vlan uint16) bool {
+	if p == nil {
+		return true
+	}
 	if p.mode == VLANModeAccess {
 		return vlan == p.tag
 	}
@@ -106,6 +113,9 @@ func (p *VLANPort) Includes(vlan uint16) bool {
 // OutputTCI is the tag a frame of vlan (with priority pcp) leaves the
 // port with; 0 means untagged.
 func (p *VLANPort) OutputTCI(vlan uint16, pcp uint8) uint16 {
+	if p == nil {
+		return vlan | uint16(pcp)<<13
+	}
 	switch p.mode {
 	case VLANModeAccess:
 		return 0

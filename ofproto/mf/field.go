@@ -119,6 +119,11 @@ const (
 	NDReserved
 	NDOptionsType
 
+	// PacketType is OpenFlow 1.5's packet_type, accepted on the wire
+	// only as Ethernet (0, 0), the one kind of packet gvs handles; it
+	// occupies nothing in Flow.
+	PacketType
+
 	NumFields // number of fields; not a field
 )
 
@@ -249,6 +254,12 @@ func (f *Field) computeAllOnes() Value {
 	if f.acc.bits != 0 && f.acc.shift == 0 {
 		return ValueFromUint(f.acc.bits, f.Bytes)
 	}
+	if f.ID == TCPFlags || f.ID == IPv6Label {
+		// Open vSwitch matches these exactly with an all-ones mask of
+		// the whole width (match_set_tcp_flags, match_set_ipv6_label),
+		// which the wire then carries without a mask.
+		return onesBytes(f.Bytes)
+	}
 	var v Value
 	for i := 0; i < f.Bits; i++ {
 		v.setBit(f.Bytes, i)
@@ -258,6 +269,14 @@ func (f *Field) computeAllOnes() Value {
 
 // IsAllOnes reports whether m is f's exact-match mask.
 func (f *Field) IsAllOnes(m Value) bool { return m == f.AllOnes() }
+
+func onesBytes(n int) Value {
+	var v Value
+	for i := 0; i < n; i++ {
+		v[i] = 0xff
+	}
+	return v
+}
 
 // IsZero reports whether v is all zero.
 func (v Value) IsZero() bool { return v == Value{} }
@@ -290,6 +309,9 @@ type accessor struct {
 	get func(f *Flow, mask bool) Value
 	set func(f *Flow, v Value, mask bool)
 }
+
+// isPlainInt reports whether the field is one native integer in Flow.
+func (a *accessor) isPlainInt() bool { return a.get == nil && a.elem != 0 && a.count == 1 }
 
 func (a *accessor) ptr(f *Flow) unsafe.Pointer { return unsafe.Add(unsafe.Pointer(f), a.off) }
 
@@ -458,6 +480,23 @@ func (fd *Field) SetMatchMasked(m *Match, v, mask Value) {
 
 // SetWild makes m ignore the field (mf_set_wild).
 func (fd *Field) SetWild(m *Match) {
+	switch fd.ID {
+	case DLVLAN, VLANVID, DLVLANPCP, VLANPCP:
+		// As match_set_any_vid/pcp: keep the tag's presence while the
+		// other half of vlan_tci is still matched, else match nothing.
+		tciMask := tci(&m.Wildcards.Masks, true)
+		clear, other := uint16(vlanVIDMask), uint16(vlanPCPMask)
+		if fd.ID == DLVLANPCP || fd.ID == VLANPCP {
+			clear, other = other, clear
+		}
+		if tciMask&other != 0 {
+			setTCI(&m.Wildcards.Masks, 0, clear, true)
+		} else {
+			setTCI(&m.Wildcards.Masks, 0, 0xffff, true)
+		}
+		m.Normalize()
+		return
+	}
 	fd.write(&m.Wildcards.Masks, Value{}, true)
 	m.Normalize()
 }
@@ -596,6 +635,8 @@ func (fd *Field) IsValueValid(v Value) bool {
 		return v.Uint(2)&^1 == 0
 	case CTState:
 		return v.Uint(4)&^0xff == 0
+	case PacketType:
+		return v.Uint(4) == 0
 	}
 	return true
 }

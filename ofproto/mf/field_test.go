@@ -29,7 +29,7 @@ func TestFieldSetGetRoundTrip(t *testing.T) {
 			if fd.ID == InPortOXM || fd.ID == ActsetOutput {
 				v = ValueFromUint(v.Uint(4)%0xff00, 4) // a valid port
 			}
-			if !fd.IsValueValid(v) {
+			if !fd.IsValueValid(v) || fd.ID == PacketType {
 				continue
 			}
 			var f Flow
@@ -82,7 +82,7 @@ func TestFieldRegistryLookups(t *testing.T) {
 		{EthSrc, 0, "NXM_OF_ETH_SRC"}, {EthSrc, 1, "NXM_OF_ETH_SRC"}, {EthSrc, 3, "OXM_OF_ETH_SRC"},
 		{TCPFlags, 3, "NXM_NX_TCP_FLAGS"}, {TCPFlags, 4, "ONFOXM_ET_TCP_FLAGS"}, {TCPFlags, 6, "OXM_OF_TCP_FLAGS"},
 		{XReg0, 0, "OXM_OF_PKT_REG0"}, {Metadata, 0, "OXM_OF_METADATA"}, {TunID, 4, "OXM_OF_TUNNEL_ID"},
-		{TunID, 3, "NXM_NX_TUN_ID"}, {DPHash, 0, "NXOXM_ET_DP_HASH"},
+		{TunID, 3, "NXM_NX_TUN_ID"}, {DPHash, 0, "NXM_NX_DP_HASH"}, {DPHash, 6, "NXM_NX_DP_HASH"},
 	} {
 		if h := FieldByID(tc.id).HeaderFor(tc.version); h == nil || h.Name != tc.want {
 			t.Errorf("%s.HeaderFor(%d) = %v, want %s", FieldByID(tc.id).Name, tc.version, h, tc.want)
@@ -245,5 +245,69 @@ func TestFieldAccessNoAlloc(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocations per run", allocs)
+	}
+}
+
+// The packet_type entry Open vSwitch sends for Ethernet decodes; other
+// packet types are refused.
+func TestPacketTypeEntry(t *testing.T) {
+	if _, _, _, err := DecodeNXMatch(packetTypeEthernet, true, false, false); err != nil {
+		t.Fatalf("packet_type=(0,0): %v", err)
+	}
+	other := append([]byte(nil), packetTypeEthernet...)
+	other[7] = 1
+	if _, _, _, err := DecodeNXMatch(other, true, false, false); err == nil {
+		t.Fatal("packet_type=(0,1) accepted")
+	}
+}
+
+// The integer fast path of ReadUint/WriteUint agrees with the Value path
+// for every field and random bit ranges.
+func TestSubfieldUintPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range Fields() {
+		fd := &Fields()[i]
+		if fd.Bits > 64 || fd.ID == PacketType {
+			continue
+		}
+		for n := 0; n < 200; n++ {
+			ofs := r.IntN(fd.Bits)
+			nbits := 1 + r.IntN(fd.Bits-ofs)
+			sf := Subfield{Field: fd, Ofs: ofs, NBits: nbits}
+			var f1 Flow
+			for j := range f1.Words() {
+				f1.Words()[j] = r.Uint64()
+			}
+			f2 := f1
+			x := r.Uint64()
+			sf.WriteUint(&f1, x)
+			sf.Write(&f2, fromU128(0, x, 16))
+			if f1 != f2 {
+				t.Fatalf("%s: WriteUint and Write differ", sf)
+			}
+			if a, b := sf.ReadUint(&f1), sf.Read(&f1).Uint(16); a != b {
+				t.Fatalf("%s: ReadUint %#x, Read %#x", sf, a, b)
+			}
+			_, m := ones128(nbits)
+			if fd.acc.get == nil && fd.acc.bits == 0 && sf.ReadUint(&f1) != x&m {
+				t.Fatalf("%s: wrote %#x, read %#x", sf, x&m, sf.ReadUint(&f1))
+			}
+		}
+	}
+}
+
+// Wildcarding one half of vlan_tci keeps the tag's presence while the
+// other half is matched (match_set_any_vid/pcp).
+func TestVLANSetWild(t *testing.T) {
+	var m Match
+	FieldByID(DLVLAN).SetMatch(&m, ValueFromUint(5, 2))
+	FieldByID(DLVLANPCP).SetMatch(&m, ValueFromUint(3, 1))
+	FieldByID(VLANVID).SetWild(&m)
+	if v, mask := FieldByID(VLANTCI).Get(&m.Flow).Uint(2), FieldByID(VLANTCI).GetMask(&m.Wildcards).Uint(2); v != 0x7000 || mask != 0xf000 {
+		t.Fatalf("after wildcarding the VID: vlan_tci=%#x/%#x, want 0x7000/0xf000", v, mask)
+	}
+	FieldByID(VLANPCP).SetWild(&m)
+	if mask := FieldByID(VLANTCI).GetMask(&m.Wildcards).Uint(2); mask != 0 {
+		t.Fatalf("vlan_tci mask %#x after wildcarding both halves", mask)
 	}
 }

@@ -36,6 +36,8 @@ const (
 	ofp12 uint8 = 0x03
 	ofp13 uint8 = 0x04
 	ofp15 uint8 = 0x06
+
+	neverSent uint8 = 0xff // a header decoded but never chosen to encode
 )
 
 // fieldTable is indexed by FieldID.
@@ -57,7 +59,8 @@ func buildFieldTable() [NumFields]Field {
 
 	add(Field{ID: DPHash, Name: "dp_hash", Bytes: 4, Maskable: true, Format: FormatHex,
 		NXM: nxm("NXM_NX_DP_HASH", ClassNXM1, 35),
-		OXM: []Header{{Name: "NXOXM_ET_DP_HASH", Class: ClassExperimenter, Field: 0, Experimenter: ExperimenterNicira}},
+		// Open vSwitch accepts the Nicira OXM header but always sends the NXM one.
+		OXM: []Header{{Name: "NXOXM_ET_DP_HASH", Class: ClassExperimenter, Field: 0, Experimenter: ExperimenterNicira, Version: neverSent}},
 		acc: u32(&f.DPHash)})
 	add(Field{ID: RecircID, Name: "recirc_id", Bytes: 4, Format: FormatDecimal,
 		NXM: nxm("NXM_NX_RECIRC_ID", ClassNXM1, 36), acc: u32(&f.RecircID)})
@@ -107,7 +110,7 @@ func buildFieldTable() [NumFields]Field {
 	add(Field{ID: PktMark, Name: "pkt_mark", Bytes: 4, Maskable: true, Writable: true, Format: FormatHex,
 		NXM: nxm("NXM_NX_PKT_MARK", ClassNXM1, 33), acc: u32(&f.PktMark)})
 	add(Field{ID: CTState, Name: "ct_state", Bytes: 4, Maskable: true, Format: FormatCTState,
-		NXM: nxm("NXM_NX_CT_STATE", ClassNXM1, 105), acc: u32(&f.CTState)})
+		NXM: nxm("NXM_NX_CT_STATE", ClassNXM1, 105), acc: bitsAt(unsafe.Pointer(&f.CTState), 4, 0xff, 0)})
 	add(Field{ID: CTZone, Name: "ct_zone", Bytes: 2, Format: FormatHex,
 		NXM: nxm("NXM_NX_CT_ZONE", ClassNXM1, 106), acc: u16(&f.CTZone)})
 	add(Field{ID: CTMark, Name: "ct_mark", Bytes: 4, Maskable: true, Writable: true, Format: FormatHex,
@@ -167,7 +170,7 @@ func buildFieldTable() [NumFields]Field {
 	add(Field{ID: IPv6Dst, Name: "ipv6_dst", Bytes: 16, Maskable: true, Writable: true, Prereq: PrereqIPv6, Format: FormatIPv6,
 		NXM: nxm("NXM_NX_IPV6_DST", ClassNXM1, 20), OXM: oxm("OXM_OF_IPV6_DST", 27, ofp12), acc: bytesAt(unsafe.Pointer(&f.DstIPv6))})
 	add(Field{ID: IPv6Label, Name: "ipv6_label", Bytes: 4, Bits: 20, Maskable: true, Writable: true, Prereq: PrereqIPv6, Format: FormatHex,
-		NXM: nxm("NXM_NX_IPV6_LABEL", ClassNXM1, 27), OXM: oxm("OXM_OF_IPV6_FLABEL", 28, ofp12), acc: bitsAt(unsafe.Pointer(&f.FlowLabel), 4, 0xfffff, 0)})
+		NXM: nxm("NXM_NX_IPV6_LABEL", ClassNXM1, 27), OXM: oxm("OXM_OF_IPV6_FLABEL", 28, ofp12), acc: u32(&f.FlowLabel)})
 	add(Field{ID: IPProto, Name: "nw_proto", ExtraName: "ip_proto", Bytes: 1, Prereq: PrereqIPAny, Format: FormatDecimal,
 		NXM: nxm("NXM_OF_IP_PROTO", ClassNXM0, 6), OXM: oxm("OXM_OF_IP_PROTO", 10, ofp12), acc: u8(&f.IPProto)})
 	add(Field{ID: IPDSCP, Name: "nw_tos", Bytes: 1, Writable: true, Prereq: PrereqIPAny, Format: FormatDecimal,
@@ -199,7 +202,7 @@ func buildFieldTable() [NumFields]Field {
 		OXM: []Header{
 			{Name: "ONFOXM_ET_TCP_FLAGS", Class: ClassExperimenter, Field: 42, Experimenter: ExperimenterONF, Version: ofp13},
 			{Name: "OXM_OF_TCP_FLAGS", Class: ClassOpenFlow, Field: 42, Version: ofp15},
-		}, acc: bitsAt(unsafe.Pointer(&f.TCPFlags), 2, 0x0fff, 0)})
+		}, acc: u16(&f.TCPFlags)})
 	add(Field{ID: UDPSrc, Name: "udp_src", Bytes: 2, Maskable: true, Writable: true, Prereq: PrereqUDP, Format: FormatDecimal,
 		NXM: nxm("NXM_OF_UDP_SRC", ClassNXM0, 11), OXM: oxm("OXM_OF_UDP_SRC", 15, ofp12), acc: u16(&f.SrcPort)})
 	add(Field{ID: UDPDst, Name: "udp_dst", Bytes: 2, Maskable: true, Writable: true, Prereq: PrereqUDP, Format: FormatDecimal,
@@ -226,8 +229,13 @@ func buildFieldTable() [NumFields]Field {
 		OXM: []Header{{Name: "ERICOXM_OF_ICMPV6_ND_RESERVED", Class: ClassEricsson, Field: 1}}, acc: u32(&f.NDReserved)})
 	add(Field{ID: NDOptionsType, Name: "nd_options_type", Bytes: 1, Writable: true, Prereq: PrereqND, Format: FormatDecimal,
 		OXM: []Header{{Name: "ERICOXM_OF_ICMPV6_ND_OPTIONS_TYPE", Class: ClassEricsson, Field: 2}}, acc: u8(&f.NDOptionsType)})
+	add(Field{ID: PacketType, Name: "packet_type", Bytes: 4, Format: FormatHex,
+		OXM: oxm("OXM_OF_PACKET_TYPE", 44, ofp15), acc: accessor{get: getNothing, set: setNothing}})
 	return t
 }
+
+func getNothing(f *Flow, mask bool) Value    { return Value{} }
+func setNothing(f *Flow, v Value, mask bool) {}
 
 // TunMetadataBytes is the widest tun_metadataN value gvs carries: the
 // size of packet.Key.TunMetadata.
@@ -323,8 +331,11 @@ const (
 	tpidPresent = 0x8000
 )
 
-func tci(f *Flow, mask bool) uint16 {
-	t := f.VLANs[0]
+func tci(f *Flow, mask bool) uint16 { return tciAt(f, 0, mask) }
+
+// tciAt is vlan_tci of tag i (0 outermost), CFI meaning "present".
+func tciAt(f *Flow, i int, mask bool) uint16 {
+	t := f.VLANs[i]
 	v := t.TCI &^ vlanCFI
 	if (mask && t.TPID&tpidPresent != 0) || (!mask && t.TPID != 0) {
 		v |= vlanCFI

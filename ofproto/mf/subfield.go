@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"gvs/ofproto/ofperr"
 )
 
 // Subfield is a bit range of a field: bits Ofs..Ofs+NBits-1, counted
@@ -34,21 +36,57 @@ func (s Subfield) Mask() Value {
 // result (as Open vSwitch's mf_subvalue): bit 0 of the subfield is the
 // lowest bit of v[15].
 func (s Subfield) Read(f *Flow) Value {
-	return extractBits(s.Field.Get(f), s.Field.Bytes, s.Ofs, s.NBits)
+	hi, lo := toU128(s.Field.Get(f), s.Field.Bytes)
+	hi, lo = shr128(hi, lo, s.Ofs)
+	mh, ml := ones128(s.NBits)
+	return fromU128(hi&mh, lo&ml, 16)
 }
 
 // ReadUint returns the bits of s in f as an integer (s no wider than 64
 // bits; wider subfields give their low 64 bits).
-func (s Subfield) ReadUint(f *Flow) uint64 { return s.Read(f).Uint(16) }
+func (s Subfield) ReadUint(f *Flow) uint64 {
+	if a := &s.Field.acc; a.isPlainInt() {
+		n := a.loadInt(a.ptr(f))
+		if a.bits != 0 {
+			n = n & a.bits >> a.shift
+		}
+		_, m := ones128(s.NBits)
+		return n >> s.Ofs & m
+	}
+	_, lo := toU128(s.Read(f), 16)
+	return lo
+}
 
 // Write stores the low NBits of v (right-aligned as Read returns) into
 // s's bits of f, leaving the field's other bits alone.
 func (s Subfield) Write(f *Flow, v Value) {
-	s.Field.SetMasked(f, depositBits(v, s.Field.Bytes, s.Ofs, s.NBits), s.Mask())
+	fd := s.Field
+	vh, vl := toU128(v, 16)
+	mh, ml := ones128(s.NBits)
+	vh, vl = shl128(vh&mh, vl&ml, s.Ofs)
+	mh, ml = shl128(mh, ml, s.Ofs)
+	ch, cl := toU128(fd.Get(f), fd.Bytes)
+	fd.Set(f, fromU128(ch&^mh|vh, cl&^ml|vl, fd.Bytes))
 }
 
 // WriteUint is Write for an integer value.
-func (s Subfield) WriteUint(f *Flow, n uint64) { s.Write(f, ValueFromUint(n, 16)) }
+func (s Subfield) WriteUint(f *Flow, n uint64) {
+	if a := &s.Field.acc; a.isPlainInt() {
+		// Straight to the integer in Flow (the common case: registers,
+		// metadata, ports).
+		_, m := ones128(s.NBits)
+		m <<= s.Ofs
+		n <<= s.Ofs
+		if a.bits != 0 {
+			m = m << a.shift & a.bits
+			n = n << a.shift
+		}
+		p := a.ptr(f)
+		a.storeInt(p, a.loadInt(p)&^m|n&m)
+		return
+	}
+	s.Write(f, fromU128(0, n, 16))
+}
 
 // Unwildcard marks s's bits as consulted in w.
 func (s Subfield) Unwildcard(w *Wildcards) { s.Field.UnwildcardMasked(w, s.Mask()) }
@@ -67,27 +105,79 @@ func (s Subfield) SetMatch(m *Match, v Value) {
 	fd.SetMatchMasked(m, val, mask)
 }
 
+// toU128 reads the nbytes-wide big-endian v as a 128-bit integer.
+func toU128(v Value, nbytes int) (hi, lo uint64) {
+	for _, b := range v[:nbytes] {
+		hi = hi<<8 | lo>>56
+		lo = lo<<8 | uint64(b)
+	}
+	return hi, lo
+}
+
+// fromU128 writes a 128-bit integer as an nbytes-wide big-endian Value.
+func fromU128(hi, lo uint64, nbytes int) Value {
+	var v Value
+	for i := nbytes - 1; i >= 0; i-- {
+		v[i] = byte(lo)
+		lo = lo>>8 | hi<<56
+		hi >>= 8
+	}
+	return v
+}
+
+func shr128(hi, lo uint64, n int) (uint64, uint64) {
+	switch {
+	case n == 0:
+		return hi, lo
+	case n >= 128:
+		return 0, 0
+	case n >= 64:
+		return 0, hi >> (n - 64)
+	}
+	return hi >> n, lo>>n | hi<<(64-n)
+}
+
+func shl128(hi, lo uint64, n int) (uint64, uint64) {
+	switch {
+	case n == 0:
+		return hi, lo
+	case n >= 128:
+		return 0, 0
+	case n >= 64:
+		return lo << (n - 64), 0
+	}
+	return hi<<n | lo>>(64-n), lo << n
+}
+
+// ones128 is a 128-bit integer with its low n bits set.
+func ones128(n int) (hi, lo uint64) {
+	switch {
+	case n <= 0:
+		return 0, 0
+	case n >= 128:
+		return ^uint64(0), ^uint64(0)
+	case n >= 64:
+		return ^uint64(0) >> (128 - n), ^uint64(0)
+	}
+	return 0, ^uint64(0) >> (64 - n)
+}
+
 // extractBits returns bits ofs..ofs+n-1 of the nbytes-wide v, right-aligned in 16 bytes.
 func extractBits(v Value, nbytes, ofs, n int) Value {
-	var out Value
-	for i := 0; i < n; i++ {
-		if v.bit(nbytes, ofs+i) {
-			out.setBit(16, i)
-		}
-	}
-	return out
+	hi, lo := toU128(v, nbytes)
+	hi, lo = shr128(hi, lo, ofs)
+	mh, ml := ones128(n)
+	return fromU128(hi&mh, lo&ml, 16)
 }
 
 // depositBits places the low n bits of the 16-byte right-aligned v at
 // ofs of an nbytes-wide value.
 func depositBits(v Value, nbytes, ofs, n int) Value {
-	var out Value
-	for i := 0; i < n && ofs+i < nbytes*8; i++ {
-		if v.bit(16, i) {
-			out.setBit(nbytes, ofs+i)
-		}
-	}
-	return out
+	hi, lo := toU128(v, 16)
+	mh, ml := ones128(n)
+	hi, lo = shl128(hi&mh, lo&ml, ofs)
+	mh, ml = ones128(nbytes * 8)
+	return fromU128(hi&mh, lo&ml, nbytes)
 }
 
 // CopyBits copies n bits from src (starting at bit srcOfs of an
@@ -200,10 +290,10 @@ func fieldByAnyName(name string) *Field {
 // are within the field and the field's prerequisites hold (mf_check_src).
 func (s Subfield) CheckSrc(m *Match) error {
 	if s.Field == nil || s.NBits <= 0 || s.Ofs < 0 || s.Ofs+s.NBits > s.Field.Bits {
-		return errBadSubfield
+		return ofperr.OFPBAC_BAD_SET_ARGUMENT
 	}
 	if m != nil && !s.Field.PrereqsMatched(m) {
-		return errPrereq
+		return ofperr.OFPBAC_MATCH_INCONSISTENT
 	}
 	return nil
 }
@@ -215,7 +305,7 @@ func (s Subfield) CheckDst(m *Match) error {
 		return err
 	}
 	if !s.Field.Writable {
-		return errReadOnly
+		return ofperr.OFPBAC_BAD_SET_ARGUMENT
 	}
 	return nil
 }

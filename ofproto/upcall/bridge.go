@@ -8,10 +8,13 @@ import "gvs/ofproto/xlate"
 type Bridge interface {
 	xlate.Bridge
 	// SendPacketIn hands a packet-in to the bridge's controller
-	// connections (its async sink). It must not block.
+	// connections (its async sink). It must not block. The packet-in is
+	// the bridge's to keep (its Packet is a copy).
 	SendPacketIn(pi *xlate.PacketIn)
 	// Learn adds the flow a learn action produced, or refreshes it (its
 	// timeouts restart) if it exists; errors are the bridge's to log.
+	// f is valid during the call only (its Actions and Match may be
+	// kept: they are not reused).
 	Learn(f *xlate.LearnedFlow) error
 }
 

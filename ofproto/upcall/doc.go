@@ -18,6 +18,24 @@
 // delta to the rules and groups its translation hit (rule counters and
 // used times, for idle timeouts; NORMAL's MAC entries, for aging).
 //
+// A controller action is a userspace datapath action naming a frozen state
+// (xlate.RecircTable, one per Handler): the megaflow stays cached and
+// UserspaceAction turns each packet that takes it into a packet-in. A
+// recirculated packet (recirc_id set) resumes its frozen state.
+//
+// # Wiring (the ofproto core)
+//
+//	h := upcall.New(dp, upcall.Config{})
+//	dp.SetUpcallHandler(h)
+//	h.SetPorts(ports)  // after every port change: datapath port -> bridge, port
+//	h.Changed()        // after every flow, group, meter or setting change
+//	h.PacketOut(dp, br, inPort, frame, actions)
+//	h.Resume(dp, br, continuation, frame)
+//	h.Close()
+//
+// The revalidator also ages each bridge's MAC table (after crediting the
+// traffic of installed flows to its entries): the bridge need not.
+//
 // # Goroutines
 //
 // Upcall runs on PMD goroutines, concurrently; SlowUpcall on the PMDs'

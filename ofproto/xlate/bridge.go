@@ -45,6 +45,10 @@ type Bridge interface {
 	// Group returns the group with id at version, or nil.
 	Group(version uint64, id uint32) Group
 
+	// Meter returns the datapath meter implementing OpenFlow meter id,
+	// or false if the bridge has no such meter.
+	Meter(id uint32) (dpMeter uint32, ok bool)
+
 	// MACs is the bridge's learning table (NORMAL).
 	MACs() *mac.Table
 }
@@ -170,8 +174,10 @@ const (
 type SelectionMethod uint8
 
 const (
-	// SelectDefault: Open vSwitch's default (dp_hash for datapaths that
-	// support it, as gvs's does).
+	// SelectDefault: a hash of the flow's symmetric five-tuple (Open
+	// vSwitch's SEL_METHOD_DEFAULT). Open vSwitch turns a group without
+	// selection_method into dp_hash when the datapath can; the bridge
+	// decides that, as ofproto-dpif does.
 	SelectDefault SelectionMethod = iota
 	SelectDPHash
 	SelectHash

@@ -21,6 +21,14 @@
 // commit_odp_actions. Pipeline state (metadata, registers) never reaches
 // the datapath.
 //
+// # Frozen states
+//
+// What a datapath flow cannot carry (the pipeline's registers and
+// metadata, the actions left to run) is frozen into a RecircTable entry
+// whose id the datapath actions name: a controller action's userspace
+// cookie, or a recirculation. Equal states share an id, so translating a
+// flow again yields the same datapath actions.
+//
 // # Goroutines and ownership
 //
 // A Translator is one goroutine's reusable scratch space: Translate must

@@ -25,6 +25,10 @@ type Input struct {
 	// with a lookup in table Table (0 for a new packet).
 	Actions []Action
 	Table   uint8
+	// PacketOut: this is an OpenFlow packet-out; Actions are translated
+	// even when nil (an empty packet-out drops), output:TABLE is allowed
+	// and packet-ins have reason packet_out.
+	PacketOut bool
 
 	// SideEffects lets translation change state outside the result: MAC
 	// learning (NORMAL), learn actions' flows, fin_timeout, packet-ins.
@@ -36,6 +40,17 @@ type Input struct {
 
 	// Trace, when non-nil, records each step for ofproto/trace.
 	Trace *Trace
+
+	// Frozen, when non-nil, is the frozen state being resumed (after a
+	// recirculation or NXT_RESUME): its action set and stack are
+	// restored; Flow and Actions/Table come from Frozen.Thaw and
+	// Frozen.Actions/Table as the caller sets them.
+	Frozen *Frozen
+	// Recirc is the datapath's table of frozen states. With it a
+	// controller action becomes a userspace datapath action (cached in
+	// the megaflow) and the handler sends the packet-in when a packet
+	// takes it; without it, the flow is slow-pathed.
+	Recirc *RecircTable
 }
 
 // SlowReason says why a flow cannot be cached in the datapath and every
@@ -92,14 +107,42 @@ type Cache struct {
 	Groups  []GroupHit
 	Normal  []MACLearning
 	Learned []LearnedFlow
+	// UsesMACs: NORMAL consulted the MAC table, so a change to it may
+	// change this translation.
+	UsesMACs bool
+	// FinTimeouts are the fin_timeout actions run: applied to their rules
+	// when the flow sees a TCP FIN or RST.
+	FinTimeouts []FinTimeout
 }
+
+// FinTimeout is a fin_timeout action and the rule it shortens.
+type FinTimeout struct {
+	Rule              Rule
+	IdleTimeout, Hard uint16
+}
+
+// FinTimeoutRule is implemented by rules that honour fin_timeout: the
+// rule's idle and hard timeouts drop to at most these (0: unchanged),
+// as Open vSwitch's reduce_timeout.
+type FinTimeoutRule interface {
+	ReduceTimeouts(idle, hard uint16)
+}
+
+// TCP flags that trigger fin_timeout.
+const (
+	tcpFIN = 0x01
+	tcpRST = 0x04
+)
 
 // Reset empties c keeping its capacity.
 func (c *Cache) Reset() {
 	clear(c.Rules)
 	clear(c.Groups)
 	clear(c.Learned)
+	clear(c.FinTimeouts)
 	c.Rules, c.Groups, c.Normal, c.Learned = c.Rules[:0], c.Groups[:0], c.Normal[:0], c.Learned[:0]
+	c.FinTimeouts = c.FinTimeouts[:0]
+	c.UsesMACs = false
 }
 
 // GroupHit is a group and the bucket translation took (-1: none, or
@@ -188,6 +231,42 @@ type Frozen struct {
 	ActionSet []Action
 	// Stack is the push/pop stack.
 	Stack []Subvalue
-	// Cookie and Rule: the rule that froze (for packet-ins and stats).
+	// Cookie: the rule that froze (for packet-ins).
 	Cookie uint64
+	// The controller action that froze, for a packet-in: its userdata,
+	// reason, and whether it paused (the packet-in then carries this
+	// state as its continuation).
+	Userdata []byte
+	Reason   PacketInReason
+	Pause    bool
+	// Hashed: frozen for a select group by dp_hash; the resumed pass has
+	// the packet's dp_hash.
+	Hashed bool
+}
+
+// PushStats credits s (a datapath flow's statistics delta) to everything
+// in c: each rule's and group's counters, and NORMAL's MAC entries (so
+// an address that only hits installed flows stays learned). Open
+// vSwitch's xlate_push_stats.
+func PushStats(br Bridge, c *Cache, s Stats) {
+	for _, r := range c.Rules {
+		r.Credit(s)
+	}
+	for _, g := range c.Groups {
+		g.Group.Credit(g.Bucket, s)
+	}
+	if s.TCPFlags&(tcpFIN|tcpRST) != 0 {
+		for _, ft := range c.FinTimeouts {
+			if r, ok := ft.Rule.(FinTimeoutRule); ok {
+				r.ReduceTimeouts(ft.IdleTimeout, ft.Hard)
+			}
+		}
+	}
+	if len(c.Normal) > 0 && !s.Used.IsZero() {
+		if macs := br.MACs(); macs != nil {
+			for _, l := range c.Normal {
+				macs.Refresh(l.VLAN, l.MAC, l.Port, s.Used)
+			}
+		}
+	}
 }

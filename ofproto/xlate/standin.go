@@ -1,3 +1,5 @@
+//go:build !pending
+
 package xlate
 
 // STAND-IN until helper "ofpact" has ofproto/ofpact on main: Action
