@@ -317,7 +317,6 @@ func formatSubfield(sf mf.Subfield) string {
 // or all ones: exact; all zeros: "ANY").
 func formatValue(f *mf.Field, v *mf.Value, m *mf.Value) string { return f.FormatValue(*v, m) }
 
-
 func isAllOnes(b []byte) bool {
 	for _, c := range b {
 		if c != 0xff {
