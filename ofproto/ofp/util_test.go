@@ -1,0 +1,5 @@
+package ofp
+
+import "fmt"
+
+func fmtType(v any) string { return fmt.Sprintf("%T", v) }
