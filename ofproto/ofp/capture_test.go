@@ -133,7 +133,7 @@ func (fs *fakeSwitch) conn(c net.Conn, version uint8) {
 		case *GroupDescRequest:
 			send(h.Xid, &GroupDescReply{Groups: []GroupDesc{{Type: GroupTypeSelect, GroupID: 7,
 				Buckets: []Bucket{{BucketID: 0, Weight: 5, WatchPort: 0xffff, WatchGroup: GroupAny}},
-				Props: GroupProps{SelectionMethod: "dp_hash", SelectionMethodParam: 0}}}})
+				Props:   GroupProps{SelectionMethod: "dp_hash", SelectionMethodParam: 0}}}})
 		case *GroupStatsRequest:
 			send(h.Xid, &GroupStatsReply{Stats: []GroupStats{{GroupID: 7, RefCount: 1, PacketCount: 9, ByteCount: 900, Buckets: []BucketCounter{{9, 900}}}}})
 		case *GroupFeaturesRequest:
