@@ -189,9 +189,11 @@ func (m *FlowMod) appendBody(b []byte, v uint8) ([]byte, error) {
 	return appendInstructions(b, m.Actions, v), nil
 }
 
-// pullMatch11 pulls an OpenFlow 1.1 standard match or a 1.2+ OXM match.
+// pullMatch11 pulls an OpenFlow 1.1 standard match or an OXM match: like
+// Open vSwitch's ofputil_pull_ofp11_match, by the match's type in any
+// version (it sends OXM even in 1.1 flow stats).
 func pullMatch11(b []byte, v uint8) (Match, []byte, error) {
-	if v == Version11 {
+	if len(b) >= 2 && binary.BigEndian.Uint16(b) == 0 {
 		if len(b) < 88 {
 			return Match{}, b, ofperr.OFPBRC_BAD_LEN
 		}
