@@ -753,6 +753,13 @@ func init() {
 	}), raw13TableFeaturesReply)
 	register(decoderFor(func(*TableDescRequest, *Header, *reader) error { return nil }), raw14TableDescRequest)
 	register(decoderFor(func(m *TableDescReply, _ *Header, r *reader) error {
+		return pullTableDescEntries(m, r)
+	}), raw14TableDescReply)
+	register(decodeTableStatus, raw14TableStatus)
+}
+
+func pullTableDescEntries(m *TableDescReply, r *reader) error {
+	{
 		for r.len() > 0 {
 			if r.len() < 8 {
 				return ofperr.OFPBRC_BAD_LEN
@@ -774,5 +781,33 @@ func init() {
 			m.Tables = append(m.Tables, td)
 		}
 		return nil
-	}), raw14TableDescReply)
+	}
+}
+
+// TableStatus (OFPT14_TABLE_STATUS) reports a table's vacancy crossing a
+// threshold (Reason OFPTR_VACANCY_DOWN 3 / _UP 4).
+type TableStatus struct {
+	Reason uint8
+	Table  TableDesc
+}
+
+func (*TableStatus) raw(v uint8) (Raw, error) { return pick(v, raw14TableStatus) }
+
+func (m *TableStatus) appendBody(b []byte, v uint8) ([]byte, error) {
+	b = pad(put8(b, m.Reason), 7)
+	return (&TableDescReply{Tables: []TableDesc{m.Table}}).appendEntry(b, v, 0)
+}
+
+func decodeTableStatus(h *Header, body []byte) (Msg, error) {
+	m := &TableStatus{Reason: body[0]}
+	var rep TableDescReply
+	r := reader{b: body[8:]}
+	if err := pullTableDescEntries(&rep, &r); err != nil {
+		return nil, err
+	}
+	if len(rep.Tables) != 1 {
+		return nil, ofperr.OFPBRC_BAD_LEN
+	}
+	m.Table = rep.Tables[0]
+	return m, nil
 }
