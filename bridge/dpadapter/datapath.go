@@ -18,6 +18,7 @@ import (
 	"gvs/netdev/afxdp"
 	"gvs/netdev/tap"
 	"gvs/ofproto"
+	maclearn "gvs/ofproto/mac"
 )
 
 // Config configures the adapter.
@@ -36,10 +37,13 @@ type Datapath struct {
 	dp      *dpif.Datapath
 	sw      *ofproto.Switch
 	bridges map[string]*ofproto.Bridge
-	created map[string]time.Time // when each bridge was added
-	ports   map[string]*port
-	byIndex map[int]*port // ports by their device's ifindex
-	sockBuf int
+	// ofbridges are the bridges' OpenFlow side: port numbering, tables,
+	// groups, meters.
+	ofbridges map[string]*ofproto.OFBridge
+	created   map[string]time.Time // when each bridge was added
+	ports     map[string]*port
+	byIndex   map[int]*port // ports by their device's ifindex
+	sockBuf   int
 	// umem is the UMEM every afxdp port shares unless its
 	// options:xdp-shared-umem is false (made with the first afxdp port,
 	// closed by Close).
@@ -61,6 +65,7 @@ type Datapath struct {
 type port struct {
 	spec    bridge.PortSpec
 	no      uint32
+	ofport  uint32 // OpenFlow number
 	dev     netdev.Device
 	ifindex int
 	// link, mac and mtu are the device as the kernel's link events last
@@ -82,7 +87,8 @@ func New(cfg Config) *Datapath {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Datapath{cfg: cfg, log: cfg.Logger, bridges: map[string]*ofproto.Bridge{}, created: map[string]time.Time{}, ports: map[string]*port{},
+	return &Datapath{cfg: cfg, log: cfg.Logger, bridges: map[string]*ofproto.Bridge{}, ofbridges: map[string]*ofproto.OFBridge{},
+		created: map[string]time.Time{}, ports: map[string]*port{},
 		byIndex: map[int]*port{}, rings: netdev.NewMemoryBudget(0)}
 }
 
@@ -160,6 +166,14 @@ func (d *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
 		return err
 	}
 	d.bridges[name] = br
+	ofb := ofproto.NewOFBridge(name, ofproto.OFBridgeConfig{
+		MACTableSize: cfg.MACTableSize, MACAgingTime: cfg.MACAgingTime, ForwardBPDU: cfg.ForwardBPDU,
+		Log: d.log.With("module", "ofproto", "bridge", name),
+	})
+	// Standalone with no controller (the default flow) until a
+	// connection manager takes the bridge over.
+	ofb.SetFailMode(ofproto.FailStandalone)
+	d.ofbridges[name] = ofb
 	d.created[name] = time.Now()
 	return nil
 }
@@ -172,6 +186,7 @@ func (d *Datapath) SetBridge(name string, cfg bridge.BridgeConfig) error {
 		return fmt.Errorf("%w: %s", ofproto.ErrNoBridge, name)
 	}
 	br.SetConfig(bridgeConfig(cfg))
+	d.ofbridges[name].SetNormalConfig(cfg.MACTableSize, cfg.MACAgingTime, cfg.ForwardBPDU)
 	return nil
 }
 
@@ -183,6 +198,10 @@ func (d *Datapath) DelBridge(name string) error {
 	}
 	delete(d.bridges, name)
 	delete(d.created, name)
+	if ofb := d.ofbridges[name]; ofb != nil {
+		ofb.Close()
+		delete(d.ofbridges, name)
+	}
 	return d.sw.DelBridge(name)
 }
 
@@ -351,10 +370,49 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 			d.byIndex[p.ifindex] = p
 		}
 	}
+	d.numberPortsLocked(opened, errs)
 	if len(undo) > 0 {
 		d.dp.PortsDel(undo)
 	}
 	return errs
+}
+
+// numberPortsLocked adds the ports just added to the datapath to their
+// OpenFlow bridges, which number them: per bridge in one call, so new
+// ports are numbered in name order as Open vSwitch does.
+func (d *Datapath) numberPortsLocked(opened []*port, errs []error) {
+	byBridge := map[string][]*port{}
+	for i, p := range opened {
+		if p != nil && errs[i] == nil {
+			byBridge[p.spec.Bridge] = append(byBridge[p.spec.Bridge], p)
+		}
+	}
+	for name, ps := range byBridge {
+		ofb := d.ofbridges[name]
+		specs := make([]ofproto.PortSpec, len(ps))
+		for i, p := range ps {
+			var hw [6]byte
+			copy(hw[:], p.mac)
+			specs[i] = ofproto.PortSpec{Name: p.spec.Name, DPPort: p.no, Request: p.spec.OFPortRequest,
+				Previous: p.spec.PreviousOFPort, VLAN: macPortConfig(p.spec.VLAN), MAC: hw, LinkDown: !p.link.CarrierUp}
+		}
+		nums, perrs := ofb.AddPorts(specs)
+		for i, p := range ps {
+			if perrs[i] != nil {
+				d.log.Warn("numbering port " + p.spec.Name + ": " + perrs[i].Error())
+				continue
+			}
+			p.ofport = nums[i]
+		}
+	}
+}
+
+func macPortConfig(v bridge.VLANConfig) maclearn.PortConfig {
+	c := maclearn.PortConfig{Tag: uint16(v.Tag), VLANMode: maclearn.VLANMode(v.Mode)}
+	for _, t := range v.Trunks {
+		c.Trunks = append(c.Trunks, uint16(t))
+	}
+	return c
 }
 
 func (d *Datapath) SetPort(spec bridge.PortSpec) error {
@@ -368,7 +426,22 @@ func (d *Datapath) SetPort(spec bridge.PortSpec) error {
 		if err := d.bridges[spec.Bridge].SetPort(p.no, portConfig(spec.VLAN)); err != nil {
 			return err
 		}
+		if ofb := d.ofbridges[spec.Bridge]; ofb != nil {
+			if err := ofb.SetPortVLAN(spec.Name, macPortConfig(spec.VLAN)); err != nil {
+				return err
+			}
+		}
 	}
+	if spec.OFPortRequest != p.spec.OFPortRequest {
+		if ofb := d.ofbridges[spec.Bridge]; ofb != nil {
+			n, err := ofb.SetPortRequest(spec.Name, spec.OFPortRequest)
+			if err != nil {
+				return err
+			}
+			p.ofport = n
+		}
+	}
+	spec.PreviousOFPort = p.spec.PreviousOFPort
 	if spec.MTURequest > 0 && spec.MTURequest != p.dev.MTU() {
 		if err := p.dev.SetMTU(spec.MTURequest); err != nil {
 			return fmt.Errorf("setting MTU %d: %w", spec.MTURequest, err)
@@ -412,6 +485,9 @@ func (d *Datapath) delPortsLocked(names []string) []error {
 				errs[i] = err
 			}
 		}
+		if ofb := d.ofbridges[p.spec.Bridge]; ofb != nil && p.ofport != 0 {
+			ofb.DelPort(p.spec.Name)
+		}
 		nos, idx = append(nos, p.no), append(idx, i)
 	}
 	d.dropSparesIfUnused()
@@ -450,7 +526,7 @@ func (d *Datapath) PortState(name string) (bridge.PortState, error) {
 	var st bridge.PortState
 	gone := false
 	if p != nil {
-		st = bridge.PortState{Link: p.link, CarrierResets: p.resets, MAC: slices.Clone(p.mac), MTU: p.mtu}
+		st = bridge.PortState{Link: p.link, CarrierResets: p.resets, MAC: slices.Clone(p.mac), MTU: p.mtu, OFPort: int(p.ofport)}
 		gone = p.gone
 	}
 	d.mu.Unlock()
@@ -501,6 +577,10 @@ func (d *Datapath) Close() error {
 	// port.
 	errs := d.delPortsLocked(slices.Sorted(maps.Keys(d.ports)))
 	d.bridges = map[string]*ofproto.Bridge{}
+	for _, ofb := range d.ofbridges {
+		ofb.Close()
+	}
+	d.ofbridges = map[string]*ofproto.OFBridge{}
 	d.created = map[string]time.Time{}
 	if err := d.stopLocked(); err != nil {
 		errs = append(errs, err)

@@ -48,6 +48,7 @@ func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop fu
 		Logger:     logger,
 		OVSVersion: compatVersion,
 		Metrics:    passes,
+		RunDir:     d.Dirs.Run,
 	})
 	if err != nil {
 		d.Fatal(err)

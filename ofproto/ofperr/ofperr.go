@@ -142,10 +142,10 @@ func (e Error) AppendWire(b []byte, version uint8) []byte {
 // version: what ParseWire returns for it, so the caller can still show
 // and echo it.
 type WireError struct {
-	Version   uint8
-	Vendor    uint32
-	Type      uint16
-	Code      uint16
+	Version uint8
+	Vendor  uint32
+	Type    uint16
+	Code    uint16
 }
 
 func (w *WireError) Error() string {
