@@ -1,6 +1,7 @@
 package ofp
 
 import (
+	"gvs/ofproto/ofpact"
 	"reflect"
 	"testing"
 )
@@ -12,8 +13,8 @@ func TestContinuationRoundTrip(t *testing.T) {
 		Mirrors:     3,
 		Conntracked: true,
 		Steps: []ContinuationStep{
-			{TableID: 0, Cookie: 0, Actions: []Action{RawActions{0, 0, 0, 16, 0, 0, 0, 1, 0xff, 0xff, 0, 0, 0, 0, 0, 0}}},
-			{TableID: 10, Cookie: 0x1234, Actions: []Action{RawActions{0, 0, 0, 16, 0, 0, 0, 2, 0xff, 0xff, 0, 0, 0, 0, 0, 0}}},
+			{TableID: 0, Cookie: 0, Actions: []Action{&ofpact.Output{Port: 1, MaxLen: 0xffff}}},
+			{TableID: 10, Cookie: 0x1234, Actions: []Action{&ofpact.Output{Port: 2, MaxLen: 0xffff}}},
 		},
 		ODPPort: 7,
 	}

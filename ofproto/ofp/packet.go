@@ -165,7 +165,7 @@ func decodePacketIn(h *Header, body []byte) (Msg, error) {
 		if r.err != nil {
 			return nil, r.err
 		}
-		match, rest, err := pullOXMMatch(r.rest())
+		match, rest, err := pullOXMMatchLoose(r.rest(), false)
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +204,7 @@ func decodePacketIn(h *Header, body []byte) (Msg, error) {
 		if r.err != nil {
 			return nil, r.err
 		}
-		match, _, _, rest, err := pullNXMatchCookie(r.rest(), matchLen, false)
+		match, rest, err := pullNXMatchLoose(r.rest(), matchLen)
 		if err != nil {
 			return nil, err
 		}
@@ -362,7 +362,7 @@ func decodePacketOut(h *Header, body []byte) (Msg, error) {
 		if r.err != nil {
 			return nil, r.err
 		}
-		match, rest, err := pullOXMMatch(r.rest())
+		match, rest, err := pullOXMMatchLoose(r.rest(), true)
 		if err != nil {
 			return nil, err
 		}

@@ -272,7 +272,7 @@ func (m *FlowStatsReply) appendEntry(b []byte, v uint8, i int) ([]byte, error) {
 		b = put64(b, fs.ByteCount)
 		var n int
 		b, n = appendNXMatch(b, &fs.Match, 0, 0, 0)
-		binary.BigEndian.PutUint16(b[start+20:], uint16(n))
+		binary.BigEndian.PutUint16(b[start+18:], uint16(n))
 		b = pad(b, roundUp8(n)-n)
 		b = appendActions(b, fs.Actions, v)
 	case v == Version10:
