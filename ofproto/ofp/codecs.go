@@ -6,9 +6,9 @@ package ofp
 import (
 	"encoding/binary"
 
-	"gvs/ofproto/ofperr"
 	"gvs/ofproto/mf"
 	"gvs/ofproto/ofpact"
+	"gvs/ofproto/ofperr"
 )
 
 // Action is an OpenFlow action or instruction (instructions are actions,

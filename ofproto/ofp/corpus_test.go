@@ -55,8 +55,6 @@ var ovsDecodeError = regexp.MustCompile(`\*\*\*decode error: ([A-Z0-9_]+)\*\*\*`
 var notYet = map[string]string{
 	"NXST_IPFIX_BRIDGE - reply": "IPFIX statistics replies (gvs exports no IPFIX)",
 	"NXST_IPFIX_FLOW - reply":   "IPFIX statistics replies (gvs exports no IPFIX)",
-	"NXT_CT_FLUSH #6":           "NXT_CT_FLUSH tuple properties are not validated",
-	"NXT_CT_FLUSH #7":           "NXT_CT_FLUSH tuple properties are not validated",
 }
 
 func TestOVSMessages(t *testing.T) {
