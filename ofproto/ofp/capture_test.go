@@ -161,8 +161,7 @@ func (fs *fakeSwitch) conn(c net.Conn, version uint8) {
 		case *TableFeaturesRequest:
 			var tables []TableFeatures
 			for i := range 254 {
-				tables = append(tables, TableFeatures{TableID: uint8(i), Name: "table" + itoa3(i), MetadataMatch: ^uint64(0),
-					MetadataWrite: ^uint64(0), MaxEntries: 1000000, Props: &TableFeatureProps{}})
+				tables = append(tables, DefaultTableFeatures(version, uint8(i), 254, 1000000))
 			}
 			send(h.Xid, &TableFeaturesReply{Tables: tables})
 		}
@@ -213,7 +212,8 @@ func TestCaptureOfctl(t *testing.T) {
 		{Version13, []string{"-O", "OpenFlow13", "show", "SOCK"}, "*ofp.FeaturesRequest", ""},
 		{Version10, []string{"-O", "OpenFlow10", "show", "SOCK"}, "*ofp.FeaturesRequest", ""},
 		{Version15, []string{"-O", "OpenFlow15", "dump-ports-desc", "SOCK"}, "*ofp.PortDescRequest", ""},
-		{Version15, []string{"-O", "OpenFlow15", "dump-table-features", "SOCK"}, "*ofp.TableFeaturesRequest", ""},
+		{Version15, []string{"-O", "OpenFlow15", "dump-table-features", "SOCK"}, "*ofp.TableFeaturesRequest", "      next tables: 1-253\n      instructions: apply_actions clear_actions write_actions write_metadata goto_table\n"},
+		{Version13, []string{"-O", "OpenFlow13", "dump-table-features", "SOCK"}, "*ofp.TableFeaturesRequest", "      instructions: meter apply_actions clear_actions write_actions write_metadata goto_table\n"},
 		{Version15, []string{"-O", "OpenFlow15", "add-flow", "SOCK", "actions=drop"}, "*ofp.FlowMod", ""},
 		{Version13, []string{"-O", "OpenFlow13", "add-flow", "SOCK", "priority=5,actions=drop"}, "*ofp.FlowMod", ""},
 		{Version14, []string{"-O", "OpenFlow14", "--bundle", "add-flow", "SOCK", "actions=drop"}, "*ofp.BundleAdd", ""},
