@@ -52,10 +52,7 @@ var ovsDecodeError = regexp.MustCompile(`\*\*\*decode error: ([A-Z0-9_]+)\*\*\*`
 // decode error, we must report the same one.
 //
 // notYet lists the vectors gvs knowingly does not handle like Open vSwitch.
-var notYet = map[string]string{
-	"NXST_IPFIX_BRIDGE - reply": "IPFIX statistics replies (gvs exports no IPFIX)",
-	"NXST_IPFIX_FLOW - reply":   "IPFIX statistics replies (gvs exports no IPFIX)",
-}
+var notYet = map[string]string{}
 
 func TestOVSMessages(t *testing.T) {
 	var decoded, same, equivalent int

@@ -196,8 +196,7 @@ func pullQueueGetConfigReply(m *QueueGetConfigReply, h *Header, r *reader) error
 }
 
 // IPFIXBridgeRequest and IPFIXFlowRequest (NXST_IPFIX_*) ask for IPFIX
-// exporter statistics; gvs has no IPFIX exporter, so the replies exist
-// for decoding only.
+// exporter statistics (the bridge exporter's, each flow exporter's).
 type IPFIXBridgeRequest struct{ Multipart }
 type IPFIXFlowRequest struct{ Multipart }
 
@@ -206,7 +205,66 @@ func (*IPFIXBridgeRequest) appendBody(b []byte, _ uint8) ([]byte, error) { retur
 func (*IPFIXFlowRequest) raw(uint8) (Raw, error)                         { return rawNXIPFIXFlowRequest, nil }
 func (*IPFIXFlowRequest) appendBody(b []byte, _ uint8) ([]byte, error)   { return b, nil }
 
+// IPFIXStats are one IPFIX exporter's counters (nx_ipfix_stats_reply);
+// CollectorSetID names a flow exporter.
+type IPFIXStats struct {
+	TotalFlows, CurrentFlows, Packets, IPv4Packets, IPv6Packets uint64
+	ErrorPackets, IPv4ErrorPackets, IPv6ErrorPackets            uint64
+	TxPackets, TxErrors                                         uint64
+	CollectorSetID                                              uint32
+}
+
+// IPFIXBridgeReply and IPFIXFlowReply (NXST_IPFIX_BRIDGE/FLOW replies).
+type IPFIXBridgeReply struct {
+	Multipart
+	Stats IPFIXStats
+}
+type IPFIXFlowReply struct {
+	Multipart
+	Stats []IPFIXStats
+}
+
+func appendIPFIX(b []byte, s *IPFIXStats) []byte {
+	for _, c := range []uint64{s.TotalFlows, s.CurrentFlows, s.Packets, s.IPv4Packets, s.IPv6Packets,
+		s.ErrorPackets, s.IPv4ErrorPackets, s.IPv6ErrorPackets, s.TxPackets, s.TxErrors} {
+		b = put64(b, c)
+	}
+	return pad(put32(b, s.CollectorSetID), 4)
+}
+
+func pullIPFIX(r *reader) IPFIXStats {
+	s := IPFIXStats{TotalFlows: r.u64(), CurrentFlows: r.u64(), Packets: r.u64(), IPv4Packets: r.u64(), IPv6Packets: r.u64(),
+		ErrorPackets: r.u64(), IPv4ErrorPackets: r.u64(), IPv6ErrorPackets: r.u64(), TxPackets: r.u64(), TxErrors: r.u64(),
+		CollectorSetID: r.u32()}
+	r.skip(4)
+	return s
+}
+
+func (*IPFIXBridgeReply) raw(uint8) (Raw, error) { return rawNXIPFIXBridgeReply, nil }
+func (m *IPFIXBridgeReply) appendBody(b []byte, _ uint8) ([]byte, error) {
+	return appendIPFIX(b, &m.Stats), nil
+}
+func (*IPFIXFlowReply) raw(uint8) (Raw, error) { return rawNXIPFIXFlowReply, nil }
+func (m *IPFIXFlowReply) entries() int         { return len(m.Stats) }
+func (m *IPFIXFlowReply) appendBody(b []byte, v uint8) ([]byte, error) {
+	return appendEntries(m, b, v)
+}
+func (m *IPFIXFlowReply) part(i, j int) Msg { return &IPFIXFlowReply{Stats: m.Stats[i:j]} }
+func (m *IPFIXFlowReply) appendEntry(b []byte, _ uint8, i int) ([]byte, error) {
+	return appendIPFIX(b, &m.Stats[i]), nil
+}
+
 func init() {
+	register(decoderFor(func(m *IPFIXBridgeReply, _ *Header, r *reader) error {
+		m.Stats = pullIPFIX(r)
+		return nil
+	}), rawNXIPFIXBridgeReply)
+	register(decoderFor(func(m *IPFIXFlowReply, _ *Header, r *reader) error {
+		for r.len() > 0 {
+			m.Stats = append(m.Stats, pullIPFIX(r))
+		}
+		return nil
+	}), rawNXIPFIXFlowReply)
 	register(decoderFor(func(m *QueueGetConfigRequest, h *Header, r *reader) error {
 		m.QueueID = QueueAll
 		switch h.Raw {
