@@ -11,6 +11,7 @@ import (
 
 	maclearn "gvs/ofproto/mac"
 	"gvs/ofproto/mf"
+	"gvs/ofproto/ofpact"
 	"gvs/ofproto/pipeline"
 	"gvs/ofproto/xlate"
 )
@@ -157,7 +158,7 @@ func (b *OFBridge) SetNormalConfig(size int, aging time.Duration, forwardBPDU bo
 
 // normalActions is the default flow's "actions=NORMAL".
 func normalActions() []pipeline.Action {
-	return []pipeline.Action{pipeline.OutputAction{Port: mf.PortNormal}}
+	return []pipeline.Action{&ofpact.Output{Port: mf.PortNormal}}
 }
 
 // flushed is connmgr_flushed: after the tables were emptied, a standalone
@@ -217,7 +218,7 @@ func actionsAreNormal(acts []pipeline.Action) bool {
 	if len(acts) != 1 {
 		return false
 	}
-	o, ok := acts[0].(pipeline.OutputAction)
+	o, ok := acts[0].(*ofpact.Output)
 	return ok && o.Port == mf.PortNormal
 }
 

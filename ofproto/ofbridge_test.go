@@ -1,6 +1,7 @@
 package ofproto
 
 import (
+	"gvs/ofproto/ofpact"
 	"sync"
 	"testing"
 	"time"
@@ -72,7 +73,7 @@ func TestDefaultFlow(t *testing.T) {
 	if r == nil || r.Priority() != 0 {
 		t.Fatalf("lookup: %v", r)
 	}
-	if acts := r.Actions(); len(acts) != 1 || acts[0].(pipeline.OutputAction).Port != mf.PortNormal {
+	if acts := r.Actions(); len(acts) != 1 || acts[0].(*ofpact.Output).Port != mf.PortNormal {
 		t.Fatalf("default flow actions %v", acts)
 	}
 
@@ -126,7 +127,7 @@ func mustAdd(t *testing.T, b *OFBridge, port uint32) {
 	m.Flow.InPort, m.Wildcards.Masks.InPort = port, ^uint32(0)
 	err := b.Pipeline().FlowMod(&pipeline.FlowMod{Command: pipeline.FlowAdd, Match: m, Priority: 10,
 		OutPort: mf.PortNone, OutGroup: pipeline.GroupAny, BufferID: pipeline.BufferNone,
-		Actions: []pipeline.Action{pipeline.OutputAction{Port: 1}}})
+		Actions: []pipeline.Action{&ofpact.Output{Port: 1}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +269,7 @@ func TestLearn(t *testing.T) {
 	var m mf.Match
 	m.Flow.EtherType, m.Wildcards.Masks.EtherType = 0x0800, 0xffff
 	lf := &xlate.LearnedFlow{TableID: 1, Priority: 7, Cookie: 0x42, HardTimeout: 10, Flags: ofpffSendFlowRem,
-		Match: m, Actions: []xlate.Action{pipeline.OutputAction{Port: 3}}}
+		Match: m, Actions: []xlate.Action{&ofpact.Output{Port: 3}}}
 	if err := b.Learn(lf); err != nil {
 		t.Fatal(err)
 	}
@@ -299,11 +300,11 @@ func TestLearn(t *testing.T) {
 	if err := b.Learn(lf); err != nil {
 		t.Fatal(err)
 	}
-	lf.Actions = []xlate.Action{pipeline.OutputAction{Port: 4}}
+	lf.Actions = []xlate.Action{&ofpact.Output{Port: 4}}
 	if err := b.Learn(lf); err != nil {
 		t.Fatal(err)
 	}
-	if r := b.findExactly(1, &m, 7); r == nil || r.Actions[0].(pipeline.OutputAction).Port != 4 {
+	if r := b.findExactly(1, &m, 7); r == nil || r.Actions[0].(*ofpact.Output).Port != 4 {
 		t.Fatalf("relearned with new actions: %+v", r)
 	}
 }

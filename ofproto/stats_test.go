@@ -1,6 +1,7 @@
 package ofproto
 
 import (
+	"gvs/ofproto/ofpact"
 	"testing"
 	"time"
 
@@ -15,7 +16,7 @@ func TestFlowAndGroupStats(t *testing.T) {
 		Buckets: []pipeline.Bucket{{ID: 0, WatchPort: mf.PortNone, WatchGroup: pipeline.GroupAny}, {ID: 1}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Pipeline().FlowMod(addMod(1, 5, pipeline.GroupAction{ID: 3})); err != nil {
+	if err := b.Pipeline().FlowMod(addMod(1, 5, &ofpact.Group{ID: 3})); err != nil {
 		t.Fatal(err)
 	}
 	clock = clock.Add(10 * time.Second)
