@@ -136,7 +136,7 @@ func (c *Commands) Register(s *unixctl.Server) {
 // bridge finds a bridge running in the datapath by name.
 func (c *Commands) bridge(name string) (source.Bridge, bool) {
 	for _, br := range c.sw.Bridges() {
-		if br.Name == name && br.NORMAL != nil {
+		if br.Name == name && br.OpenFlow != nil {
 			return br, true
 		}
 	}

@@ -18,11 +18,11 @@ func addMod(port uint32, prio int, acts ...pipeline.Action) *pipeline.FlowMod {
 }
 
 func TestCommitBundle(t *testing.T) {
-	b := NewOFBridge("br0", OFBridgeConfig{})
+	b := NewBridge("br0", BridgeConfig{})
 	hw := [6]byte{2, 0, 0, 0, 0, 7}
 	nums, _ := b.AddPorts([]PortSpec{{Name: "p", DPPort: 4, MAC: hw}})
 	var ran []uint32
-	b.SetPacketOut(func(_ *OFBridge, po *PacketOut, v uint64) error {
+	b.SetPacketOut(func(_ *Bridge, po *PacketOut, v uint64) error {
 		if v != b.Version() {
 			t.Errorf("packet out ran at version %d, published %d", v, b.Version())
 		}

@@ -15,7 +15,7 @@ import (
 // run while flow mods, group mods and port changes go on (run with
 // -race).
 func TestConcurrentReaders(t *testing.T) {
-	b := NewOFBridge("br0", OFBridgeConfig{})
+	b := NewBridge("br0", BridgeConfig{})
 	b.SetFailMode(FailStandalone)
 	var stop atomic.Bool
 	var wg sync.WaitGroup

@@ -12,7 +12,7 @@ import (
 // DumpFlows is bridge/dump-flows: every flow of every table, hidden ones
 // included, as Open vSwitch's ofproto_get_all_flows/flow_stats_ds print
 // them.
-func (b *OFBridge) DumpFlows(offloadStats bool) string {
+func (b *Bridge) DumpFlows(offloadStats bool) string {
 	now := b.now()
 	var s strings.Builder
 	for _, r := range b.pipe.AllRules() {

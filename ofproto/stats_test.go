@@ -11,7 +11,7 @@ import (
 
 func TestFlowAndGroupStats(t *testing.T) {
 	clock := time.Unix(1_000_000, 0)
-	b := NewOFBridge("br0", OFBridgeConfig{Now: func() time.Time { return clock }})
+	b := NewBridge("br0", BridgeConfig{Now: func() time.Time { return clock }})
 	if err := b.Pipeline().GroupMod(&pipeline.GroupMod{Command: pipeline.GroupAdd, GroupID: 3,
 		Buckets: []pipeline.Bucket{{ID: 0, WatchPort: mf.PortNone, WatchGroup: pipeline.GroupAny}, {ID: 1}}}); err != nil {
 		t.Fatal(err)

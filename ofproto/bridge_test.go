@@ -39,7 +39,7 @@ func (e *eventLog) PortStatus(r PortReason, d *PortDesc) {
 	e.mu.Unlock()
 }
 
-func allFlows(t *testing.T, b *OFBridge) []*pipeline.Rule {
+func allFlows(t *testing.T, b *Bridge) []*pipeline.Rule {
 	t.Helper()
 	rules, err := b.Pipeline().Flows(&pipeline.FlowQuery{TableID: pipeline.TableAll, OutPort: mf.PortNone, OutGroup: pipeline.GroupAny})
 	if err != nil {
@@ -57,7 +57,7 @@ func isDefaultFlow(r *pipeline.Rule) bool {
 // a controller takes it away; back to standalone without controllers
 // brings it back (connmgr_flushed).
 func TestDefaultFlow(t *testing.T) {
-	b := NewOFBridge("br0", OFBridgeConfig{})
+	b := NewBridge("br0", BridgeConfig{})
 	if rules := allFlows(t, b); len(rules) != 0 {
 		t.Fatalf("new bridge flows: %v", rules)
 	}
@@ -121,7 +121,7 @@ func TestDefaultFlow(t *testing.T) {
 	}
 }
 
-func mustAdd(t *testing.T, b *OFBridge, port uint32) {
+func mustAdd(t *testing.T, b *Bridge, port uint32) {
 	t.Helper()
 	var m mf.Match
 	m.Flow.InPort, m.Wildcards.Masks.InPort = port, ^uint32(0)
@@ -138,7 +138,7 @@ func mustAdd(t *testing.T, b *OFBridge, port uint32) {
 // numbers given up within the hour; the bridge's own port is LOCAL.
 func TestPortNumbers(t *testing.T) {
 	clock := time.Unix(1_000_000, 0)
-	b := NewOFBridge("br0", OFBridgeConfig{Now: func() time.Time { return clock }})
+	b := NewBridge("br0", BridgeConfig{Now: func() time.Time { return clock }})
 	ev := &eventLog{}
 	b.SetEvents(ev)
 	nums, errs := b.AddPorts([]PortSpec{
@@ -218,7 +218,7 @@ func TestPortAllocatorExhaustion(t *testing.T) {
 }
 
 func TestPortModAndLink(t *testing.T) {
-	b := NewOFBridge("br0", OFBridgeConfig{})
+	b := NewBridge("br0", BridgeConfig{})
 	ev := &eventLog{}
 	b.SetEvents(ev)
 	hw := [6]byte{2, 0, 0, 0, 0, 1}
@@ -263,7 +263,7 @@ func TestPortModAndLink(t *testing.T) {
 // it with flow removed.
 func TestLearn(t *testing.T) {
 	clock := time.Unix(1_000_000, 0)
-	b := NewOFBridge("br0", OFBridgeConfig{Now: func() time.Time { return clock }})
+	b := NewBridge("br0", BridgeConfig{Now: func() time.Time { return clock }})
 	ev := &eventLog{}
 	b.SetEvents(ev)
 	var m mf.Match
@@ -310,7 +310,7 @@ func TestLearn(t *testing.T) {
 }
 
 func TestSetPortRequest(t *testing.T) {
-	b := NewOFBridge("br0", OFBridgeConfig{})
+	b := NewBridge("br0", BridgeConfig{})
 	nums, _ := b.AddPorts([]PortSpec{{Name: "a", DPPort: 1}, {Name: "b", DPPort: 2}})
 	if nums[0] != 1 || nums[1] != 2 {
 		t.Fatalf("numbers %v", nums)
