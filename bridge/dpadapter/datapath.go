@@ -37,10 +37,10 @@ type Datapath struct {
 	dp      *dpif.Datapath
 	sw      *ofproto.Switch
 	bridges map[string]*ofproto.Bridge
-	created   map[string]time.Time // when each bridge was added
-	ports     map[string]*port
-	byIndex   map[int]*port // ports by their device's ifindex
-	sockBuf   int
+	created map[string]time.Time // when each bridge was added
+	ports   map[string]*port
+	byIndex map[int]*port // ports by their device's ifindex
+	sockBuf int
 	// umem is the UMEM every afxdp port shares unless its
 	// options:xdp-shared-umem is false (made with the first afxdp port,
 	// closed by Close).
@@ -221,7 +221,6 @@ func (d *Datapath) open(spec bridge.PortSpec, sockBuf int, umem *afxdp.UMEMGroup
 	}
 	return nil, fmt.Errorf("%s: type %q: %w", spec.Name, spec.Type, bridge.ErrUnsupportedType)
 }
-
 
 // AddPort adds one port: AddPorts of one spec.
 func (d *Datapath) AddPort(spec bridge.PortSpec) error {
