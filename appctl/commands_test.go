@@ -384,3 +384,29 @@ func TestNoDatapathYet(t *testing.T) {
 	}
 	e.ok(t, "coverage/show")
 }
+
+// TestOfprotoTrace: ofproto/trace through the default flow (NORMAL) with
+// a learned destination, in the bridge flow and odp flow forms.
+func TestOfprotoTrace(t *testing.T) {
+	e := newEnv(t)
+	e.traffic(t, 2) // learns 02:..:01 on port 1 and 02:..:02 on port 2
+	flow := "in_port=1,dl_src=02:00:00:00:00:01,dl_dst=02:00:00:00:00:02,dl_type=0x0800"
+	out := e.ok(t, "ofproto/trace", "br0", flow)
+	for _, want := range []string{
+		"Flow: ip,in_port=1,vlan_tci=0x0000,dl_src=02:00:00:00:00:01,dl_dst=02:00:00:00:00:02,nw_src=0.0.0.0,",
+		"bridge(\"br0\")",
+		" 0. priority 0\n",
+		"    NORMAL\n",
+		"Final flow: unchanged",
+		"Datapath actions: 2",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("ofproto/trace lacks %q:\n%s", want, out)
+		}
+	}
+	odp := e.ok(t, "ofproto/trace", "in_port(1),eth(src=02:00:00:00:00:01,dst=02:00:00:00:00:02),eth_type(0x0800)")
+	if !strings.Contains(odp, "Datapath actions: 2") {
+		t.Errorf("odp form:\n%s", odp)
+	}
+	e.fails(t, "br9: unknown bridge\n", "ofproto/trace", "br9", flow)
+}
