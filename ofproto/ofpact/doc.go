@@ -8,8 +8,8 @@
 // them (Equal, OutputsToPort, OutputsToGroup, MeterID, ExecuteActionSet).
 //
 // Every action Open vSwitch 3.1 decodes is decoded, formatted, encoded
-// and parsed, except encap/decap (NSH), which decode as
-// OFPBAC_BAD_VENDOR_TYPE. The tests hold gvs to ovs-ofctl: the same text,
+// and parsed (the debug actions only decode, as OVS without
+// --enable-dummy, to OFPBAC_BAD_VENDOR_TYPE). The tests hold gvs to ovs-ofctl: the same text,
 // the same error and the same re-encoding for hand-written, gvs-built and
 // randomly mutated wire actions in every OpenFlow version, and the same
 // canonical text for flows parsed from ovs-ofctl syntax. Known

@@ -223,9 +223,17 @@ func formatAction(s *strings.Builder, a Action) {
 			s.WriteByte(')')
 		}
 	case *SetMPLSLabel:
-		p("set_mpls_label(%d)", a.Label)
+		if a.Raw == RawOFSetField {
+			p("set_field:%d->mpls_label", a.Label)
+		} else {
+			p("set_mpls_label(%d)", a.Label)
+		}
 	case *SetMPLSTC:
-		p("set_mpls_tc(%d)", a.TC)
+		if a.Raw == RawOFSetField {
+			p("set_field:%d->mpls_tc", a.TC)
+		} else {
+			p("set_mpls_tc(%d)", a.TC)
+		}
 	case *SetMPLSTTL:
 		p("set_mpls_ttl(%d)", a.TTL)
 	case *DecMPLSTTL:
@@ -236,6 +244,43 @@ func formatAction(s *strings.Builder, a Action) {
 		p("pop_mpls:0x%04x", a.EtherType)
 	case *DecNSHTTL:
 		s.WriteString("dec_nsh_ttl")
+	case *Encap:
+		s.WriteString("encap(")
+		switch a.PacketType {
+		case PacketTypeEthernet:
+			s.WriteString("ethernet")
+		case PacketTypeNSH:
+			s.WriteString("nsh")
+		case PacketTypeMPLS:
+			s.WriteString("mpls")
+		case PacketTypeMPLSMC:
+			s.WriteString("mpls_mc")
+		default:
+			s.WriteString("UNKNOWN")
+		}
+		if len(a.Props) > 0 {
+			s.WriteByte('(')
+			for i, p := range a.Props {
+				if i > 0 {
+					s.WriteByte(',')
+				}
+				if p.Type == EncapPropMDType {
+					p2 := p
+					fmt.Fprintf(s, "md_type=%d", p2.MDType)
+				} else {
+					n := min(int(p.TLVLen), len(p.Data))
+					fmt.Fprintf(s, "tlv(0x%04x,%d,%s)", p.TLVClass, p.TLVType, putHex(p.Data[:n]))
+				}
+			}
+			s.WriteByte(')')
+		}
+		s.WriteByte(')')
+	case *Decap:
+		s.WriteString("decap(")
+		if a.PacketType != PacketTypeNextProto {
+			fmt.Fprintf(s, "packet_type(ns=%d,type=%s)", a.PacketType>>16, hex0x(uint64(a.PacketType&0xffff)))
+		}
+		s.WriteByte(')')
 	case *DeleteField:
 		p("delete_field:%s", fieldName(a.Field))
 	case *SetTunnel:
