@@ -692,7 +692,7 @@ var kindNames = [numKinds]string{
 	KindDecMPLSTTL: "dec_mpls_ttl", KindPushMPLS: "push_mpls",
 	KindPopMPLS: "pop_mpls", KindDecNSHTTL: "dec_nsh_ttl",
 	KindDeleteField: "delete_field", KindEncap: "encap", KindDecap: "decap",
-	KindSetTunnel:   "set_tunnel", KindSetQueue: "set_queue",
+	KindSetTunnel: "set_tunnel", KindSetQueue: "set_queue",
 	KindPopQueue: "pop_queue", KindFinTimeout: "fin_timeout",
 	KindResubmit: "resubmit", KindLearn: "learn",
 	KindConjunction: "conjunction", KindMultipath: "multipath",
