@@ -322,6 +322,30 @@ func parseOne(item string, depth int) ([]Action, error) {
 		return one(&CTClear{}, nil)
 	case "dec_mpls_ttl":
 		return one(&DecMPLSTTL{}, nil)
+	case "set_mpls_label":
+		v, err := parseUint(arg+paren, 32)
+		return one(&SetMPLSLabel{Label: uint32(v)}, err)
+	case "set_mpls_tc":
+		v, err := parseUint(arg+paren, 8)
+		return one(&SetMPLSTC{TC: uint8(v)}, err)
+	case "set_mpls_ttl":
+		v, err := parseUint(arg+paren, 8)
+		return one(&SetMPLSTTL{TTL: uint8(v)}, err)
+	case "push_mpls":
+		v, err := u(16)
+		if err == nil && v != 0x8847 && v != 0x8848 {
+			err = fmt.Errorf("%s: push_mpls ethertype must be 0x8847 or 0x8848", arg)
+		}
+		return one(&PushMPLS{EtherType: uint16(v)}, err)
+	case "pop_mpls":
+		v, err := u(16)
+		return one(&PopMPLS{EtherType: uint16(v)}, err)
+	case "delete_field":
+		f := fieldByName(strings.TrimSpace(arg))
+		if f == nil {
+			return nil, fmt.Errorf("%s is not a valid OXM field name", arg)
+		}
+		return one(&DeleteField{Field: f}, nil)
 	case "dec_nsh_ttl":
 		return one(&DecNSHTTL{}, nil)
 	case "conjunction":

@@ -71,6 +71,8 @@ var parseFlowCases = []parseFlowCase{
 	{"in_port=1", []any{"in_port", 1}, "output:NXM_NX_REG4[],dec_ttl(1,2)"},
 	{"in_port=1", []any{"in_port", 1}, "meter:3,output:2,clear_actions,write_actions(output:3,set_field:0x2->reg0),write_metadata:0x10/0xff,goto_table:4"},
 	{"in_port=1", []any{"in_port", 1}, "drop"},
+	{"mpls", []any{"eth_type", 0x8847}, "set_mpls_label(5),set_mpls_tc(1),set_mpls_ttl(9),dec_mpls_ttl,pop_mpls:0x0800"},
+	{"ip", []any{"eth_type", 0x0800}, "push_mpls:0x8847,set_mpls_ttl(3)"},
 	{"in_port=1", []any{"in_port", 1}, "encap(nsh(md_type=1,tlv(0x1000,10,0x12345678))),decap(),encap(ethernet),decap(packet_type(ns=1,type=0x894f))"},
 	{"in_port=1", []any{"in_port", 1}, "multipath(symmetric_l4,50,hrw,32,0,NXM_NX_REG0[0..5]),bundle(eth_src,0,hrw,ofport,members:1,2),bundle_load(symmetric_l4,1,active_backup,ofport,NXM_NX_REG1[],members:3)"},
 	{"in_port=1", []any{"in_port", 1}, "sample(probability=100,collector_set_id=1,obs_domain_id=2,obs_point_id=3),sample(probability=5,collector_set_id=0,obs_domain_id=0,obs_point_id=0,sampling_port=7,egress)"},
