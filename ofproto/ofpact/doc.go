@@ -33,13 +33,12 @@
 // WriteMetadata and GotoTable. AppendInstructions groups consecutive plain
 // actions back into one Apply-Actions instruction.
 //
-// Check (OVS's ofpacts_check) validates a list against the rule's match
-// and table; it also records, in the actions, the match facts OVS uses
-// to choose OpenFlow 1.1+ encodings (SetL4SrcPort.IPProto, FlowHasVLAN),
-// so it must run before the list is shared.
-//
-// The debug actions (debug_recirc, debug_slow) decode with
-// OFPBAC_BAD_VENDOR_TYPE, as in ovs-vswitchd without --enable-dummy.
+// Check and CheckVersion (OVS's ofpacts_check_consistency) validate a
+// list against the rule's match and table, as flow mods and packet-outs
+// need; CheckVersion lets OpenFlow 1.0 keep actions inconsistent with the
+// match, as OVS does. They also record, in the actions, the match facts
+// OVS uses to choose OpenFlow 1.1+ encodings (SetL4SrcPort.IPProto,
+// FlowHasVLAN), so they must run before the list is shared.
 //
 // # Ownership and goroutines
 //
