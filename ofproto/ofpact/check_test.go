@@ -20,7 +20,12 @@ func matchOf(t *testing.T, kv ...any) *mf.Match {
 		if f == nil {
 			t.Fatalf("no field %v", kv[i])
 		}
-		f.SetMatch(&m, mf.ValueFromUint(uint64(kv[i+1].(int)), f.Bytes))
+		switch v := kv[i+1].(type) {
+		case int:
+			f.SetMatch(&m, mf.ValueFromUint(uint64(v), f.Bytes))
+		case [2]int: // value, mask
+			f.SetMatchMasked(&m, mf.ValueFromUint(uint64(v[0]), f.Bytes), mf.ValueFromUint(uint64(v[1]), f.Bytes))
+		}
 	}
 	return &m
 }
