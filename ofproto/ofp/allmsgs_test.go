@@ -83,6 +83,29 @@ func sampleMessages(t *testing.T) []Msg {
 		&TLVTableMod{Command: TLVAdd, Maps: []TLVMap{{OptionClass: 0x102, OptionType: 0x80, OptionLen: 4}}},
 		&CTFlushZone{Zone: 9},
 		&CTFlush{IPProto: 6, Orig: CTTuple{Src: [16]byte{10: 0xff, 11: 0xff, 12: 10, 15: 1}, SrcPort: 80}, HasZone: true, Zone: 3},
+		&GroupDescReply{Groups: []GroupDesc{{Type: GroupTypeSelect, GroupID: 9, Buckets: []Bucket{{BucketID: 0, Weight: 3, WatchPort: mf.PortNone, WatchGroup: GroupAny, Actions: acts}},
+			Props: GroupProps{SelectionMethod: "hash", SelectionMethodParam: 5, Fields: []GroupField{{Field: mf.FieldByID(mf.IPv4Dst), Mask: mf.ValueFromUint(0xffffff00, 4)}}}}}},
+		&GroupStatsReply{Stats: []GroupStats{{GroupID: 9, RefCount: 1, PacketCount: 2, ByteCount: 3, DurationSec: 4, Buckets: []BucketCounter{{5, 6}}}}},
+		&MeterConfigRequest{MeterID: 4},
+		&MeterConfigReply{Meters: []MeterConfig{{MeterID: 4, Flags: MeterFlagPktps | MeterFlagStats, Bands: []MeterBand{{Type: BandDSCPRemark, Rate: 5, PrecLevel: 1}}}}},
+		&MeterStatsReply{Stats: []MeterStats{{MeterID: 4, FlowCount: 1, PacketInCount: 2, ByteInCount: 3, DurationSec: 4, Bands: []BucketCounter{{5, 6}}}}},
+		&TableStatsReply{Tables: []TableStats{{TableID: 0, Name: "classifier", Wildcards: 0x3fffff, MaxEntries: 1000, ActiveCount: 1, LookupCount: 2, MatchedCount: 3}}},
+		&TableFeaturesRequest{},
+		&TableFeaturesReply{Tables: []TableFeatures{DefaultTableFeatures(Version15, 252, 254, 1000)}},
+		&TableDescRequest{},
+		&TableDescReply{Tables: []TableDesc{{TableID: 3, Config: 0}}},
+		&TableStatus{Reason: 3, Table: TableDesc{TableID: 3}},
+		&QueueStatsReply{Stats: []QueueStats{{PortNo: 7, QueueID: 1, TxBytes: 2, TxPackets: 3, TxErrors: 4}}},
+		&QueueGetConfigReply{PortNo: 7, Queues: []QueueConfig{{PortNo: 7, QueueID: 1, MinRate: 500, MaxRate: RateNone}}},
+		&SetFlowFormat{Format: FlowFormatNXM},
+		&SetAsync{Config: AsyncConfig{Primary: [NumAsyncTypes]uint32{AsyncPacketIn: 3, AsyncPortStatus: 7}}, Set: 0xf},
+		&GetAsyncReply{Config: AsyncConfig{Primary: [NumAsyncTypes]uint32{AsyncPacketIn: 3}, Secondary: [NumAsyncTypes]uint32{AsyncPortStatus: 7}}},
+		&FlowMonitorRequest{Monitors: []FlowMonitor{{ID: 5, Flags: MonitorInitial | MonitorAdd, OutPort: mf.PortNone, OutGroup: GroupAny, TableID: TableAll, Match: match}}},
+		&FlowMonitorReply{Updates: []FlowUpdate{{Event: UpdateAdded, Priority: 3, IdleTimeout: 4, TableID: 1, Cookie: 5, Match: match, Actions: acts}, {Event: UpdateAbbrev, Xid: 77}}},
+		&FlowMonitorCancel{ID: 5},
+		&IPFIXBridgeRequest{},
+		&IPFIXBridgeReply{Stats: IPFIXStats{TotalFlows: 1, TxErrors: 2}},
+		&IPFIXFlowReply{Stats: []IPFIXStats{{CollectorSetID: 3, Packets: 4}}},
 		&Resume{PacketIn{Format: PacketInNXT2, Packet: []byte("0123456789abcdef"), TotalLen: 16, BufferID: BufferNone, TableID: 4, Cookie: 0x99, Reason: ReasonAction, Metadata: md}},
 	}
 }
@@ -98,6 +121,9 @@ func TestEveryMessageEveryVersion(t *testing.T) {
 				continue
 			}
 			b, err := Encode(v, 0x42, m)
+			if _, ok := m.(*TableStatsReply); ok && (v == Version11 || v == Version12) && err == ofperr.OFPBRC_BAD_VERSION {
+				continue // needs the 1.1/1.2 capability fields (TableStats.Legacy)
+			}
 			if err != nil {
 				t.Errorf("%T v%d: %v", m, v, err)
 				continue
