@@ -282,6 +282,12 @@ func decodeFlowMod(h *Header, body []byte) (Msg, error) {
 		m.TableID = uint8(command >> 8)
 		m.OutGroup = GroupAny
 	}
+	// Conntrack original-direction addresses need the matching IP version.
+	wm, fl := &m.Match.Wildcards.Masks, &m.Match.Flow
+	if (wm.CTNwSrc != [4]byte{} || wm.CTNwDst != [4]byte{}) && fl.EtherType != 0x0800 ||
+		(wm.CTIPv6Src != [16]byte{} || wm.CTIPv6Dst != [16]byte{}) && fl.EtherType != 0x86dd {
+		return nil, ofperr.OFPBAC_MATCH_INCONSISTENT
+	}
 	if m.Command > FlowDeleteStrict {
 		return nil, ofperr.OFPFMFC_BAD_COMMAND
 	}
