@@ -685,23 +685,29 @@ func (m *RequestForward) appendBody(b []byte, _ uint8) ([]byte, error) {
 
 func decodeRequestForward(h *Header, body []byte) (Msg, error) {
 	if len(body) < headerLen {
-		return nil, ofperr.OFPBRC_BAD_LEN
+		return nil, ofperr.OFPBFC_MSG_BAD_LEN
 	}
 	n := int(binary.BigEndian.Uint16(body[2:]))
-	if n < headerLen || n > len(body) || body[0] != h.Version {
-		return nil, ofperr.OFPBRC_BAD_LEN
+	if n < headerLen || n > len(body) {
+		return nil, ofperr.OFPBFC_MSG_BAD_LEN
 	}
-	ih, _, err := decodeHeader(body[:n])
+	if body[0] != h.Version {
+		return nil, ofperr.OFPBRC_BAD_VERSION
+	}
+	_, inner, err := Decode(body[:n:n])
 	if err != nil {
 		return nil, err
 	}
-	switch ih.Raw {
-	case rawNXGroupMod, raw11GroupMod, raw15GroupMod, raw13MeterMod:
+	switch inner.(type) {
+	case *GroupMod, *MeterMod:
 	default:
-		return nil, ofperr.OFPBRC_BAD_TYPE
+		return nil, ofperr.OFPBFC_MSG_UNSUP
 	}
 	return &RequestForward{Request: body[:n:n]}, nil
 }
+
+// Inner decodes the forwarded request (a *GroupMod or *MeterMod).
+func (m *RequestForward) Inner() (Header, Msg, error) { return Decode(m.Request) }
 
 func init() {
 	register(decodeTableMod, raw11TableMod, raw14TableMod)
