@@ -368,12 +368,25 @@ func decodeTLVTableMod(_ *Header, body []byte) (Msg, error) {
 		return nil, ofperr.NXTTMFC_BAD_COMMAND
 	}
 	m.Maps = pullTLVMaps(&r)
-	for _, tm := range m.Maps {
-		if tm.OptionLen%4 != 0 || tm.OptionLen > 124 {
-			return nil, ofperr.NXTTMFC_BAD_OPT_LEN
-		}
+	if err := checkTLVMaps(m.Maps, 64); err != nil {
+		return nil, err
 	}
 	return m, r.err
+}
+
+// checkTLVMaps is Open vSwitch's check of TLV mappings: option lengths
+// are multiples of 4 up to 124 bytes, indexes below maxFields
+// (tun_metadata0..63 for a mod).
+func checkTLVMaps(maps []TLVMap, maxFields int) error {
+	for _, tm := range maps {
+		if tm.OptionLen%4 != 0 || tm.OptionLen > 124 {
+			return ofperr.NXTTMFC_BAD_OPT_LEN
+		}
+		if int(tm.Index) >= maxFields {
+			return ofperr.NXTTMFC_BAD_FIELD_IDX
+		}
+	}
+	return nil
 }
 
 func decodeTLVTableReply(_ *Header, body []byte) (Msg, error) {
@@ -381,6 +394,9 @@ func decodeTLVTableReply(_ *Header, body []byte) (Msg, error) {
 	m := &TLVTableReply{MaxOptionSpace: r.u32(), MaxFields: r.u16()}
 	r.skip(10)
 	m.Maps = pullTLVMaps(&r)
+	if err := checkTLVMaps(m.Maps, int(m.MaxFields)); err != nil {
+		return nil, err
+	}
 	return m, r.err
 }
 
