@@ -77,6 +77,11 @@ func (*GroupMod) raw(v uint8) (Raw, error) {
 
 func (m *GroupMod) appendBody(b []byte, v uint8) ([]byte, error) {
 	if v >= Version11 && v <= Version14 {
+		if m.Command == GroupInsertBucket || m.Command == GroupRemoveBucket {
+			// 1.1-1.4 cannot say it: Open vSwitch sends a MODIFY with
+			// the group's resulting buckets instead (the caller's job).
+			return b, ofperr.OFPGMFC_BAD_COMMAND
+		}
 		b = put16(b, m.Command)
 		b = put8(b, m.Type)
 		b = pad(b, 1)
