@@ -361,6 +361,13 @@ type RoleRequest struct {
 }
 type RoleReply RoleRequest
 
+// HasGenerationID reports whether the request carries a generation id
+// that matters: an OpenFlow 1.2+ request for the primary or secondary
+// role (Open vSwitch's have_generation_id).
+func (m *RoleRequest) HasGenerationID() bool {
+	return !m.NX && (m.Role == RolePrimary || m.Role == RoleSecondary)
+}
+
 func (m *RoleRequest) raw(v uint8) (Raw, error) {
 	if m.NX {
 		return rawNXRoleRequest, nil
