@@ -347,12 +347,16 @@ func (m *FlowRemoved) raw(v uint8) (Raw, error) {
 }
 
 func (m *FlowRemoved) appendBody(b []byte, v uint8) ([]byte, error) {
+	reason := m.Reason
+	if reason == RemovedMeterDelete && v < Version14 {
+		reason = RemovedDelete // as Open vSwitch: the reason is 1.4's
+	}
 	switch {
 	case m.NX:
 		start := len(b)
 		b = put64(b, m.Cookie)
 		b = put16(b, m.Priority)
-		b = put8(b, m.Reason)
+		b = put8(b, reason)
 		b = put8(b, m.TableID+1)
 		b = put32(b, m.DurationSec)
 		b = put32(b, m.DurationNsec)
@@ -368,7 +372,7 @@ func (m *FlowRemoved) appendBody(b []byte, v uint8) ([]byte, error) {
 		b = append10Match(b, &m.Match)
 		b = put64(b, m.Cookie)
 		b = put16(b, m.Priority)
-		b = put8(b, m.Reason)
+		b = put8(b, reason)
 		b = pad(b, 1)
 		b = put32(b, m.DurationSec)
 		b = put32(b, m.DurationNsec)
@@ -379,7 +383,7 @@ func (m *FlowRemoved) appendBody(b []byte, v uint8) ([]byte, error) {
 	case v <= Version14:
 		b = put64(b, m.Cookie)
 		b = put16(b, m.Priority)
-		b = put8(b, m.Reason)
+		b = put8(b, reason)
 		b = put8(b, m.TableID)
 		b = put32(b, m.DurationSec)
 		b = put32(b, m.DurationNsec)
@@ -393,7 +397,7 @@ func (m *FlowRemoved) appendBody(b []byte, v uint8) ([]byte, error) {
 		return appendOXMMatch(b, &m.Match, v), nil
 	}
 	b = put8(b, m.TableID)
-	b = put8(b, m.Reason)
+	b = put8(b, reason)
 	b = put16(b, m.Priority)
 	b = put16(b, m.IdleTimeout)
 	b = put16(b, m.HardTimeout)
