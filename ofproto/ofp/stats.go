@@ -359,7 +359,14 @@ func pullFlowStatsReply(m *FlowStatsReply, h *Header, r *reader) error {
 			return ofperr.OFPBRC_BAD_LEN
 		}
 		if n > r.len() {
-			if v == Version10 || m.NX {
+			if m.NX {
+				matchLen := int(binary.BigEndian.Uint16(r.b[18:]))
+				if _, _, _, _, err := pullNXMatchCookie(r.b[fixed:], matchLen, false); err != nil {
+					return err
+				}
+				return ofperr.OFPBRC_BAD_LEN
+			}
+			if v == Version10 {
 				return ofperr.OFPBRC_BAD_LEN
 			}
 			// Open vSwitch does not check the entry's length against the

@@ -14,7 +14,8 @@ func TestTruncatedOVSMessages(t *testing.T) {
 		t.Skip("runs ovs-ofctl hundreds of times")
 	}
 	var agree, differ int
-	for _, v := range loadVectors(t, "testdata/ovs-messages.txt") {
+	vectors := append(loadVectors(t, "testdata/ovs-messages.txt"), loadVectors(t, "testdata/ovs-switch.txt")...)
+	for _, v := range vectors {
 		if _, _, err := Decode(v.msg); err != nil {
 			continue
 		}
@@ -29,6 +30,9 @@ func TestTruncatedOVSMessages(t *testing.T) {
 			ovsErr := ""
 			if m := ovsDecodeError.FindStringSubmatch(out); m != nil {
 				ovsErr = m[1]
+			} else if strings.Contains(out, "***decode error: ") && err != nil {
+				agree++ // Open vSwitch fails with a system error (EINVAL), we with an OpenFlow one
+				continue
 			}
 			ours := ""
 			if err != nil {
