@@ -619,9 +619,8 @@ func decodeBundleControl(_ *Header, body []byte) (Msg, error) {
 		return nil, err
 	}
 	m.Props = props
-	if m.Type > BundleDiscardReply {
-		return nil, ofperr.OFPBFC_BAD_TYPE
-	}
+	// An unknown Type decodes; the switch answers it with
+	// OFPBFC_BAD_TYPE, as Open vSwitch's handle_bundle_control does.
 	return m, nil
 }
 
