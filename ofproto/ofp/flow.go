@@ -3,6 +3,9 @@ package ofp
 import (
 	"encoding/binary"
 
+	"gvs/ofproto/mf"
+	"gvs/ofproto/ofpact"
+
 	"gvs/ofproto/ofperr"
 )
 
@@ -308,6 +311,14 @@ func decodeFlowMod(h *Header, body []byte) (Msg, error) {
 			return nil, ofperr.OFPFMFC_BAD_EMERG_TIMEOUT
 		}
 		return nil, ofperr.OFPFMFC_TABLE_FULL
+	}
+	// Open vSwitch's decoder checks the actions against the match
+	// (ofpacts_check_consistency), which also records in them what
+	// chooses their encodings. It does so with the switch's port and
+	// table limits; without them here (any port below OFPP_MAX, any
+	// table), the switch checks again with its own (ofpact.Check).
+	if err := ofpact.CheckVersion(m.Actions, &m.Match, mf.PortMax, m.TableID, 255, v); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

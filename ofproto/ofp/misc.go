@@ -67,7 +67,7 @@ func decodeTableMod(h *Header, body []byte) (Msg, error) {
 					return nil, ofperr.OFPBPC_BAD_VALUE
 				}
 			default:
-				return nil, ofperr.OFPBPC_BAD_TYPE
+				return nil, unknownProp(p)
 			}
 		}
 	}

@@ -289,7 +289,7 @@ func (m *PacketIn) decodeProps(body []byte, v uint8, userdata bool) error {
 			m.Metadata = match
 		case pinUserdata:
 			if !userdata {
-				return ofperr.OFPBPC_BAD_TYPE
+				return unknownProp(p)
 			}
 			m.Userdata = p.Body
 		case pinContinuation:
@@ -298,7 +298,7 @@ func (m *PacketIn) decodeProps(body []byte, v uint8, userdata bool) error {
 			}
 			m.Continuation = p.Body[4:]
 		default:
-			return ofperr.OFPBPC_BAD_TYPE
+			return unknownProp(p)
 		}
 	}
 	if !havePacket || len(m.Packet) == 0 {

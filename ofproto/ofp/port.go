@@ -375,7 +375,7 @@ func decodePortMod(h *Header, body []byte) (Msg, error) {
 					return nil, err
 				}
 			default:
-				return nil, ofperr.OFPBPC_BAD_TYPE
+				return nil, unknownProp(p)
 			}
 		}
 	}
