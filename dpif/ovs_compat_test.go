@@ -380,7 +380,11 @@ func TestSetExecutionMatchesOpenVSwitch(t *testing.T) {
 				SetMasked(AttrTCP, key(func(k *packet.Key) { k.SrcPort = 7 }), &packet.Mask{SrcPort: 0xffff})}},
 		{"ipv6 dst, hlimit over udp", v6(packet.ProtoUDP), false, "udp6", "set_field:2001:db8::77->ipv6_dst,mod_nw_ttl:7",
 			Actions{SetMasked(AttrIPv6, key(func(k *packet.Key) { k.DstIPv6, k.IPTTL = ip6("2001:db8::77"), 7 }), &packet.Mask{DstIPv6: full.DstIPv6, IPTTL: 0xff})}},
-		{"nd target and sll", func() fspec { s := v6(packet.ProtoICMPv6); s.icmpType, s.ttl, s.payload = 135, 255, nsPayload; return s }(), false,
+		{"nd target and sll", func() fspec {
+			s := v6(packet.ProtoICMPv6)
+			s.icmpType, s.ttl, s.payload = 135, 255, nsPayload
+			return s
+		}(), false,
 			"icmp6,icmp_type=135,icmp_code=0", "set_field:2001:db8::5->nd_target,set_field:02:00:00:00:00:55->nd_sll",
 			Actions{SetMasked(AttrND, key(func(k *packet.Key) { k.NDTarget, k.ARPSHA = ip6("2001:db8::5"), mac(0x55) }), &packet.Mask{NDTarget: full.NDTarget, ARPSHA: full.ARPSHA})}},
 		{"arp", fspec{dst: mac(2), src: mac(1), arp: &arpSpec{op: 1, sha: mac(1), spa: ip4("198.18.0.1"), tpa: ip4("198.18.0.2")}}, true,
