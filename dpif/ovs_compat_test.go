@@ -325,7 +325,8 @@ func pcapFrames(t *testing.T, path string) [][]byte {
 // injected with netdev-dummy/receive, the output read from the port's
 // pcap). The datapath actions OVS's translation made print as the
 // equivalent actions built here, and executing those here gives the
-// same bytes OVS sent, checksums included.
+// same bytes OVS sent, checksums included. Trunc and meter are checked
+// the same way.
 func TestSetExecutionMatchesOpenVSwitch(t *testing.T) {
 	r := startRefDatapath(t)
 	r.addBridge()
@@ -392,6 +393,13 @@ func TestSetExecutionMatchesOpenVSwitch(t *testing.T) {
 			Actions{SetMasked(AttrARP, key(func(k *packet.Key) { k.ARPOp, k.DstIPv4, k.ARPTHA = 2, ip4("198.18.0.9"), mac(0x66) }),
 				&packet.Mask{ARPOp: 0xffff, DstIPv4: full.DstIPv4, ARPTHA: full.ARPTHA})}},
 		{"push vlan", v4(packet.ProtoUDP), false, "ip", "push_vlan:0x8100,set_field:4106->vlan_vid", Actions{PushVLAN(10)}},
+		// These give their own output ("+" drops the one appended).
+		{"trunc", v4(packet.ProtoUDP), false, "ip", "+output(port=2,max_len=60)", Actions{Trunc(60)}},
+		{"meter", v4(packet.ProtoUDP), false, "ip", "+meter:1,output:2", Actions{Meter(0)}},
+	}
+	r.run("ovs-ofctl", "-O", "OpenFlow13", "add-meter", mgmt, "meter=1,pktps,band=type=drop,rate=1000")
+	if err := fx.dp.MeterSet(0, MeterConfig{PktPS: true, Bands: []MeterBand{{Rate: 1000}}}); err != nil {
+		t.Fatal(err)
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -407,7 +415,11 @@ func TestSetExecutionMatchesOpenVSwitch(t *testing.T) {
 			}
 			r.run("ovs-ofctl", "-O", "OpenFlow13", "del-flows", mgmt)
 			r.appctl("dpctl/del-flows")
-			r.run("ovs-ofctl", "-O", "OpenFlow13", "add-flow", mgmt, "in_port=1,"+c.match+",actions="+c.of+",output:2")
+			of := c.of + ",output:2"
+			if strings.HasPrefix(c.of, "+") {
+				of = c.of[1:]
+			}
+			r.run("ovs-ofctl", "-O", "OpenFlow13", "add-flow", mgmt, "in_port=1,"+c.match+",actions="+of)
 			before := len(pcapFrames(t, r.dir+"/p2.pcap"))
 			r.appctl("netdev-dummy/receive", "p1", hex.EncodeToString(frame))
 			var sent [][]byte
