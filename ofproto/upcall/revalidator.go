@@ -129,6 +129,11 @@ func (r *revalidator) round1() RoundStats {
 	}
 	r.sweepRecirc()
 	r.ageMACs(ports)
+	st := &h.stats
+	st.rounds.Add(1)
+	st.revalidated.Add(uint64(r.result.Revalidated))
+	st.modified.Add(uint64(r.result.Modified))
+	st.deleted.Add(uint64(r.result.Deleted))
 	return r.result
 }
 

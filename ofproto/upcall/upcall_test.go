@@ -137,6 +137,9 @@ func TestInstallThenRevalidateFlowMod(t *testing.T) {
 	if fx.upcalls() != 1 {
 		t.Fatalf("%d upcalls, want 1 (the megaflow takes the second packet)", fx.upcalls())
 	}
+	if s := fx.h.Stats(); s.Upcalls != 1 || s.Installs != 1 {
+		t.Fatalf("handler stats %+v", s)
+	}
 	flows := fx.dp.Dump()
 	if len(flows) != 1 || flows[0].Mask.SrcMAC != ([6]byte{}) || flows[0].Mask.InPort != ^uint32(0) {
 		t.Fatalf("megaflow %+v", flows)
