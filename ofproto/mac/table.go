@@ -75,6 +75,16 @@ func (t *Table) Learn(vlan uint16, mac [6]byte, port uint32, now time.Time) Lear
 	return Refreshed
 }
 
+// Touch restarts the age of mac in vlan as of used if it is learned on
+// port and was last seen before used; it learns nothing new.
+func (t *Table) Touch(vlan uint16, mac [6]byte, port uint32, used time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.t.entries[macKey{vlan, mac}]; e != nil && e.port.no == port && e.updated.Before(used) {
+		t.t.touch(e, used)
+	}
+}
+
 // Refresh is learning from traffic that hit an installed flow (no
 // upcall), as of used: the revalidator's credit, as Open vSwitch's xlate
 // cache pushes NORMAL's statistics into its MAC table

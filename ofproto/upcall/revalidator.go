@@ -20,6 +20,9 @@ type ukey struct {
 	revalidated uint64
 	macSeq      uint64
 	translated  bool
+	// credits counts the statistics credited so far: the first includes
+	// the packet whose upcall already learned (see credit).
+	credits int
 }
 
 // revalidator is the state of revalidation; the goroutine holding
@@ -202,7 +205,8 @@ func (r *revalidator) credit(uk *ukey, now dpif.FlowStats) {
 		return
 	}
 	d.Used = now.Used
-	xlate.PushStats(uk.bridge, &uk.cache, d)
+	uk.credits++
+	xlate.PushStatsLearning(uk.bridge, &uk.cache, d, uk.credits > 1)
 	for i := range uk.cache.Learned {
 		_ = uk.bridge.Learn(&uk.cache.Learned[i])
 	}
