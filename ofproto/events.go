@@ -34,6 +34,9 @@ type PortDesc struct {
 	Config   xlate.PortFlags // OFPPC_*
 	LinkDown bool            // OFPPS_LINK_DOWN
 	Live     bool            // OFPPS_LIVE
+	// Features (OpenFlow 1.1's OFPPF_* layout) and speeds in kbit/s.
+	Curr, Advertised, Supported uint32
+	CurrSpeed, MaxSpeed         uint32
 }
 
 // Port mod errors, as Open vSwitch's handle_port_mod returns them.
@@ -63,7 +66,8 @@ func (b *Bridge) portStatus(reason PortReason, p *portState) {
 }
 
 func (p *portState) desc() PortDesc {
-	return PortDesc{OFPort: p.OFPort, Name: p.Name, HWAddr: p.hw, Config: p.Config, LinkDown: p.LinkDown, Live: p.Live}
+	return PortDesc{OFPort: p.OFPort, Name: p.Name, HWAddr: p.hw, Config: p.Config, LinkDown: p.LinkDown, Live: p.Live,
+		Curr: p.curr, CurrSpeed: p.currSpeed, MaxSpeed: p.maxSpeed}
 }
 
 // PortDescs describes every port in OpenFlow number order (LOCAL last).
