@@ -38,7 +38,7 @@ type Datapath struct {
 	sw      *ofproto.Switch
 	bridges map[string]*ofproto.Bridge
 	// conns are the bridges connection managers drive (OpenFlowBridge).
-	conns map[string]*ofproto.ConnBridge
+	conns   map[string]*ofproto.ConnBridge
 	created map[string]time.Time // when each bridge was added
 	ports   map[string]*port
 	byIndex map[int]*port // ports by their device's ifindex

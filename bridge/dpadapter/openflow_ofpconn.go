@@ -1,4 +1,4 @@
-//go:build pending
+//go:build ofpconn
 
 package dpadapter
 
@@ -11,7 +11,7 @@ import (
 )
 
 // Until connmgr names ofproto/ofp's messages, the adapter offers its
-// bridges to connection managers only in this build.
+// bridges to connection managers only with the ofpconn build tag.
 var _ bridge.OpenFlowDatapath = (*Datapath)(nil)
 
 // OpenFlowBridge implements bridge.OpenFlowDatapath: the bridge, emptied,

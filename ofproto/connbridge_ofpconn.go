@@ -1,11 +1,11 @@
-//go:build pending
+//go:build ofpconn
 
 package ofproto
 
 import "gvs/ofproto/connmgr"
 
 // Until connmgr names ofproto/ofp's messages (its stand-ins are empty
-// types), ConnBridge implements connmgr.Bridge only in this build.
+// types), ConnBridge implements connmgr.Bridge only with the ofpconn build tag.
 var _ connmgr.Bridge = (*ConnBridge)(nil)
 
 // CommitBundle implements connmgr.Bridge.
