@@ -278,6 +278,9 @@ func (p *Pipeline) checkActions(acts []Action) error {
 // indexRule and unindexRule keep the writer's indexes: group and meter
 // references, rules with timeouts (ofproto_rule_insert__/_remove__).
 func (p *Pipeline) indexRule(r *Rule) {
+	if r.hidden() {
+		p.tables[r.TableID].nHidden++
+	}
 	actionsGroups(r.Actions, func(id uint32) {
 		s := p.groupRefs[id]
 		if s == nil {
@@ -300,6 +303,9 @@ func (p *Pipeline) indexRule(r *Rule) {
 }
 
 func (p *Pipeline) unindexRule(r *Rule) {
+	if r.hidden() {
+		p.tables[r.TableID].nHidden--
+	}
 	actionsGroups(r.Actions, func(id uint32) {
 		if s := p.groupRefs[id]; s != nil {
 			delete(s, r)
