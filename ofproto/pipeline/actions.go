@@ -118,3 +118,14 @@ func conjunctions(acts []Action) []classifier.Conjunction {
 	}
 	return out
 }
+
+// forEachDeleteLearned calls fn for every learn action with
+// delete_learned in acts.
+func forEachDeleteLearned(acts []Action, fn func(learnedKey)) {
+	walk(acts, func(a any) bool {
+		if l, ok := a.(*ofpact.Learn); ok && l.Flags&ofpact.LearnDeleteLearned != 0 {
+			fn(learnedKey{l.TableID, l.Cookie})
+		}
+		return true
+	})
+}
