@@ -22,6 +22,16 @@ func (b *Bridge) Learn(f *xlate.LearnedFlow) error {
 		r.Refresh(b.now())
 		return nil
 	}
+	if f.Limit > 0 {
+		// A learn action with a limit stops adding flows once its table
+		// holds that many with its cookie (an approximation of Open
+		// vSwitch's count of the learning rule's own flows).
+		rules, err := b.pipe.Flows(&pipeline.FlowQuery{TableID: f.TableID, Cookie: f.Cookie, CookieMask: ^uint64(0),
+			OutPort: mf.PortNone, OutGroup: pipeline.GroupAny})
+		if err == nil && len(rules) >= int(f.Limit) {
+			return nil
+		}
+	}
 	var flags pipeline.Flags
 	if f.Flags&ofpffSendFlowRem != 0 {
 		flags |= pipeline.FlagSendFlowRem
