@@ -47,13 +47,15 @@ func (b *Bridge) Connect(events ConnEvents) *ConnBridge {
 // SetDatapathID sets the datapath id FEATURES_REPLY reports.
 func (c *ConnBridge) SetDatapathID(id uint64) { c.dpid.Store(id) }
 
-// Features is handle_features_request's reply minus the ports: the
-// capabilities in OpenFlow 1.0's bits (flow, table, port and queue
-// stats, ARP match IP), which the manager re-encodes per version.
+// Features is handle_features_request's reply minus the ports, in
+// OpenFlow 1.0's bits as Open vSwitch sends them (capabilities 0xc7:
+// flow, table, port and queue stats, ARP match IP; actions 0xfff); the
+// manager re-encodes them per version (1.1+ add group statistics).
 func (c *ConnBridge) Features() ofp.FeaturesReply {
 	return ofp.FeaturesReply{
 		DatapathID: c.dpid.Load(), NBuffers: 0, NTables: pipeline.NumTables - 1,
 		Capabilities: 0x1 | 0x2 | 0x4 | 0x40 | 0x80,
+		Actions:      0xfff, // every OpenFlow 1.0 action, as Open vSwitch reports
 	}
 }
 
@@ -512,62 +514,15 @@ func (e connEvents) FlowMonitor(u *pipeline.FlowUpdate) {
 	e.c.events.FlowMonitor(&fu, o)
 }
 
-// TableFeatures implements connmgr.Bridge as query_tables does: every
-// visible table matches, wildcards and sets every field Open vSwitch
-// offers as OXM or NXM (ofproto/mf's registry), may use every instruction (goto_table
-// but from the last) and every action, and holds up to 1,000,000 flows.
-// Instruction and action bitmaps are OpenFlow 1.3's.
+// TableFeatures implements connmgr.Bridge as query_tables does, through
+// ofproto/ofp's description of an Open vSwitch table (OpenFlow 1.3's
+// form; the connection re-encodes per version): every visible table,
+// up to 1,000,000 flows each.
 func (c *ConnBridge) TableFeatures() []ofp.TableFeatures {
-	var match, sets []uint64
-	for _, f := range mf.Fields() {
-		var h mf.Header
-		switch {
-		case len(f.OXM) > 0:
-			h = f.OXM[0]
-		case f.NXM != nil:
-			h = *f.NXM // NXM headers are OXM headers of classes 0 and 1
-		default:
-			continue
-		}
-		hdr := func(masked bool) uint64 {
-			n := f.Bytes
-			if h.Class == mf.ClassExperimenter {
-				n += 4
-			}
-			var hm uint64
-			if masked {
-				n *= 2
-				hm = 1 << 8
-			}
-			x := (uint64(h.Class)<<16 | uint64(h.Field)<<9 | hm | uint64(n)) << 32
-			if h.Class == mf.ClassExperimenter {
-				x |= uint64(h.Experimenter)
-			}
-			return x
-		}
-		match = append(match, hdr(f.Maskable))
-		if f.Writable {
-			sets = append(sets, hdr(false))
-		}
-	}
-	// OpenFlow 1.3 action types OVS implements: output, MPLS TTL, VLAN and
-	// MPLS push/pop, set_queue, group, nw TTL, set_field.
-	const actions = 1<<0 | 1<<15 | 1<<16 | 1<<17 | 1<<18 | 1<<19 | 1<<20 | 1<<21 | 1<<22 | 1<<23 | 1<<24 | 1<<25
-	const last = pipeline.NumTables - 2
-	out := make([]ofp.TableFeatures, 0, last+1)
-	for id := 0; id <= last; id++ {
-		var next []uint8
-		for j := id + 1; j <= last; j++ {
-			next = append(next, uint8(j))
-		}
-		inst := uint32(0x7e) // goto_table, write_metadata, write/apply/clear actions, meter
-		if id == last {
-			inst &^= 1 << 1
-		}
-		af := ofp.TableActionFeatures{Actions: actions, SetFields: sets}
-		ifs := ofp.TableInstructionFeatures{Instructions: inst, Next: next, Write: af, Apply: af}
-		out = append(out, ofp.TableFeatures{TableID: uint8(id), MetadataMatch: ^uint64(0), MetadataWrite: ^uint64(0),
-			MaxEntries: 1000000, Props: &ofp.TableFeatureProps{Nonmiss: ifs, Miss: ifs, Match: match, Wildcards: match}})
+	const n = pipeline.NumTables - 1
+	out := make([]ofp.TableFeatures, 0, n)
+	for id := range n {
+		out = append(out, ofp.DefaultTableFeatures(ofp.Version13, uint8(id), n, 1000000))
 	}
 	return out
 }
