@@ -454,7 +454,7 @@ func (b *Bridge) AddPorts(specs []PortSpec) (ofports []uint32, errs []error) {
 	b.mu.Unlock()
 	b.portsChanged()
 	for _, p := range added {
-		b.portStatus(PortAdded, p)
+		b.portStatus(PortAdded, nil, p)
 	}
 	if len(added) > 0 {
 		b.notifyChanged()
@@ -502,7 +502,7 @@ func (b *Bridge) DelPort(name string) error {
 	b.mu.Unlock()
 	b.portsChanged()
 	b.macs.FlushPort(p.OFPort)
-	b.portStatus(PortDeleted, p)
+	b.portStatus(PortDeleted, nil, p)
 	b.notifyChanged()
 	return nil
 }
@@ -569,7 +569,7 @@ func (b *Bridge) modifyPort(name string, edit func(*portState)) {
 	b.publishPortsLocked()
 	b.mu.Unlock()
 	b.portsChanged()
-	b.portStatus(PortModified, &np)
+	b.portStatus(PortModified, p, &np)
 	b.notifyChanged()
 }
 
@@ -633,8 +633,8 @@ func (b *Bridge) SetPortRequest(name string, request int) (uint32, error) {
 	b.mu.Unlock()
 	b.portsChanged()
 	b.macs.FlushPort(p.OFPort)
-	b.portStatus(PortDeleted, p)
-	b.portStatus(PortAdded, &np)
+	b.portStatus(PortDeleted, nil, p)
+	b.portStatus(PortAdded, nil, &np)
 	b.notifyChanged()
 	return n, nil
 }

@@ -32,7 +32,8 @@ func (e *eventLog) FlowRemoved(fr *pipeline.FlowRemoved) {
 	e.removed = append(e.removed, *fr)
 	e.mu.Unlock()
 }
-func (e *eventLog) PortStatus(r PortReason, d *PortDesc) {
+func (e *eventLog) WantsPacketInOnMiss() bool { return false }
+func (e *eventLog) PortStatus(r PortReason, _, d *PortDesc) {
 	e.mu.Lock()
 	e.status = append(e.status, r)
 	e.descs = append(e.descs, *d)

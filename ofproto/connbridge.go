@@ -18,31 +18,14 @@ import (
 // operations out, and the bridge's asynchronous reports converted to
 // OpenFlow's messages for the manager's Events.
 type ConnBridge struct {
-	b      *Bridge
-	events ConnEvents
-	dpid   atomic.Uint64
-	frag   atomic.Uint32
+	b    *Bridge
+	dpid atomic.Uint64
+	frag atomic.Uint32
 }
 
-// ConnEvents is the connection manager's side of the bridge's
-// asynchronous messages (connmgr.Events, with ofproto/ofp's messages).
-type ConnEvents interface {
-	PacketIn(pin *ofp.PacketIn)
-	FlowRemoved(fr *ofp.FlowRemoved)
-	PortStatus(reason uint8, desc *ofp.Port)
-	FlowMonitor(u *ofp.FlowUpdate, o connmgr.Origin)
-}
-
-// Connect hands the bridge to a connection manager: its tables start
-// empty (the manager installs the flows the switch owns, as Open vSwitch's
-// connmgr does for a new ofproto) and its asynchronous messages go to
-// events from now on.
-func (b *Bridge) Connect(events ConnEvents) *ConnBridge {
-	cb := &ConnBridge{b: b, events: events}
-	b.FlushFlows()
-	b.SetEvents(connEvents{cb})
-	return cb
-}
+// NewConnBridge returns the connection manager's view of b. Connect
+// (with the manager's events) is what hands b over.
+func NewConnBridge(b *Bridge) *ConnBridge { return &ConnBridge{b: b} }
 
 // SetDatapathID sets the datapath id FEATURES_REPLY reports.
 func (c *ConnBridge) SetDatapathID(id uint64) { c.dpid.Store(id) }
@@ -225,9 +208,19 @@ func (c *ConnBridge) MeterMod(mm *ofp.MeterMod) error {
 }
 
 // PortMod implements connmgr.Bridge.
-func (c *ConnBridge) PortMod(pm *ofp.PortMod) error {
-	return c.b.ApplyPortMod(&PortMod{OFPort: pm.PortNo, HWAddr: pm.HWAddr,
-		Config: xlate.PortFlags(pm.Config), Mask: xlate.PortFlags(pm.Mask)})
+func (c *ConnBridge) PortMod(pm *ofp.PortMod) error { return c.b.ApplyPortMod(portMod(pm)) }
+
+func portMod(pm *ofp.PortMod) *PortMod {
+	return &PortMod{OFPort: pm.PortNo, HWAddr: pm.HWAddr, Config: xlate.PortFlags(pm.Config), Mask: xlate.PortFlags(pm.Mask)}
+}
+
+// flowRemoved is a flow removed message.
+func flowRemoved(fr *pipeline.FlowRemoved) *ofp.FlowRemoved {
+	r := fr.Rule
+	sec, nsec := splitDuration(fr.Duration)
+	return &ofp.FlowRemoved{Match: r.Match, Cookie: r.Cookie, Priority: uint16(r.Priority),
+		Reason: uint8(fr.Reason), TableID: r.TableID, DurationSec: sec, DurationNsec: nsec,
+		IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout, PacketCount: fr.Packets, ByteCount: fr.Bytes}
 }
 
 // TableMod implements connmgr.Bridge: the table must exist; Open vSwitch
@@ -460,9 +453,11 @@ func (c *ConnBridge) AddNormalFlow(priority uint32) { c.b.AddNormalFlow(priority
 // DeleteFlow implements connmgr.Bridge.
 func (c *ConnBridge) DeleteFlow(m *mf.Match, priority uint32) { c.b.DeleteFlow(m, priority) }
 
-// MonitorFlows implements connmgr.Bridge: the flows a new monitor reports
-// first.
+// MonitorFlows implements connmgr.Bridge: the flows the monitors of req
+// concern (table, out_port, out_group, loose match), each once, with
+// actions; never hidden flows.
 func (c *ConnBridge) MonitorFlows(req *ofp.FlowMonitorRequest) []ofp.FlowUpdate {
+	seen := map[*pipeline.Rule]bool{}
 	var out []ofp.FlowUpdate
 	for _, mon := range req.Monitors {
 		rules, err := c.b.pipe.Flows(&pipeline.FlowQuery{TableID: mon.TableID, Match: mon.Match,
@@ -471,53 +466,37 @@ func (c *ConnBridge) MonitorFlows(req *ofp.FlowMonitorRequest) []ofp.FlowUpdate 
 			continue
 		}
 		for _, r := range rules {
-			out = append(out, flowUpdate(&pipeline.FlowUpdate{Event: pipeline.FlowAdded, Rule: r}))
+			if !seen[r] {
+				seen[r] = true
+				u := flowUpdate(&pipeline.FlowUpdate{Event: pipeline.FlowAdded, Rule: r})
+				u.Event = ofp.UpdateInitial
+				out = append(out, u)
+			}
 		}
 	}
 	return out
 }
 
+// flowUpdate is a flow monitor update for a pipeline change.
 func flowUpdate(u *pipeline.FlowUpdate) ofp.FlowUpdate {
 	r := u.Rule
-	return ofp.FlowUpdate{Event: uint16(u.Event), Reason: uint16(u.Reason), IdleTimeout: r.IdleTimeout,
+	ev := ofp.UpdateAdded
+	switch u.Event {
+	case pipeline.FlowDeleted:
+		ev = ofp.UpdateRemoved
+	case pipeline.FlowModified:
+		ev = ofp.UpdateModified
+	}
+	return ofp.FlowUpdate{Event: ev, Reason: uint16(u.Reason), IdleTimeout: r.IdleTimeout,
 		HardTimeout: r.HardTimeout, Priority: uint16(r.Priority), TableID: r.TableID, Cookie: r.Cookie,
 		Match: r.Match, Actions: ofpActions(r.Actions)}
 }
 
-// connEvents converts the bridge's reports to OpenFlow messages.
-type connEvents struct{ c *ConnBridge }
-
-func (e connEvents) PacketIn(pi *xlate.PacketIn) {
-	var md mf.Match
-	md.Flow = pi.Flow
-	md.Wildcards.Masks.InPort = ^uint32(0)
-	e.c.events.PacketIn(&ofp.PacketIn{Packet: pi.Packet, TotalLen: uint32(len(pi.Packet)), BufferID: ofp.BufferNone,
-		TableID: pi.TableID, Cookie: pi.Cookie, Reason: uint8(pi.Reason), Metadata: md, Userdata: pi.Userdata})
-}
-
-func (e connEvents) FlowRemoved(fr *pipeline.FlowRemoved) {
-	r := fr.Rule
-	sec, nsec := splitDuration(fr.Duration)
-	e.c.events.FlowRemoved(&ofp.FlowRemoved{Match: r.Match, Cookie: r.Cookie, Priority: uint16(r.Priority),
-		Reason: uint8(fr.Reason), TableID: r.TableID, DurationSec: sec, DurationNsec: nsec,
-		IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout, PacketCount: fr.Packets, ByteCount: fr.Bytes})
-}
-
-func (e connEvents) PortStatus(reason PortReason, d *PortDesc) {
-	p := ofpPort(d)
-	e.c.events.PortStatus(uint8(reason), &p)
-}
-
-func (e connEvents) FlowMonitor(u *pipeline.FlowUpdate) {
-	o, _ := u.Requester.(connmgr.Origin)
-	fu := flowUpdate(u)
-	e.c.events.FlowMonitor(&fu, o)
-}
-
 // TableFeatures implements connmgr.Bridge as query_tables does, through
 // ofproto/ofp's description of an Open vSwitch table (OpenFlow 1.3's
-// form; the connection re-encodes per version): every visible table,
-// up to 1,000,000 flows each.
+// form; the connection re-encodes per version): every visible table, up
+// to 1,000,000 flows each. gvs's tables cannot be changed by a
+// TABLE_FEATURES request (no TableFeaturesSetter).
 func (c *ConnBridge) TableFeatures() []ofp.TableFeatures {
 	const n = pipeline.NumTables - 1
 	out := make([]ofp.TableFeatures, 0, n)

@@ -2,7 +2,6 @@ package ofproto
 
 import (
 	"errors"
-	"sync"
 	"testing"
 
 	"gvs/ofproto/connmgr"
@@ -13,46 +12,17 @@ import (
 	"gvs/ofproto/pipeline"
 )
 
-type connEventLog struct {
-	mu      sync.Mutex
-	status  []uint8
-	removed []ofp.FlowRemoved
-	updates []ofp.FlowUpdate
-	origins []connmgr.Origin
-}
-
-func (e *connEventLog) PacketIn(*ofp.PacketIn) {}
-func (e *connEventLog) FlowRemoved(fr *ofp.FlowRemoved) {
-	e.mu.Lock()
-	e.removed = append(e.removed, *fr)
-	e.mu.Unlock()
-}
-func (e *connEventLog) PortStatus(r uint8, _ *ofp.Port) {
-	e.mu.Lock()
-	e.status = append(e.status, r)
-	e.mu.Unlock()
-}
-func (e *connEventLog) FlowMonitor(u *ofp.FlowUpdate, o connmgr.Origin) {
-	e.mu.Lock()
-	e.updates = append(e.updates, *u)
-	e.origins = append(e.origins, o)
-	e.mu.Unlock()
-}
-
 // TestConnBridge drives a bridge with decoded OpenFlow messages as the
 // connection manager does.
 func TestConnBridge(t *testing.T) {
 	b := NewBridge("br0", BridgeConfig{})
-	b.SetFailMode(FailStandalone)
-	ev := &connEventLog{}
-	c := b.Connect(ev)
-	if n := len(allFlows(t, b)); n != 0 {
-		t.Fatalf("a connected bridge starts with %d flows", n)
-	}
+	ev := &eventLog{}
+	b.SetEvents(ev)
+	c := NewConnBridge(b)
 	c.AddNormalFlow(0)
 	hw := [6]byte{2, 0, 0, 0, 0, 9}
 	b.AddPorts([]PortSpec{{Name: "p1", DPPort: 3, MAC: hw, SpeedMbps: 10000}})
-	if len(ev.status) != 1 || ev.status[0] != ofp.PortReasonAdd {
+	if len(ev.status) != 1 || ev.status[0] != PortAdded {
 		t.Fatalf("port status %v", ev.status)
 	}
 	descs := c.PortDescs()
@@ -70,8 +40,8 @@ func TestConnBridge(t *testing.T) {
 	if err := c.FlowMod(fm, o); err != nil {
 		t.Fatal(err)
 	}
-	if len(ev.updates) == 0 || ev.origins[len(ev.origins)-1] != o || ev.updates[len(ev.updates)-1].Priority != 100 {
-		t.Fatalf("flow monitor updates %+v %+v", ev.updates, ev.origins)
+	if len(ev.updates) == 0 || ev.updates[len(ev.updates)-1].Requester != o || ev.updates[len(ev.updates)-1].Rule.Priority != 100 {
+		t.Fatalf("flow monitor updates %+v", ev.updates)
 	}
 	fs, err := c.FlowStats(&ofp.FlowStatsRequest{TableID: pipeline.TableAll, OutPort: mf.PortNone, OutGroup: ofp.GroupAny})
 	if err != nil || len(fs) != 2 {
@@ -90,7 +60,7 @@ func TestConnBridge(t *testing.T) {
 	if err := c.FlowMod(&del, o); err != nil {
 		t.Fatal(err)
 	}
-	if len(ev.removed) != 1 || ev.removed[0].Reason != uint8(pipeline.RemovedDelete) || ev.removed[0].Cookie != 5 {
+	if len(ev.removed) != 1 || ev.removed[0].Reason != pipeline.RemovedDelete || flowRemoved(&ev.removed[0]).Cookie != 5 {
 		t.Fatalf("flow removed %+v", ev.removed)
 	}
 

@@ -13,8 +13,13 @@ import (
 type Events interface {
 	PacketIn(pi *xlate.PacketIn)
 	FlowRemoved(fr *pipeline.FlowRemoved)
-	PortStatus(reason PortReason, desc *PortDesc)
+	// PortStatus: old is the description before a modification (nil
+	// otherwise).
+	PortStatus(reason PortReason, old, desc *PortDesc)
 	FlowMonitor(u *pipeline.FlowUpdate)
+	// WantsPacketInOnMiss: a table miss should go to the controller
+	// (connmgr_wants_packet_in_on_miss). The bridge polls it.
+	WantsPacketInOnMiss() bool
 }
 
 // PortReason is a port status reason (OFPPR_*).
@@ -58,10 +63,15 @@ func (b *Bridge) sink() Events {
 	return nil
 }
 
-func (b *Bridge) portStatus(reason PortReason, p *portState) {
+func (b *Bridge) portStatus(reason PortReason, old, p *portState) {
 	if e := b.sink(); e != nil {
 		d := p.desc()
-		e.PortStatus(reason, &d)
+		var od *PortDesc
+		if old != nil {
+			x := old.desc()
+			od = &x
+		}
+		e.PortStatus(reason, od, &d)
 	}
 }
 

@@ -53,6 +53,7 @@ const ofpffSendFlowRem = 1
 // ofproto-dpif run: rule expiry and mac_learning_run). The bridge's timer
 // goroutine calls it every second; tests call it with a chosen time.
 func (b *Bridge) RunTimers(now time.Time) (flows, macs int) {
+	b.pollPacketInOnMiss()
 	flows = b.pipe.Expire(now)
 	macs = b.macs.Expire(now)
 	if macs > 0 {
@@ -93,5 +94,22 @@ func (b *Bridge) Close() {
 	if stop != nil {
 		close(stop)
 		<-done
+	}
+}
+
+// pollPacketInOnMiss follows the connection manager's
+// WantsPacketInOnMiss into translation's settings (revalidating when it
+// changes).
+func (b *Bridge) pollPacketInOnMiss() {
+	e := b.sink()
+	if e == nil {
+		return
+	}
+	want := e.WantsPacketInOnMiss()
+	if c := b.xcfg.Load(); c.PacketInOnMiss != want {
+		nc := *c
+		nc.PacketInOnMiss = want
+		b.xcfg.Store(&nc)
+		b.notifyChanged()
 	}
 }

@@ -129,3 +129,9 @@ func forEachDeleteLearned(acts []Action, fn func(learnedKey)) {
 		return true
 	})
 }
+
+// ActionsOutputTo is ofpacts_output_to_port (flow monitors' out_port).
+func ActionsOutputTo(acts []Action, port uint32) bool { return actionsOutputTo(acts, port) }
+
+// ActionsOutputToGroup is ofpacts_output_to_group.
+func ActionsOutputToGroup(acts []Action, group uint32) bool { return actionsOutputToGroup(acts, group) }
