@@ -36,7 +36,10 @@ func BenchmarkConnFlowMods100k(b *testing.B) {
 		c := NewConnBridge(br)
 		b.StartTimer()
 		for _, fm := range fms {
-			if err := c.FlowMod(fm, struct{ Conn uint64; XID uint32 }{}); err != nil {
+			if err := c.FlowMod(fm, struct {
+				Conn uint64
+				XID  uint32
+			}{}); err != nil {
 				b.Fatal(err)
 			}
 		}
