@@ -1,13 +1,16 @@
 package connmgr
 
+import "gvs/ofproto/ofp"
+
 // event is one asynchronous message the bridge reported, waiting for the
 // dispatcher.
 type event struct {
 	pin    *PacketIn
-	fr     *FlowRemoved
-	ps     *PortDesc
+	fr     *ofp.FlowRemoved
+	port   *ofp.Port // port status: the new description
+	old    *ofp.Port // port status: the old one, if any
 	reason uint8
-	fu     *FlowUpdate
+	fc     *FlowChange
 	origin Origin
 }
 
@@ -43,15 +46,15 @@ func (m *Manager) queue(ev event) {
 func (m *Manager) PacketIn(pin *PacketIn) { m.queue(event{pin: pin}) }
 
 // FlowRemoved implements Events.
-func (m *Manager) FlowRemoved(fr *FlowRemoved) { m.queue(event{fr: fr}) }
+func (m *Manager) FlowRemoved(fr *ofp.FlowRemoved) { m.queue(event{fr: fr}) }
 
 // PortStatus implements Events.
-func (m *Manager) PortStatus(reason uint8, desc *PortDesc) {
-	m.queue(event{ps: desc, reason: reason})
+func (m *Manager) PortStatus(reason uint8, old, desc *ofp.Port, o Origin) {
+	m.queue(event{port: desc, old: old, reason: reason, origin: o})
 }
 
-// FlowMonitor implements Events.
-func (m *Manager) FlowMonitor(u *FlowUpdate, o Origin) { m.queue(event{fu: u, origin: o}) }
+// FlowChanged implements Events.
+func (m *Manager) FlowChanged(fc *FlowChange, o Origin) { m.queue(event{fc: fc, origin: o}) }
 
 // drainEvents delivers the queued events, in order, on the dispatcher.
 func (m *Manager) drainEvents() {
@@ -66,5 +69,6 @@ func (m *Manager) drainEvents() {
 		for i := range evs {
 			m.deliver(&evs[i])
 		}
+		m.flushMonitorUpdates()
 	}
 }
