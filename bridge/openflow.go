@@ -281,9 +281,18 @@ type lateEvents struct {
 
 func (e *lateEvents) set(m *connmgr.Manager) { e.mgr.Store(m) }
 
-func (e *lateEvents) PacketIn(pin *connmgr.PacketIn) {
+// The Events methods forward to the Manager once there is one (the
+// bridge reports nothing before its OpenFlowBridge call returned).
+
+func (e *lateEvents) PacketIn(pin *ofp.PacketIn) {
 	if m := e.mgr.Load(); m != nil {
 		m.PacketIn(pin)
+	}
+}
+
+func (e *lateEvents) PacketInTo(id uint16, pin *ofp.PacketIn) {
+	if m := e.mgr.Load(); m != nil {
+		m.PacketInTo(id, pin)
 	}
 }
 
@@ -293,9 +302,21 @@ func (e *lateEvents) FlowRemoved(fr *ofp.FlowRemoved) {
 	}
 }
 
-func (e *lateEvents) PortStatus(reason uint8, old, desc *ofp.Port, o connmgr.Origin) {
+func (e *lateEvents) PortStatus(reason uint8, desc *ofp.Port) {
 	if m := e.mgr.Load(); m != nil {
-		m.PortStatus(reason, old, desc, o)
+		m.PortStatus(reason, desc)
+	}
+}
+
+func (e *lateEvents) PortChanged(reason uint8, old, desc *ofp.Port, o connmgr.Origin) {
+	if m := e.mgr.Load(); m != nil {
+		m.PortChanged(reason, old, desc, o)
+	}
+}
+
+func (e *lateEvents) FlowMonitor(u *ofp.FlowUpdate, o connmgr.Origin) {
+	if m := e.mgr.Load(); m != nil {
+		m.FlowMonitor(u, o)
 	}
 }
 

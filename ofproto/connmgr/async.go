@@ -14,7 +14,7 @@ import (
 func (m *Manager) deliver(ev *event) {
 	switch {
 	case ev.pin != nil:
-		m.sendPacketIn(ev.pin)
+		m.sendPacketIn(ev.pin, ev.ctrlID)
 	case ev.fr != nil:
 		for _, c := range m.sortedConns() {
 			if !c.receivesAsync(AsyncFlowRemoved, ev.fr.Reason) {
@@ -77,12 +77,12 @@ func (m *Manager) sendAsync(c *ofconn, msg ofp.Msg) {
 // connections with the packet-in's controller id whose async config
 // takes its reason, in each one's packet-in format, the reason as its
 // version knows it.
-func (m *Manager) sendPacketIn(pin *PacketIn) {
+func (m *Manager) sendPacketIn(pin *ofp.PacketIn, controllerID uint16) {
 	for _, c := range m.sortedConns() {
-		if c.state.controller != pin.ControllerID || !c.receivesAsync(AsyncPacketIn, pin.Reason) {
+		if c.state.controller != controllerID || !c.receivesAsync(AsyncPacketIn, pin.Reason) {
 			continue
 		}
-		p := pin.PacketIn
+		p := *pin
 		p.Format = c.state.pinFormat
 		p.Reason = wireReason(pin.Reason, c.version)
 		p.BufferID = ofp.BufferNone

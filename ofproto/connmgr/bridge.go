@@ -70,10 +70,11 @@ type Bridge interface {
 	FlowStats(req *ofp.FlowStatsRequest) ([]ofp.FlowStats, error)
 	AggregateStats(req *ofp.FlowStatsRequest) (ofp.AggregateReply, error)
 	TableStats() []ofp.TableStats
-	// TableFeatures answers a TABLE_FEATURES request: with tables in
-	// the request it first changes the tables' features as asked (or
-	// fails as Open vSwitch's handle_table_features_change does).
-	TableFeatures(req *ofp.TableFeaturesRequest) ([]ofp.TableFeatures, error)
+	// TableFeatures is the TABLE_FEATURES reply: every visible table. A
+	// request that changes features goes to a bridge that also
+	// implements TableFeaturesSetter; others refuse it with
+	// OFPTFFC_EPERM.
+	TableFeatures() []ofp.TableFeatures
 	TableDescs() []ofp.TableDesc
 	PortStats(port uint32) ([]ofp.PortStats, error) // mf.PortNone: every port
 	// QueueStats: mf.PortNone and ofp.QueueAll select every port and
@@ -90,10 +91,11 @@ type Bridge interface {
 	// (NXT_TLV_TABLE_MOD / REQUEST).
 	TLVTableMod(m *ofp.TLVTableMod) error
 	TLVTable() ofp.TLVTableReply
-	// CTFlushZone flushes a conntrack zone (NXT_CT_FLUSH_ZONE); CTFlush
-	// the entries of a zone matching NXT_CT_FLUSH's tuples.
+	// CTFlushZone flushes a conntrack zone (NXT_CT_FLUSH_ZONE). A bridge
+	// that also implements CTFlusher gets NXT_CT_FLUSH; others answer it
+	// with OFPBRC_BAD_TYPE (advertise Datapath capability ct_flush only
+	// with it).
 	CTFlushZone(zone uint16) error
-	CTFlush(m *ofp.CTFlush) error
 
 	// FlushFlows deletes every flow of every table (Open vSwitch's
 	// ofproto_flush__), without flow-removed messages. The Manager calls
@@ -108,12 +110,25 @@ type Bridge interface {
 	AddNormalFlow(priority uint32)
 	DeleteFlow(m *mf.Match, priority uint32)
 
-	// MonitorFlows lists, as ofp.UpdateInitial updates, the flows a new
-	// flow monitor with ofp.MonitorInitial reports: those
-	// MonitorMatches accepts, with their actions only when the monitor
-	// has ofp.MonitorInstructions. Hidden flows (priority above 0xffff)
-	// are never reported.
-	MonitorFlows(mon *ofp.FlowMonitor) []ofp.FlowUpdate
+	// MonitorFlows lists the current flows the monitors of req concern
+	// (their table, out port and group, and their match loosely: what
+	// MonitorMatches accepts), with actions, for OFPFMF_INITIAL. Hidden
+	// flows (priority above 0xffff) are never listed. The Manager sets
+	// the event and drops the actions monitors did not ask for.
+	MonitorFlows(req *ofp.FlowMonitorRequest) []ofp.FlowUpdate
+}
+
+// TableFeaturesSetter is implemented by a Bridge that lets a
+// TABLE_FEATURES request change its tables (Open vSwitch's
+// handle_table_features_change, with its errors).
+type TableFeaturesSetter interface {
+	SetTableFeatures(tables []ofp.TableFeatures) error
+}
+
+// CTFlusher is implemented by a Bridge that flushes the conntrack
+// entries of a zone matching NXT_CT_FLUSH's tuples.
+type CTFlusher interface {
+	CTFlush(m *ofp.CTFlush) error
 }
 
 // Origin identifies the connection and request behind a modification.
@@ -136,36 +151,38 @@ const (
 	BundleOrdered = ofp.BundleOrdered
 )
 
-// PacketIn is a packet for the controllers: the whole packet (Open vSwitch
-// buffers nothing, so it sends packets whole whatever max_len says),
-// Reason as the pipeline knows it (ReasonExplicitMiss and
-// ReasonImplicitMiss included; each connection gets it as its version
-// says), and the controller id of the controller action (0 by default):
-// only connections with that id get it.
-type PacketIn struct {
-	ofp.PacketIn
-	ControllerID uint16
-}
-
 // Events is how a bridge reports asynchronous messages: the Manager
 // implements it. Every method returns at once (the message is queued for
 // the dispatcher, which sends it to the connections whose role, async
 // config and miss_send_len ask for it, in each one's format); the bridge
 // may call them from any goroutine.
 type Events interface {
-	PacketIn(pin *PacketIn)
+	// PacketIn is a packet for the controllers with controller id 0;
+	// PacketInTo for those with controllerID (controller(id=N)). The
+	// packet is whole (Open vSwitch buffers nothing, so it sends packets
+	// whole whatever max_len says; Format and BufferID are the
+	// Manager's); Reason is as the pipeline knows it (ReasonExplicitMiss
+	// and ReasonImplicitMiss included: each connection gets it as its
+	// version says).
+	PacketIn(pin *ofp.PacketIn)
+	PacketInTo(controllerID uint16, pin *ofp.PacketIn)
 	FlowRemoved(fr *ofp.FlowRemoved)
 	// PortStatus: a port was added, deleted or modified
-	// (ofp.PortReasonAdd...). old is the description before a
-	// modification (nil otherwise): a modification that changes nothing
-	// a connection would see is not sent to it. o is the PORT_MOD's
-	// origin for a change it caused (zero otherwise): as Open vSwitch,
-	// connections before OpenFlow 1.5 do not hear of their own port mods.
-	PortStatus(reason uint8, old, desc *ofp.Port, o Origin)
-	// FlowChanged reports a flow added, modified or removed to the
-	// matching flow monitors (ofmonitor_report); a change connection
+	// (ofp.PortReasonAdd...). PortChanged says more, for Open vSwitch's
+	// rules: old is the description before a modification (nil
+	// otherwise), and a modification that changes nothing a connection
+	// would see is not sent to it; o is the PORT_MOD's origin for a
+	// change it caused (zero otherwise), and connections before OpenFlow
+	// 1.5 do not hear of their own port mods.
+	PortStatus(reason uint8, desc *ofp.Port)
+	PortChanged(reason uint8, old, desc *ofp.Port, o Origin)
+	// FlowMonitor reports a flow added, modified or removed (u.Event) to
+	// the matching flow monitors (ofmonitor_report); a change connection
 	// o.Conn caused is reported to it abbreviated, unless its monitor
 	// asked for its own changes in full. Hidden flows are not reported.
+	// FlowChanged is the same with the flow's outputs, which monitors on
+	// an out port or group need (FlowMonitor's updates reach them all).
+	FlowMonitor(u *ofp.FlowUpdate, o Origin)
 	FlowChanged(fc *FlowChange, o Origin)
 	// ControllerConnected reports whether a primary controller is
 	// connected and admitted.

@@ -274,7 +274,7 @@ func TestRolesAndSlaveRejection(t *testing.T) {
 	}
 	// The master gets packet-ins; the slave does not (default async
 	// config).
-	m.PacketIn(&PacketIn{PacketIn: ofp.PacketIn{Packet: make([]byte, 64), Reason: ReasonAction}})
+	m.PacketIn(&ofp.PacketIn{Packet: make([]byte, 64), Reason: ReasonAction})
 	if got := b.barrier(); len(got) != 1 {
 		t.Errorf("master got %d messages before the barrier: %+v", len(got), got)
 	} else if pin, ok := got[0].(*ofp.PacketIn); !ok || len(pin.Packet) != 64 || pin.Reason != ofp.ReasonAction || pin.BufferID != ofp.BufferNone {
@@ -294,7 +294,7 @@ func TestAsyncDelivery(t *testing.T) {
 	// A service connection (the mgmt socket) gets nothing until it sets
 	// a miss_send_len.
 	svc := dialMgmt(t, m, 1<<OF13)
-	m.PortStatus(ofp.PortReasonAdd, nil, &ofp.Port{PortNo: 9, Name: "p9"}, Origin{})
+	m.PortStatus(ofp.PortReasonAdd, &ofp.Port{PortNo: 9, Name: "p9"})
 	if got := svc.barrier(); len(got) != 0 {
 		t.Fatalf("service connection got %+v", got)
 	}
@@ -304,15 +304,15 @@ func TestAsyncDelivery(t *testing.T) {
 	// Port status: to everyone; a modification that changes nothing is
 	// not sent; a port mod's own connection (before 1.5) does not hear of it.
 	p := ofp.Port{PortNo: 9, Name: "p9"}
-	m.PortStatus(ofp.PortReasonModify, &p, &p, Origin{})
-	m.PortStatus(ofp.PortReasonAdd, nil, &p, Origin{})
+	m.PortChanged(ofp.PortReasonModify, &p, &p, Origin{})
+	m.PortStatus(ofp.PortReasonAdd, &p)
 	var svcID uint64
 	m.do(func() {
 		for id := range m.conns {
 			svcID = id
 		}
 	})
-	m.PortStatus(ofp.PortReasonDelete, nil, &p, Origin{Conn: svcID})
+	m.PortChanged(ofp.PortReasonDelete, nil, &p, Origin{Conn: svcID})
 	got := svc.barrier()
 	if len(got) != 1 || got[0].(*ofp.PortStatus).Reason != ofp.PortReasonAdd || got[0].(*ofp.PortStatus).Desc.Name != "p9" {
 		t.Errorf("port status: %+v", got)
@@ -320,9 +320,9 @@ func TestAsyncDelivery(t *testing.T) {
 
 	// Packet-ins: the reason each version knows; only for the controller
 	// id the connection set.
-	m.PacketIn(&PacketIn{PacketIn: ofp.PacketIn{Packet: []byte{1, 2, 3}, Reason: ReasonExplicitMiss}})
-	m.PacketIn(&PacketIn{PacketIn: ofp.PacketIn{Packet: []byte{1, 2, 3}, Reason: ReasonGroup}})
-	m.PacketIn(&PacketIn{PacketIn: ofp.PacketIn{Packet: []byte{1, 2, 3}, Reason: ReasonAction}, ControllerID: 5})
+	m.PacketIn(&ofp.PacketIn{Packet: []byte{1, 2, 3}, Reason: ReasonExplicitMiss})
+	m.PacketIn(&ofp.PacketIn{Packet: []byte{1, 2, 3}, Reason: ReasonGroup})
+	m.PacketInTo(5, &ofp.PacketIn{Packet: []byte{1, 2, 3}, Reason: ReasonAction})
 	got = svc.barrier()
 	if len(got) != 2 || got[0].(*ofp.PacketIn).Reason != ofp.ReasonNoMatch || got[1].(*ofp.PacketIn).Reason != ofp.ReasonAction {
 		t.Errorf("packet-ins: %+v", got)
@@ -396,7 +396,7 @@ func TestOfctlMonitorGetsPacketIns(t *testing.T) {
 	})
 	pkt := make([]byte, 60)
 	copy(pkt, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xaa, 0x55, 0xaa, 0x55, 0, 1, 0x08, 0x06})
-	m.PacketIn(&PacketIn{PacketIn: ofp.PacketIn{Packet: pkt, Reason: ReasonNoMatch}})
+	m.PacketIn(&ofp.PacketIn{Packet: pkt, Reason: ReasonNoMatch})
 	t.Cleanup(func() { t.Logf("ovs-ofctl monitor:\n%s", out.String()) })
 	// ovs-ofctl monitor asks for NXT_PACKET_IN2 first.
 	waitFor(t, "the packet-in", func() bool {

@@ -5,7 +5,8 @@ import "gvs/ofproto/ofp"
 // event is one asynchronous message the bridge reported, waiting for the
 // dispatcher.
 type event struct {
-	pin    *PacketIn
+	pin    *ofp.PacketIn
+	ctrlID uint16 // the packet-in's controller id
 	fr     *ofp.FlowRemoved
 	port   *ofp.Port // port status: the new description
 	old    *ofp.Port // port status: the old one, if any
@@ -43,14 +44,29 @@ func (m *Manager) queue(ev event) {
 }
 
 // PacketIn implements Events.
-func (m *Manager) PacketIn(pin *PacketIn) { m.queue(event{pin: pin}) }
+func (m *Manager) PacketIn(pin *ofp.PacketIn) { m.queue(event{pin: pin}) }
+
+// PacketInTo implements Events.
+func (m *Manager) PacketInTo(controllerID uint16, pin *ofp.PacketIn) {
+	m.queue(event{pin: pin, ctrlID: controllerID})
+}
 
 // FlowRemoved implements Events.
 func (m *Manager) FlowRemoved(fr *ofp.FlowRemoved) { m.queue(event{fr: fr}) }
 
 // PortStatus implements Events.
-func (m *Manager) PortStatus(reason uint8, old, desc *ofp.Port, o Origin) {
+func (m *Manager) PortStatus(reason uint8, desc *ofp.Port) {
+	m.queue(event{port: desc, reason: reason})
+}
+
+// PortChanged implements Events.
+func (m *Manager) PortChanged(reason uint8, old, desc *ofp.Port, o Origin) {
 	m.queue(event{port: desc, old: old, reason: reason, origin: o})
+}
+
+// FlowMonitor implements Events.
+func (m *Manager) FlowMonitor(u *ofp.FlowUpdate, o Origin) {
+	m.queue(event{fc: &FlowChange{Update: *u}, origin: o})
 }
 
 // FlowChanged implements Events.

@@ -155,10 +155,7 @@ func (b *fakeBridge) TableStats() []ofp.TableStats {
 	return out
 }
 
-func (b *fakeBridge) TableFeatures(req *ofp.TableFeaturesRequest) ([]ofp.TableFeatures, error) {
-	if len(req.Tables) > 0 {
-		return nil, ofperr.OFPTFFC_EPERM
-	}
+func (b *fakeBridge) TableFeatures() []ofp.TableFeatures {
 	out := make([]ofp.TableFeatures, 254)
 	for i := range out {
 		inst := ofp.TableInstructionFeatures{
@@ -170,7 +167,7 @@ func (b *fakeBridge) TableFeatures(req *ofp.TableFeaturesRequest) ([]ofp.TableFe
 		out[i] = ofp.TableFeatures{TableID: uint8(i), Name: fmt.Sprintf("table%d", i), MetadataMatch: ^uint64(0), MetadataWrite: ^uint64(0), MaxEntries: 1000000,
 			Props: &ofp.TableFeatureProps{Nonmiss: inst, Miss: inst, Match: []uint64{inPort}, Wildcards: []uint64{inPort}}}
 	}
-	return out, nil
+	return out
 }
 
 func (b *fakeBridge) TableDescs() []ofp.TableDesc { return nil }
@@ -195,12 +192,14 @@ func (b *fakeBridge) TLVTable() ofp.TLVTableReply {
 }
 func (b *fakeBridge) CTFlush(*ofp.CTFlush) error { return nil }
 
-func (b *fakeBridge) MonitorFlows(mon *ofp.FlowMonitor) []ofp.FlowUpdate {
+func (b *fakeBridge) MonitorFlows(req *ofp.FlowMonitorRequest) []ofp.FlowUpdate {
 	var out []ofp.FlowUpdate
-	for _, f := range b.flows {
-		u := ofp.FlowUpdate{Event: ofp.UpdateInitial, TableID: f.TableID, Priority: f.Priority, Cookie: f.Cookie, Match: f.Match}
-		if MonitorMatches(mon, &FlowChange{Update: u}) {
-			out = append(out, u)
+	for i := range req.Monitors {
+		for _, f := range b.flows {
+			u := ofp.FlowUpdate{Event: ofp.UpdateAdded, TableID: f.TableID, Priority: f.Priority, Cookie: f.Cookie, Match: f.Match}
+			if MonitorMatches(&req.Monitors[i], &FlowChange{Update: u}) {
+				out = append(out, u)
+			}
 		}
 	}
 	return out

@@ -212,11 +212,16 @@ func (m *Manager) dispatch(c *ofconn, h *ofp.Header, msg ofp.Msg, b []byte) erro
 		m.reply(c, h.Xid, &ofp.TableStatsReply{Tables: m.br.TableStats()})
 		return nil
 	case *ofp.TableFeaturesRequest:
-		tf, err := m.br.TableFeatures(msg)
-		if err != nil {
-			return err
+		if len(msg.Tables) > 0 {
+			s, ok := m.br.(TableFeaturesSetter)
+			if !ok {
+				return ofperr.OFPTFFC_EPERM
+			}
+			if err := s.SetTableFeatures(msg.Tables); err != nil {
+				return err
+			}
 		}
-		m.reply(c, h.Xid, &ofp.TableFeaturesReply{Tables: tf})
+		m.reply(c, h.Xid, &ofp.TableFeaturesReply{Tables: m.br.TableFeatures()})
 		return nil
 	case *ofp.TableDescRequest:
 		m.reply(c, h.Xid, &ofp.TableDescReply{Tables: m.br.TableDescs()})
@@ -262,7 +267,10 @@ func (m *Manager) dispatch(c *ofconn, h *ofp.Header, msg ofp.Msg, b []byte) erro
 	case *ofp.CTFlushZone:
 		return m.br.CTFlushZone(msg.Zone)
 	case *ofp.CTFlush:
-		return m.br.CTFlush(msg)
+		if f, ok := m.br.(CTFlusher); ok {
+			return f.CTFlush(msg)
+		}
+		return ofperr.OFPBRC_BAD_TYPE
 
 	case *ofp.BundleControl:
 		return m.bundleControl(c, h, msg, b)

@@ -89,8 +89,15 @@ func (m *Manager) flowMonitorRequest(c *ofconn, h *ofp.Header, req *ofp.FlowMoni
 	c.state.monitors = next
 	var updates []ofp.FlowUpdate
 	for _, mon := range fresh {
-		if mon.Flags&ofp.MonitorInitial != 0 {
-			updates = append(updates, m.br.MonitorFlows(&mon.FlowMonitor)...)
+		if mon.Flags&ofp.MonitorInitial == 0 {
+			continue
+		}
+		for _, u := range m.br.MonitorFlows(&ofp.FlowMonitorRequest{Monitors: []ofp.FlowMonitor{mon.FlowMonitor}}) {
+			u.Event, u.Reason, u.Xid = ofp.UpdateInitial, 0, 0
+			if mon.Flags&ofp.MonitorInstructions == 0 {
+				u.Actions = nil
+			}
+			updates = append(updates, u)
 		}
 	}
 	m.reply(c, h.Xid, &ofp.FlowMonitorReply{Updates: updates})

@@ -55,7 +55,7 @@ func TestControllerRateLimit(t *testing.T) {
 	rc.barrier()
 	start := time.Now()
 	for range 200 {
-		m.PacketIn(&PacketIn{PacketIn: ofp.PacketIn{Packet: make([]byte, 60), Reason: ReasonNoMatch}})
+		m.PacketIn(&ofp.PacketIn{Packet: make([]byte, 60), Reason: ReasonNoMatch})
 	}
 	n := 0
 	for n < 50 {

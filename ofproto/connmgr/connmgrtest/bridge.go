@@ -40,21 +40,19 @@ func (b *Bridge) Resume(*ofp.Resume, connmgr.Origin) error                 { ret
 func (b *Bridge) FlowStats(*ofp.FlowStatsRequest) ([]ofp.FlowStats, error) { return nil, nil }
 func (b *Bridge) TableStats() []ofp.TableStats                             { return nil }
 func (b *Bridge) TableDescs() []ofp.TableDesc                              { return nil }
-func (b *Bridge) TableFeatures(*ofp.TableFeaturesRequest) ([]ofp.TableFeatures, error) {
-	return nil, nil
-}
-func (b *Bridge) PortStats(uint32) ([]ofp.PortStats, error)           { return nil, nil }
-func (b *Bridge) QueueStats(uint32, uint32) ([]ofp.QueueStats, error) { return nil, nil }
-func (b *Bridge) GroupStats(uint32) ([]ofp.GroupStats, error)         { return nil, nil }
-func (b *Bridge) GroupDescs(uint32) []ofp.GroupDesc                   { return nil }
-func (b *Bridge) GroupFeatures() ofp.GroupFeaturesReply               { return ofp.GroupFeaturesReply{} }
-func (b *Bridge) MeterStats(uint32) ([]ofp.MeterStats, error)         { return nil, nil }
-func (b *Bridge) MeterConfigs(uint32) ([]ofp.MeterConfig, error)      { return nil, nil }
-func (b *Bridge) MeterFeatures() ofp.MeterFeaturesReply               { return ofp.MeterFeaturesReply{} }
-func (b *Bridge) TLVTableMod(*ofp.TLVTableMod) error                  { return nil }
-func (b *Bridge) TLVTable() ofp.TLVTableReply                         { return ofp.TLVTableReply{} }
-func (b *Bridge) CTFlushZone(uint16) error                            { return nil }
-func (b *Bridge) CTFlush(*ofp.CTFlush) error                          { return nil }
+func (b *Bridge) TableFeatures() []ofp.TableFeatures                       { return nil }
+func (b *Bridge) PortStats(uint32) ([]ofp.PortStats, error)                { return nil, nil }
+func (b *Bridge) QueueStats(uint32, uint32) ([]ofp.QueueStats, error)      { return nil, nil }
+func (b *Bridge) GroupStats(uint32) ([]ofp.GroupStats, error)              { return nil, nil }
+func (b *Bridge) GroupDescs(uint32) []ofp.GroupDesc                        { return nil }
+func (b *Bridge) GroupFeatures() ofp.GroupFeaturesReply                    { return ofp.GroupFeaturesReply{} }
+func (b *Bridge) MeterStats(uint32) ([]ofp.MeterStats, error)              { return nil, nil }
+func (b *Bridge) MeterConfigs(uint32) ([]ofp.MeterConfig, error)           { return nil, nil }
+func (b *Bridge) MeterFeatures() ofp.MeterFeaturesReply                    { return ofp.MeterFeaturesReply{} }
+func (b *Bridge) TLVTableMod(*ofp.TLVTableMod) error                       { return nil }
+func (b *Bridge) TLVTable() ofp.TLVTableReply                              { return ofp.TLVTableReply{} }
+func (b *Bridge) CTFlushZone(uint16) error                                 { return nil }
+func (b *Bridge) CTFlush(*ofp.CTFlush) error                               { return nil }
 
 func (b *Bridge) AggregateStats(*ofp.FlowStatsRequest) (ofp.AggregateReply, error) {
 	return ofp.AggregateReply{}, nil
@@ -64,7 +62,7 @@ func (b *Bridge) CommitBundle([]connmgr.BundleMsg, uint16, connmgr.Origin) (int,
 	return 0, nil
 }
 
-func (b *Bridge) MonitorFlows(*ofp.FlowMonitor) []ofp.FlowUpdate { return nil }
+func (b *Bridge) MonitorFlows(*ofp.FlowMonitorRequest) []ofp.FlowUpdate { return nil }
 
 // FlushFlows forgets the NORMAL flows.
 func (b *Bridge) FlushFlows() {
