@@ -157,3 +157,24 @@ func TestOVSTableStatsDefaults(t *testing.T) {
 		t.Errorf("%d 1.1/1.2 table stats replies in the capture", n)
 	}
 }
+
+// TestOVSGroupFeaturesDefaults: a group features reply without actions
+// encodes the real ovs-vswitchd's.
+func TestOVSGroupFeaturesDefaults(t *testing.T) {
+	n := 0
+	for _, v := range loadVectors(t, "testdata/ovs-switch.txt") {
+		h, m, err := Decode(v.msg)
+		r, ok := m.(*GroupFeaturesReply)
+		if err != nil || !ok {
+			continue
+		}
+		n++
+		r.Actions = [4]uint32{}
+		if b, err := Encode(h.Version, h.Xid, r); err != nil || string(b) != string(v.msg) {
+			t.Errorf("%s: %v\n%x\nwant\n%x", v.name, err, b, v.msg)
+		}
+	}
+	if n == 0 {
+		t.Error("no group features reply in the capture")
+	}
+}
