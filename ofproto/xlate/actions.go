@@ -16,6 +16,10 @@ import (
 func (ctx *context) doActions(acts []Action, last bool) {
 	f := &ctx.flow
 	m := &ctx.wc.Masks
+	if len(acts) == 0 {
+		ctx.trace.report(nodeAction, "drop")
+		return
+	}
 	for i, a := range acts {
 		if ctx.exit {
 			if ctx.freezing {

@@ -19,15 +19,26 @@ func (ctx *context) commit() {
 	m := (*packet.Key)(&ctx.wc.Masks.Key)
 
 	ctx.commitAttr(dpif.AttrEthernet, f, b, m)
+	hasL3 := true
 	switch f.EtherType {
-	case packet.EtherTypeIPv4:
-		ctx.commitAttr(dpif.AttrIPv4, f, b, m)
-	case packet.EtherTypeIPv6:
-		ctx.commitAttr(dpif.AttrIPv6, f, b, m)
+	case packet.EtherTypeIPv4, packet.EtherTypeIPv6:
+		attr := dpif.AttrIPv4
+		if f.EtherType == packet.EtherTypeIPv6 {
+			attr = dpif.AttrIPv6
+		}
+		// Open vSwitch commits no L3 or L4 change to a packet whose IP
+		// protocol is 0 ("check if the flow really has an L3 header"),
+		// so whether it commits depends on the protocol.
+		if attrDiffers(attr, f, b) || l4Differs(f, b) {
+			m.IPProto = 0xff
+		}
+		if hasL3 = f.IPProto != 0; hasL3 {
+			ctx.commitAttr(attr, f, b, m)
+		}
 	case packet.EtherTypeARP, etherTypeRARP:
 		ctx.commitAttr(dpif.AttrARP, f, b, m)
 	}
-	if isIP(&ctx.flow) && !f.IsLaterFragment() {
+	if hasL3 && isIP(&ctx.flow) && !f.IsLaterFragment() {
 		switch f.IPProto {
 		case ipProtoTCP:
 			ctx.commitAttr(dpif.AttrTCP, f, b, m)
@@ -128,4 +139,19 @@ func (ctx *context) commitVLANs() {
 		ctx.emit(dpif.PushVLAN(f.VLANs[i].TCI))
 	}
 	b.VLANs = f.VLANs
+}
+
+// attrDiffers reports whether f and b differ in attr's fields.
+func attrDiffers(attr dpif.KeyAttr, f, b *packet.Key) bool {
+	var fv, bv packet.Key
+	copyAttr(attr, &fv, f)
+	copyAttr(attr, &bv, b)
+	return fv != bv
+}
+
+// l4Differs reports whether f and b differ in the L4 fields a set action
+// writes.
+func l4Differs(f, b *packet.Key) bool {
+	return f.SrcPort != b.SrcPort || f.DstPort != b.DstPort || f.ICMPType != b.ICMPType || f.ICMPCode != b.ICMPCode ||
+		f.NDTarget != b.NDTarget || f.ARPSHA != b.ARPSHA || f.ARPTHA != b.ARPTHA
 }

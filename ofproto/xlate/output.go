@@ -115,11 +115,6 @@ func (ctx *context) controllerFrozen(a controllerArgs, fz *Frozen) {
 	ctx.res.PacketIns = append(ctx.res.PacketIns, pi)
 }
 
-// ReasonExplicitMiss is Open vSwitch's OFPR_EXPLICIT_MISS: a controller
-// action in a table-miss rule (priority 0, match-all), reported as
-// no_match to OpenFlow 1.3+ controllers and as action to older ones.
-const ReasonExplicitMiss PacketInReason = 6
-
 // isTableMissRule reports a priority-0 rule that matches everything.
 func isTableMissRule(r Rule) bool {
 	if r.Priority() != 0 {

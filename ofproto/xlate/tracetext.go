@@ -59,6 +59,14 @@ func TraceText(br Bridge, flow mf.Flow, opt TraceOptions) string {
 	var mega mf.Match
 	mega.Flow = flow
 	mega.Wildcards.Masks.Key = res.Wildcards.Masks.Key // the datapath part only
+	for i := range mega.Wildcards.Masks.VLANs {
+		// A tag's presence alone stands for Open vSwitch's implicit
+		// match on the outer EtherType, which its Megaflow line does
+		// not show.
+		if v := &mega.Wildcards.Masks.VLANs[i]; v.TCI == 0 {
+			v.TPID = 0
+		}
+	}
 	mega.Normalize()
 	b.WriteString("Megaflow: " + formatMatch(&mega) + "\n")
 	b.WriteString("Datapath actions: " + res.Actions.String())

@@ -166,7 +166,14 @@ func (ctx *context) initWildcards() {
 func (ctx *context) finishWildcards() {
 	m := &ctx.wc.Masks
 	for i := range m.VLANs {
-		if m.VLANs[i].TCI != 0 {
+		switch {
+		case !ctx.in.Flow.VLANs[i].Present():
+			// A tag the packet did not have (pushed, or consulted by an
+			// action) is not matched beyond its absence, as Open
+			// vSwitch's xlate_wc_finish: otherwise revalidation would
+			// keep deleting such flows.
+			m.VLANs[i].TCI = 0
+		case m.VLANs[i].TCI != 0:
 			m.VLANs[i].TPID = 0xffff
 		}
 	}
@@ -308,20 +315,24 @@ func (ctx *context) tableMiss(miss TableMiss, mayPacketIn bool) {
 			send = ctx.cfg.PacketInOnMiss
 		}
 	}
+	// Open vSwitch runs an internal rule: no actions, or a controller
+	// action with reason implicit miss and the whole packet (the
+	// connection's miss_send_len applies when it is sent).
 	if !send {
 		if ctx.trace != nil {
-			ctx.trace.report(nodeTable, fmt.Sprintf("%2d. No match.", ctx.tableID))
+			saved := ctx.trace.enter(nodeTable, fmt.Sprintf("%2d. No match.", ctx.tableID))
+			ctx.trace.report(nodeAction, "drop")
+			ctx.trace.leave(saved)
 		}
 		return
 	}
+	var saved *[]*traceNode
 	if ctx.trace != nil {
-		ctx.trace.report(nodeTable, fmt.Sprintf("%2d. No match, and a \"packet-in\" is called for.", ctx.tableID))
+		saved = ctx.trace.enter(nodeTable, fmt.Sprintf("%2d. No match, and a \"packet-in\" is called for.", ctx.tableID))
+		ctx.trace.action(missAction())
 	}
-	maxLen := ctx.cfg.MissSendLen
-	if maxLen == 0 {
-		maxLen = 128
-	}
-	ctx.controller(controllerArgs{maxLen: maxLen, reason: ReasonNoMatch})
+	ctx.controller(controllerArgs{maxLen: 0xffff, reason: ReasonImplicitMiss})
+	ctx.trace.leave(saved)
 }
 
 // emit appends a datapath action.
