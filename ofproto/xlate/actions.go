@@ -220,11 +220,13 @@ func (ctx *context) doActions(acts []Action, last bool) {
 		case *ofpact.Meter:
 			ctx.meter(a.ID)
 		case *ofpact.ClearActions:
+			ctx.traceActionSet("was")
 			ctx.actionSet = ctx.actionSet[:0]
 			f.ActsetOutput = mf.PortUnset
 			ctx.actsetHasGroup = false
 		case *ofpact.WriteActions:
 			ctx.writeActions(a.Actions)
+			ctx.traceActionSet("is")
 		case *ofpact.WriteMetadata:
 			f.Metadata = f.Metadata&^a.Mask | a.Metadata&a.Mask
 		case *ofpact.GotoTable:
@@ -282,6 +284,7 @@ func (ctx *context) decTTL(a *ofpact.DecTTL) bool {
 		return false
 	}
 	ctx.wc.Masks.IPTTL = 0xff
+	ctx.wc.Masks.IPProto = 0xff // as Open vSwitch's compose_dec_ttl
 	if f.IPTTL > 1 {
 		f.IPTTL--
 		return false
@@ -292,6 +295,11 @@ func (ctx *context) decTTL(a *ofpact.DecTTL) bool {
 	}
 	for _, id := range ids {
 		ctx.controller(controllerArgs{maxLen: 0xffff, reason: ReasonInvalidTTL, controllerID: id})
+	}
+	if f.EtherType == packet.EtherTypeIPv4 {
+		ctx.warn("IPv4 decrement TTL exception")
+	} else {
+		ctx.warn("IPv6 decrement TTL exception")
 	}
 	return true
 }
@@ -338,6 +346,19 @@ func (ctx *context) writeActions(acts []Action) {
 		}
 	}
 	ctx.actionSet = append(ctx.actionSet, acts...)
+}
+
+// traceActionSet reports the action set as it would execute (Open
+// vSwitch's xlate_report_action_set).
+func (ctx *context) traceActionSet(verb string) {
+	if ctx.trace == nil {
+		return
+	}
+	if list := actionSetList(ctx.actionSet, nil); len(list) > 0 {
+		ctx.detail("action set " + verb + ": " + ofpact.Format(list))
+	} else {
+		ctx.detail("action set " + verb + " empty")
+	}
 }
 
 // actionSetList orders an action set for execution as OpenFlow's "action

@@ -20,8 +20,9 @@ type TraceOptions struct {
 	// Packet, when non-nil, is the packet traced (translation then has its
 	// side effects, as Open vSwitch's does with a packet).
 	Packet []byte
-	// Recirc is the datapath's frozen state table (controller actions
-	// then trace as the userspace actions they are in the datapath).
+	// Recirc is the datapath's frozen state table, so the recirc_id of a
+	// controller action's userspace action is the one the datapath's
+	// flows use; nil: a table of the trace's own.
 	Recirc *RecircTable
 }
 
@@ -40,6 +41,9 @@ func TraceText(br Bridge, flow mf.Flow, opt TraceOptions) string {
 	formatMatch := opt.FormatMatch
 	if formatMatch == nil {
 		formatMatch = func(m *mf.Match) string { return m.Format(mf.DefaultPriority) }
+	}
+	if opt.Recirc == nil {
+		opt.Recirc = NewRecircTable() // controller actions trace as the userspace actions they are
 	}
 	tr := NewTrace(opt.FormatAction)
 	in := Input{Bridge: br, Version: br.Version(), Flow: flow, Actions: opt.Actions, Packet: opt.Packet,

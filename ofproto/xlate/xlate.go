@@ -61,6 +61,7 @@ type context struct {
 	cookie    uint64
 
 	exit        bool // exit action, error, or freezing: stop
+	firstLookup bool // the translation's first table lookup is next
 	inActionSet bool
 	inGroup     bool
 	inPacketOut bool
@@ -116,6 +117,9 @@ func (t *Translator) Translate(in *Input) *Result {
 		ctx.inPacketOut = in.PacketOut || in.Frozen == nil
 		ctx.doActions(in.Actions, true)
 	} else {
+		// The first table's trace node stays current: Open vSwitch
+		// reports the action set under it.
+		ctx.firstLookup = true
 		ctx.lookupAndRun(ctx.flow.InPort, in.Table, true, true, false)
 	}
 	ctx.runActionSet()
@@ -270,6 +274,9 @@ func (ctx *context) lookupAndRun(inPort uint32, table uint8, mayPacketIn, honorM
 	if ctx.trace != nil {
 		saved = ctx.trace.enter(nodeTable, ruleText(ctx.tableID, rule))
 	}
+	if ctx.firstLookup {
+		ctx.firstLookup, saved = false, nil
+	}
 	callerRule, callerCookie := ctx.rule, ctx.cookie
 	ctx.runRule(rule, deepens)
 	ctx.trace.leave(saved)
@@ -305,6 +312,7 @@ func (ctx *context) runRule(rule Rule, deepens bool) {
 // packet-in (reason no_match) when the table says so, or the bridge's
 // connections want it and the input port allows it; otherwise drop.
 func (ctx *context) tableMiss(miss TableMiss, mayPacketIn bool) {
+	ctx.firstLookup = false
 	send := false
 	if mayPacketIn {
 		switch miss {
