@@ -37,7 +37,7 @@ func (ctx *context) output(port uint32, maxLen uint16) {
 	case mf.PortNone:
 	default:
 		if port == ctx.flow.InPort {
-			ctx.detail("skipping output to input port")
+			ctx.warn("skipping output to input port")
 			return
 		}
 		ctx.outputPort(port)
@@ -49,7 +49,7 @@ func (ctx *context) output(port uint32, maxLen uint16) {
 func (ctx *context) outputPort(ofport uint32) {
 	p := ctx.br.Port(ofport)
 	if p == nil {
-		ctx.errorMsg("Nonexistent output port")
+		ctx.warn("Nonexistent output port")
 		return
 	}
 	if p.Config&PortNoFwd != 0 {
