@@ -2,6 +2,7 @@ package xlate
 
 import (
 	"fmt"
+	"strings"
 
 	"gvs/dpif"
 	"gvs/ofproto/mf"
@@ -169,6 +170,7 @@ func (ctx *context) doActions(acts []Action, last bool) {
 				a.Field.Unwildcard(ctx.wc)
 				a.Field.Write(f, ctx.stack[n-1])
 				ctx.stack = ctx.stack[:n-1]
+				ctx.reportSubfield(a.Field)
 			} else if ctx.in.Packet != nil {
 				ctx.errorMsg("stack underflow")
 			}
@@ -260,6 +262,18 @@ func (ctx *context) setField(fd *mf.Field, value, mask mf.Value) {
 		}
 		return
 	}
+	// Open vSwitch's mf_set_mask_l3_prereqs: whether an L3 write
+	// reaches the packet depends on the IP protocol (or ARP opcode).
+	switch fd.ID {
+	case mf.IPv4Src, mf.IPv4Dst, mf.IPv6Src, mf.IPv6Dst, mf.IPv6Label, mf.IPDSCP, mf.IPECN, mf.IPTTL:
+		if isIP(&ctx.flow) {
+			ctx.wc.Masks.IPProto = 0xff
+		}
+	case mf.ARPOp, mf.ARPSHA, mf.ARPTHA, mf.ARPSPA, mf.ARPTPA:
+		if ctx.flow.EtherType == packet.EtherTypeARP {
+			ctx.wc.Masks.ARPOp |= 0x00ff
+		}
+	}
 	fd.UnwildcardMasked(ctx.wc, mask)
 	fd.SetMasked(&ctx.flow, value, mask)
 }
@@ -274,6 +288,41 @@ func (ctx *context) regMove(a *ofpact.RegMove) {
 	a.Src.Unwildcard(ctx.wc)
 	a.Dst.Unwildcard(ctx.wc)
 	a.Dst.Write(f, a.Src.Read(f))
+	ctx.reportSubfield(a.Dst)
+}
+
+// reportSubfield traces a subfield's new value, as Open vSwitch's
+// xlate_report_subfield: the whole field in its own syntax, or the bits
+// in hex.
+func (ctx *context) reportSubfield(sf mf.Subfield) {
+	if ctx.trace == nil {
+		return
+	}
+	var v string
+	if sf.Ofs == 0 && sf.NBits >= sf.Field.Bits {
+		v = sf.Field.FormatValue(sf.Field.Get(&ctx.flow), nil)
+	} else {
+		v = hexValue(sf.Read(&ctx.flow))
+	}
+	ctx.detail(sf.String() + " is now " + v)
+}
+
+// hexValue is Open vSwitch's ds_put_hex: "0x" and the bytes from the
+// first non-zero one, or "0".
+func hexValue(v mf.Value) string {
+	var b strings.Builder
+	for _, c := range v {
+		switch {
+		case b.Len() > 0:
+			fmt.Fprintf(&b, "%02x", c)
+		case c != 0:
+			fmt.Fprintf(&b, "0x%x", c)
+		}
+	}
+	if b.Len() == 0 {
+		return "0"
+	}
+	return b.String()
 }
 
 // decTTL decrements the IP TTL; at 1 or 0 the packet goes to the

@@ -92,6 +92,16 @@ func (ctx *context) commitAttr(attr dpif.KeyAttr, f, b, m *packet.Key) {
 	copyAttr(attr, &full, (*packet.Key)(&fullMask))
 	clearReadOnly(attr, &full)
 	clearReadOnly(attr, &mv)
+	switch attr {
+	case dpif.AttrICMP, dpif.AttrICMPv6:
+		// Open vSwitch sets ICMP type and code whole (no masked set),
+		// and, as for ARP and ND below, slow-paths the flow: the kernel
+		// datapath cannot rewrite them (commit_set_icmp_action).
+		mv = full
+		ctx.res.Slow |= SlowAction
+	case dpif.AttrARP, dpif.AttrND:
+		ctx.res.Slow |= SlowAction
+	}
 	if mv == full {
 		ctx.emit(dpif.Set(attr, f))
 	} else {

@@ -129,6 +129,7 @@ func (ctx *context) multipath(a *ofpact.Multipath) {
 	}
 	a.Dst.Unwildcard(ctx.wc)
 	a.Dst.WriteUint(&ctx.flow, link)
+	ctx.reportSubfield(a.Dst)
 }
 
 // hashNXFields hashes a multipath/bundle field set (nx_hash_fields),
@@ -171,6 +172,7 @@ func (ctx *context) bundle(a *ofpact.Bundle) {
 	if a.Dst.Field != nil {
 		a.Dst.Unwildcard(ctx.wc)
 		a.Dst.WriteUint(&ctx.flow, uint64(member))
+		ctx.reportSubfield(a.Dst)
 		return
 	}
 	if member != mf.PortNone {

@@ -344,3 +344,59 @@ func TestTraceAgainstOpenVSwitch(t *testing.T) {
 		})
 	}
 }
+
+// TestOVNTraceAgainstOpenVSwitch: the recorded OVN two-port pipeline in
+// Debian's ovs-vswitchd and in translation: the same datapath actions and
+// trace for a ping and an ARP request.
+func TestOVNTraceAgainstOpenVSwitch(t *testing.T) {
+	r := startRefSwitch(t)
+	flows := filepath.Join("..", "..", "tests", "testdata", "ovn-two-port.flows")
+	r.run("ovs-ofctl", "-O", "OpenFlow15", "del-flows", "br0")
+	r.run("ovs-ofctl", "-O", "OpenFlow15", "add-tlv-map", "br0", "{class=0x102,type=0x80,len=4}->tun_metadata0")
+	abs, _ := filepath.Abs(flows)
+	r.run("ovs-ofctl", "-O", "OpenFlow15", "add-flows", "br0", abs)
+	dump := r.run("ovs-ofctl", "-O", "OpenFlow15", "dump-flows", "br0", "--no-stats")
+	dumpFile := filepath.Join(r.dir, "dump")
+	os.WriteFile(dumpFile, []byte(dump), 0o644)
+	br := r.bridge(t, dumpFile)
+	recirc := xlate.NewRecircTable()
+	for _, tf := range []string{
+		"in_port=1,icmp,dl_src=00:00:00:00:01:01,dl_dst=00:00:00:00:01:02,nw_src=198.18.0.1,nw_dst=198.18.0.2,nw_ttl=64,icmp_type=8",
+		"in_port=2,icmp,dl_src=00:00:00:00:01:02,dl_dst=00:00:00:00:01:01,nw_src=198.18.0.2,nw_dst=198.18.0.1,nw_ttl=64,icmp_type=0",
+		"in_port=1,arp,dl_src=00:00:00:00:01:01,dl_dst=ff:ff:ff:ff:ff:ff,arp_spa=198.18.0.1,arp_tpa=198.18.0.2,arp_op=1,arp_sha=00:00:00:00:01:01",
+		"in_port=2,tcp,dl_src=00:00:00:00:01:02,dl_dst=00:00:00:00:01:01,nw_src=198.18.0.2,nw_dst=198.18.0.1,nw_ttl=64,tp_src=5201,tp_dst=40000",
+	} {
+		want := r.appctl("ofproto/trace", "br0", tf)
+		f, _, err := mf.ParseFlow(tf, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tf, err)
+		}
+		got := xlate.TraceText(br, f, xlate.TraceOptions{Recirc: recirc})
+		if g, w := line(got, "Datapath actions: "), line(want, "Datapath actions: "); g != w {
+			t.Errorf("%s:\n got %s\nwant %s\n--- ours:\n%s--- Open vSwitch:\n%s", tf, g, w, got, want)
+			continue
+		}
+		gm := megaflow(t, line(got, "Megaflow: "))
+		wm := megaflow(t, line(want, "Megaflow: "))
+		gw, ww := gm.Wildcards.Masks.Words(), wm.Wildcards.Masks.Words()
+		for i := range gw {
+			if ww[i]&^gw[i] != 0 {
+				t.Errorf("%s: our megaflow is wider than Open vSwitch's:\n got %s\nwant %s", tf, line(got, "Megaflow: "), line(want, "Megaflow: "))
+				break
+			}
+		}
+		if g, w := line(got, "Megaflow: "), line(want, "Megaflow: "); g != w {
+			t.Logf("%s: megaflows differ (ours may be narrower):\n got %s\nwant %s", tf, g, w)
+		}
+		gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+		for i := 0; i < len(gl) && i < len(wl); i++ {
+			if strings.HasPrefix(wl[i], "Megaflow: ") || strings.HasPrefix(wl[i], "Final flow: ") {
+				continue
+			}
+			if gl[i] != wl[i] {
+				t.Errorf("%s: line %d:\n got %q\nwant %q\n%s", tf, i+1, gl[i], wl[i], strings.Join(wl[max(0, i-30):], "\n"))
+				break
+			}
+		}
+	}
+}
