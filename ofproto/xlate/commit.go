@@ -87,6 +87,9 @@ func (ctx *context) commitAttr(attr dpif.KeyAttr, f, b, m *packet.Key) {
 	for i := range fw {
 		mw[i] |= fw[i] ^ bw[i]
 	}
+	// Fields that did not change are left out of the set (their bits
+	// stay matched in the megaflow), as Open vSwitch's keycmp_mask.
+	unchangedOut(attr, &fv, &bv, &mv)
 	var full packet.Key
 	fullMask := packet.FullMask()
 	copyAttr(attr, &full, (*packet.Key)(&fullMask))
@@ -164,4 +167,83 @@ func attrDiffers(attr dpif.KeyAttr, f, b *packet.Key) bool {
 func l4Differs(f, b *packet.Key) bool {
 	return f.SrcPort != b.SrcPort || f.DstPort != b.DstPort || f.ICMPType != b.ICMPType || f.ICMPCode != b.ICMPCode ||
 		f.NDTarget != b.NDTarget || f.ARPSHA != b.ARPSHA || f.ARPTHA != b.ARPTHA
+}
+
+// unchangedOut clears the mask of every field of attr that f and b agree
+// on, field by field as the datapath key attributes have them.
+func unchangedOut(attr dpif.KeyAttr, f, b, m *packet.Key) {
+	switch attr {
+	case dpif.AttrEthernet:
+		if f.SrcMAC == b.SrcMAC {
+			m.SrcMAC = [6]byte{}
+		}
+		if f.DstMAC == b.DstMAC {
+			m.DstMAC = [6]byte{}
+		}
+	case dpif.AttrIPv4, dpif.AttrARP:
+		if f.SrcIPv4 == b.SrcIPv4 {
+			m.SrcIPv4 = [4]byte{}
+		}
+		if f.DstIPv4 == b.DstIPv4 {
+			m.DstIPv4 = [4]byte{}
+		}
+		if attr == dpif.AttrARP {
+			if f.ARPOp == b.ARPOp {
+				m.ARPOp = 0
+			}
+			if f.ARPSHA == b.ARPSHA {
+				m.ARPSHA = [6]byte{}
+			}
+			if f.ARPTHA == b.ARPTHA {
+				m.ARPTHA = [6]byte{}
+			}
+			return
+		}
+		ipCommon(f, b, m)
+	case dpif.AttrIPv6:
+		if f.SrcIPv6 == b.SrcIPv6 {
+			m.SrcIPv6 = [16]byte{}
+		}
+		if f.DstIPv6 == b.DstIPv6 {
+			m.DstIPv6 = [16]byte{}
+		}
+		if f.FlowLabel == b.FlowLabel {
+			m.FlowLabel = 0
+		}
+		ipCommon(f, b, m)
+	case dpif.AttrTCP, dpif.AttrUDP, dpif.AttrSCTP:
+		if f.SrcPort == b.SrcPort {
+			m.SrcPort = 0
+		}
+		if f.DstPort == b.DstPort {
+			m.DstPort = 0
+		}
+	case dpif.AttrICMP, dpif.AttrICMPv6:
+		if f.ICMPType == b.ICMPType {
+			m.ICMPType = 0
+		}
+		if f.ICMPCode == b.ICMPCode {
+			m.ICMPCode = 0
+		}
+	case dpif.AttrND:
+		if f.NDTarget == b.NDTarget {
+			m.NDTarget = [16]byte{}
+		}
+		if f.ARPSHA == b.ARPSHA {
+			m.ARPSHA = [6]byte{}
+		}
+		if f.ARPTHA == b.ARPTHA {
+			m.ARPTHA = [6]byte{}
+		}
+	}
+}
+
+func ipCommon(f, b, m *packet.Key) {
+	if f.IPTOS == b.IPTOS {
+		m.IPTOS = 0
+	}
+	if f.IPTTL == b.IPTTL {
+		m.IPTTL = 0
+	}
+	m.IPProto, m.IPFrag = 0, 0
 }
