@@ -1,5 +1,3 @@
-//go:build ofpconn
-
 package ofproto
 
 import (
@@ -10,8 +8,7 @@ import (
 	"gvs/ofproto/xlate"
 )
 
-// Until connmgr's Bridge and Events use ofproto/ofp's messages on main,
-// ConnBridge implements connmgr.Bridge only with the ofpconn build tag.
+// ConnBridge is the connection manager's Bridge.
 var _ connmgr.Bridge = (*ConnBridge)(nil)
 
 // Connect hands the bridge to a connection manager: its tables start
