@@ -26,7 +26,11 @@ type managerEvents struct {
 
 var _ connmgr.Events = (*managerEvents)(nil)
 
-func (e *managerEvents) PacketIn(*ofp.PacketIn) { e.mu.Lock(); e.pins = append(e.pins, 0); e.mu.Unlock() }
+func (e *managerEvents) PacketIn(*ofp.PacketIn) {
+	e.mu.Lock()
+	e.pins = append(e.pins, 0)
+	e.mu.Unlock()
+}
 func (e *managerEvents) PacketInTo(id uint16, _ *ofp.PacketIn) {
 	e.mu.Lock()
 	e.pins = append(e.pins, id)
