@@ -22,26 +22,26 @@ func (b *Bridge) Connect(events connmgr.Events) *ConnBridge {
 	return cb
 }
 
-// CommitBundle implements connmgr.Bridge.
+// CommitBundle implements connmgr.Bridge: each message is converted just
+// before it is applied.
 func (c *ConnBridge) CommitBundle(msgs []connmgr.BundleMsg, flags uint16, o connmgr.Origin) (int, error) {
-	out := make([]BundleMsg, len(msgs))
-	for i, m := range msgs {
+	var fm pipeline.FlowMod
+	return c.b.commitBundle(len(msgs), func(i int, out *BundleMsg) error {
+		m := &msgs[i]
 		var err error
 		switch {
 		case m.FlowMod != nil:
-			out[i].FlowMod, err = c.pipelineFlowMod(m.FlowMod, o)
+			err = fillFlowMod(&fm, m.FlowMod, o)
+			out.FlowMod = &fm
 		case m.GroupMod != nil:
-			out[i].GroupMod, err = pipelineGroupMod(m.GroupMod)
+			out.GroupMod, err = pipelineGroupMod(m.GroupMod)
 		case m.PortMod != nil:
-			out[i].PortMod = portMod(m.PortMod)
+			out.PortMod = portMod(m.PortMod)
 		case m.PacketOut != nil:
-			out[i].PacketOut, err = c.packetOut(m.PacketOut)
+			out.PacketOut, err = c.packetOut(m.PacketOut)
 		}
-		if err != nil {
-			return i, err
-		}
-	}
-	return c.b.CommitBundle(out, flags&connmgr.BundleAtomic != 0)
+		return err
+	}, flags&connmgr.BundleAtomic != 0)
 }
 
 // connEvents converts the bridge's reports to the manager's messages.
