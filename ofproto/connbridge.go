@@ -261,9 +261,10 @@ func (c *ConnBridge) PacketOut(po *ofp.PacketOut, _ connmgr.Origin) error {
 	return c.b.PacketOut(p)
 }
 
-// Resume implements connmgr.Bridge. Continuations are not carried yet.
-func (c *ConnBridge) Resume(*ofp.Resume, connmgr.Origin) error {
-	return ofperr.OFPBRC_BAD_TYPE
+// Resume implements connmgr.Bridge: the continuation names a paused
+// translation this bridge keeps (NXR_STALE if it no longer does).
+func (c *ConnBridge) Resume(r *ofp.Resume, _ connmgr.Origin) error {
+	return c.b.Resume(r.Continuation, r.Packet)
 }
 
 func flowStatsRequest(req *ofp.FlowStatsRequest) *FlowStatsRequest {

@@ -18,7 +18,7 @@ var _ connmgr.Bridge = (*ConnBridge)(nil)
 func (b *Bridge) Connect(events connmgr.Events) *ConnBridge {
 	cb := NewConnBridge(b)
 	b.FlushFlows()
-	b.SetEvents(connEvents{events})
+	b.SetEvents(connEvents{events, b})
 	return cb
 }
 
@@ -45,14 +45,24 @@ func (c *ConnBridge) CommitBundle(msgs []connmgr.BundleMsg, flags uint16, o conn
 }
 
 // connEvents converts the bridge's reports to the manager's messages.
-type connEvents struct{ e connmgr.Events }
+type connEvents struct {
+	e connmgr.Events
+	b *Bridge
+}
 
+// PacketIn sends a packet-in; a paused translation's frozen state stays
+// with the bridge, the packet-in carries its continuation id.
 func (e connEvents) PacketIn(pi *xlate.PacketIn) {
+	var cont []byte
+	if pi.Continuation != nil {
+		cont = e.b.saveContinuation(pi.Continuation)
+	}
 	var md mf.Match
 	md.Flow = pi.Flow
 	md.Wildcards.Masks.InPort = ^uint32(0)
 	pin := &ofp.PacketIn{Packet: pi.Packet, TotalLen: uint32(len(pi.Packet)), BufferID: ofp.BufferNone,
-		TableID: pi.TableID, Cookie: pi.Cookie, Reason: uint8(pi.Reason), Metadata: md, Userdata: pi.Userdata}
+		TableID: pi.TableID, Cookie: pi.Cookie, Reason: uint8(pi.Reason), Metadata: md, Userdata: pi.Userdata,
+		Continuation: cont}
 	if pi.ControllerID != 0 {
 		e.e.PacketInTo(pi.ControllerID, pin)
 		return

@@ -1,6 +1,7 @@
 package ofproto
 
 import (
+	"errors"
 	"sync"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"gvs/ofproto/mf"
 	"gvs/ofproto/ofp"
 	"gvs/ofproto/ofpact"
+	"gvs/ofproto/ofperr"
 	"gvs/ofproto/pipeline"
 	"gvs/ofproto/xlate"
 )
@@ -109,3 +111,34 @@ func TestConnect(t *testing.T) {
 		t.Fatal("WantsPacketInOnMiss did not reach translation's settings")
 	}
 }
+
+// TestResumeContinuation: a packet-in from a paused translation carries a
+// continuation that NXT_RESUME hands back; an unknown one is stale.
+func TestResumeContinuation(t *testing.T) {
+	b := NewBridge("br0", BridgeConfig{})
+	ev := &pinEvents{}
+	c := b.Connect(ev)
+	var got *xlate.Frozen
+	b.SetResume(func(_ *Bridge, fz *xlate.Frozen, frame []byte) error { got = fz; return nil })
+	fz := &xlate.Frozen{Table: 7}
+	b.SendPacketIn(&xlate.PacketIn{Continuation: fz})
+	if len(ev.conts) != 1 || len(ev.conts[0]) == 0 {
+		t.Fatalf("packet-in continuations %v", ev.conts)
+	}
+	r := &ofp.Resume{}
+	r.Continuation = ev.conts[0]
+	if err := c.Resume(r, connmgr.Origin{}); err != nil || got != fz {
+		t.Fatalf("resume: %v, frozen %v", err, got)
+	}
+	r.Continuation = []byte("not a continuation")
+	if err := c.Resume(r, connmgr.Origin{}); !errors.Is(err, ofperr.NXR_STALE) {
+		t.Fatalf("bad continuation: %v", err)
+	}
+}
+
+type pinEvents struct {
+	managerEvents
+	conts [][]byte
+}
+
+func (e *pinEvents) PacketIn(pin *ofp.PacketIn) { e.conts = append(e.conts, pin.Continuation) }
