@@ -65,10 +65,21 @@ func negotiate(nc net.Conn, allowed Versions) (uint8, error) {
 	if common == 0 {
 		text := fmt.Sprintf("We support %s, you support %s, no common versions.", allowed, peer)
 		nc.Write(encodeRawError(peer.highest(), 0, errTypeHelloFailed, errCodeHelloIncompatible, []byte(text)))
-		return 0, fmt.Errorf("version negotiation failed (we support %s, peer supports %s): %w", allowed, peer, syscall.EPROTO)
+		return 0, &negotiationError{allowed: allowed, peer: peer}
 	}
 	return common.highest(), nil
 }
+
+// negotiationError is a failed version negotiation; its text is Open
+// vSwitch's log line.
+type negotiationError struct{ allowed, peer Versions }
+
+func (e *negotiationError) Error() string {
+	return fmt.Sprintf("version negotiation failed (we support %s, peer supports %s)", e.allowed, e.peer)
+}
+
+// Unwrap: the connection fails with EPROTO, as in Open vSwitch.
+func (e *negotiationError) Unwrap() error { return syscall.EPROTO }
 
 // ofconn is one negotiated OpenFlow connection. Its reader goroutine
 // delivers messages to the Manager's dispatcher and probes an idle peer;

@@ -99,10 +99,13 @@ func TestHelloEncodeDecode(t *testing.T) {
 			t.Errorf("hello for %v is %d bytes", vs, len(b))
 		}
 	}
-	if s := Versions(1<<OF10 | 1<<OF13).String(); s != "versions 1.0, 1.3" {
+	if s := Versions(1<<OF10 | 1<<OF13).String(); s != "versions 0x01, 0x04" {
 		t.Errorf("String: %q", s)
 	}
-	if s := DefaultVersions.String(); s != "version 1.5 and earlier" {
+	if s := DefaultVersions.String(); s != "version 0x06 and earlier" {
+		t.Errorf("String: %q", s)
+	}
+	if s := Versions(1 << OF13).String(); s != "version 0x04" {
 		t.Errorf("String: %q", s)
 	}
 }

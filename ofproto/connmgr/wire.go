@@ -63,20 +63,12 @@ func (vs Versions) highest() uint8 {
 	return uint8(31 - bits.LeadingZeros32(uint32(vs)))
 }
 
-// versionName is Open vSwitch's ofputil_format_version name ("1.3").
-func versionName(v uint8) string {
-	switch v {
-	case OF10, OF11, OF12, OF13, OF14, OF15:
-		return fmt.Sprintf("1.%d", v-1)
-	case 0x07:
-		return "1.6"
-	}
-	return fmt.Sprintf("0x%02x", v)
-}
+// versionName is Open vSwitch's ofputil_format_version ("0x04").
+func versionName(v uint8) string { return fmt.Sprintf("0x%02x", v) }
 
 // String formats the set as Open vSwitch's vconn logs do
-// (version_bitmap_to_string): "version 1.3", "version 1.5 and earlier",
-// "versions 1.0, 1.3".
+// (version_bitmap_to_string): "version 0x04", "version 0x06 and earlier",
+// "versions 0x01, 0x04".
 func (vs Versions) String() string {
 	switch {
 	case vs == 0:
