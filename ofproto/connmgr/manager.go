@@ -2,6 +2,7 @@ package connmgr
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -513,7 +514,12 @@ func (m *Manager) handleIn(x inMsg) {
 	case x.opened:
 		m.conns[x.conn.id] = x.conn
 		m.setRateLimit(x.conn)
-		m.log.Info(fmt.Sprintf("%s: connected", x.conn.name))
+		// As rconn: INFO for controllers, DBG for accepted connections.
+		if x.conn.svc.active {
+			m.log.Info(fmt.Sprintf("%s: connected", x.conn.name))
+		} else {
+			m.log.Debug(fmt.Sprintf("%s: connected", x.conn.name))
+		}
 		if x.conn.svc.active {
 			m.notify()
 		}
@@ -555,11 +561,20 @@ func admits(typ uint8) bool {
 	return true
 }
 
-// connClosed forgets a connection's bundles and monitors.
+// connClosed forgets a connection's bundles and monitors. It logs as
+// rconn's report_error: a peer's close at INFO for a controller (DBG for
+// an accepted connection), any other error at WARN.
 func (m *Manager) connClosed(c *ofconn) {
-	err := c.closeErr()
-	if err != nil {
-		m.log.Info(fmt.Sprintf("%s: connection dropped (%s)", c.name, errnoString(err)))
+	switch err := c.closeErr(); {
+	case err == nil:
+	case errors.Is(err, errEOF):
+		if c.svc.active {
+			m.log.Info(fmt.Sprintf("%s: connection closed by peer", c.name))
+		} else {
+			m.log.Debug(fmt.Sprintf("%s: connection closed by peer", c.name))
+		}
+	default:
+		m.log.Warn(fmt.Sprintf("%s: connection dropped (%s)", c.name, errnoString(err)))
 	}
 	clear(c.state.bundles)
 	clear(c.state.monitors)

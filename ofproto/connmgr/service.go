@@ -119,13 +119,11 @@ func (s *service) connName(peer string) string {
 // acceptLoop serves a listener: each connection negotiates its version on
 // its own goroutine, then joins the dispatcher.
 func (s *service) acceptLoop(l net.Listener) {
-	n := 0
-	for {
+	for n := 0; ; n++ {
 		nc, err := l.Accept()
 		if err != nil {
 			return
 		}
-		n++
 		peer := fmt.Sprintf("%s#%d", targetScheme(s.target), n)
 		if ra := nc.RemoteAddr(); ra != nil && ra.Network() == "tcp" {
 			peer = "tcp:" + ra.String()
