@@ -147,7 +147,8 @@ type inMsg struct {
 }
 
 // New starts a bridge's connection manager with the mgmt and snoop
-// sockets (when RunDir is set) and no controller. The bridge's tables are
+// sockets (when RunDir is set; one that cannot be opened is logged) and
+// no controller. It does not fail today; the error is for the future. The bridge's tables are
 // left alone: the first SetFailMode(false) flushes them and installs
 // "priority=0 actions=NORMAL", as Open vSwitch does for a new bridge
 // (its connmgr starts in secure mode).
@@ -173,12 +174,14 @@ func New(cfg Config) (*Manager, error) {
 		failSecure:  true,
 	}
 	if m.rundir != "" {
-		l, err := listenTarget("punix:"+m.snoopPath(), "")
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", m.snoopPath(), err)
+		// A socket that cannot be opened is logged, not fatal, as in Open
+		// vSwitch: the bridge must still get its fail-mode flows.
+		if l, err := listenTarget("punix:"+m.snoopPath(), ""); err != nil {
+			m.log.Error(fmt.Sprintf("%s: %s: listen failed: %s", m.name, m.snoopPath(), errnoString(err)))
+		} else {
+			m.snoop = l
+			go m.acceptSnoops(l)
 		}
-		m.snoop = l
-		go m.acceptSnoops(l)
 	}
 	m.applyServices()
 	go m.run()

@@ -364,3 +364,16 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+func TestSocketsThatCannotOpenAreNotFatal(t *testing.T) {
+	br := newFakeBridge()
+	m, err := New(Config{Name: "br0", RunDir: "/nonexistent/gvs-test", Bridge: br})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.SetFailMode(false)
+	if got := br.normalFlows(); !slices.Equal(got, []uint32{0}) {
+		t.Errorf("NORMAL flows %v without sockets", got)
+	}
+}
