@@ -515,6 +515,11 @@ func (m *Manager) handleIn(x inMsg) {
 	case x.snoop != nil:
 		m.addSnooper(x.snoop)
 	case x.opened:
+		if m.services[x.conn.svc.target] != x.conn.svc {
+			// Its service was removed or re-created meanwhile.
+			x.conn.close(nil)
+			return
+		}
 		m.conns[x.conn.id] = x.conn
 		m.setRateLimit(x.conn)
 		// As rconn: INFO for controllers, DBG for accepted connections.
