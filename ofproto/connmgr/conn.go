@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -202,11 +203,13 @@ func (c *ofconn) writeLoop() {
 		c.txq = nil
 		c.pins = 0
 		c.mu.Unlock()
+		// One writev for the whole batch.
+		bufs := net.Buffers(slices.Clone(batch))
+		if _, err := bufs.WriteTo(c.nc); err != nil {
+			c.close(err)
+			return
+		}
 		for _, b := range batch {
-			if _, err := c.nc.Write(b); err != nil {
-				c.close(err)
-				return
-			}
 			c.svc.copyToMonitors(b)
 		}
 		c.lastActivity.Store(time.Now().UnixNano())
@@ -221,6 +224,7 @@ func (c *ofconn) readLoop() {
 	defer close(c.readEnd)
 	idle := false
 	var idleSince time.Time
+	mr := newMsgReader(c.nc)
 	for {
 		if c.probe > 0 {
 			if idle {
@@ -229,7 +233,7 @@ func (c *ofconn) readLoop() {
 				c.nc.SetReadDeadline(time.Unix(0, c.lastActivity.Load()).Add(c.probe))
 			}
 		}
-		b, err := readMsg(c.nc)
+		b, err := mr.next()
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) && c.probe > 0 {
 				now := time.Now()

@@ -1,6 +1,7 @@
 package connmgr
 
 import (
+	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -139,6 +140,44 @@ type errShortHeader int
 
 func (e errShortHeader) Error() string {
 	return fmt.Sprintf("received too-short ofp_header (%d bytes)", int(e))
+}
+
+// msgReader reads whole messages from a stream through a buffer big enough
+// for the largest message, so that many small messages cost one read, and
+// a read that fails (a deadline) consumes nothing: the next call starts
+// where this one did.
+type msgReader struct {
+	br *bufio.Reader
+}
+
+func newMsgReader(r io.Reader) *msgReader {
+	return &msgReader{br: bufio.NewReaderSize(r, maxMsgLen+1)}
+}
+
+// next returns the next message in a new buffer.
+func (mr *msgReader) next() ([]byte, error) {
+	h, err := mr.br.Peek(headerLen)
+	if err != nil {
+		if err == io.EOF && len(h) > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	n := int(binary.BigEndian.Uint16(h[2:]))
+	if n < headerLen {
+		return nil, errShortHeader(n)
+	}
+	b, err := mr.br.Peek(n)
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	out := make([]byte, n)
+	copy(out, b)
+	mr.br.Discard(n)
+	return out, nil
 }
 
 // readMsg reads one whole message into a new buffer.
