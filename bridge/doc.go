@@ -85,8 +85,9 @@
 //   - With a Datapath that is also an OpenFlowDatapath, each bridge has a
 //     connmgr.Manager (openflow.go): <RunDir>/<bridge>.mgmt and .snoop,
 //     the Controller rows (target, type, max_backoff, inactivity_probe,
-//     enable_async_messages, controller_queue_size; in-band is treated
-//     as out-of-band, with a warning), Bridge.protocols, fail_mode and
+//     enable_async_messages, controller_queue_size,
+//     controller_rate_limit/burst_limit; in-band is served out-of-band,
+//     with a warning for a remote controller), Bridge.protocols, fail_mode and
 //     other_config:datapath-id, applied when they change. Controller
 //     is_connected, role and status are written on the statistics timer
 //     and whenever a controller connects, disconnects or changes role;
