@@ -207,3 +207,17 @@ func TestParseFlowCount(t *testing.T) {
 		t.Errorf("MemoryPerRule = %v", got)
 	}
 }
+
+func TestParseTLVMap(t *testing.T) {
+	got, err := ParseTLVMap(readTestdata(t, "ovn-two-port.tlv"))
+	if err != nil || got != "{class=0x102,type=0x80,len=4}->tun_metadata0" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	got, err = ParseTLVMap("NXT_TLV_TABLE_REPLY (xid=0x2):\n mapping table:\n  class  type  length  match field\n ------  ----  ------  --------------\n  0x102  0x80       4  tun_metadata0\n  0xffff  0x1       8  tun_metadata3\n")
+	if err != nil || got != "{class=0x102,type=0x80,len=4}->tun_metadata0,{class=0xffff,type=0x1,len=8}->tun_metadata3" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if _, err := ParseTLVMap("ovs-ofctl: error"); err == nil {
+		t.Error("no error without a mapping table")
+	}
+}
