@@ -226,7 +226,7 @@ func benchMain(args []string) int {
 		results.OpenFlowTargets = results.OpenFlow.Evaluate(report.OpenFlowTargets())
 		if ctx.Err() == nil {
 			results.FlowTables = r.runFlowTables(setups.FlowTableSwitches(env), t.Switch, o.tableSize, min(cfg.runs, 3))
-			results.OpenFlowTargets = append(results.OpenFlowTargets, results.FlowTables.Evaluate(report.FlowTableTargets())...)
+			results.OpenFlowTargets = append(results.OpenFlowTargets, results.FlowTables.Evaluate(report.FlowTableTargets(o.tableSize))...)
 		}
 	}
 	if o.parts["ovsdb"] && ctx.Err() == nil {

@@ -41,7 +41,7 @@ func TestOpenFlowPlanCoversTargets(t *testing.T) {
 	for _, s := range setups.FlowTableSwitches(setups.Env{}) {
 		names[s.Name()] = true
 	}
-	for _, tg := range report.FlowTableTargets() {
+	for _, tg := range report.FlowTableTargets(100) {
 		if !ids[tg.Figure] || !names[tg.Setup] || !names[tg.Ref] {
 			t.Errorf("flow table target %q: unknown figure or setup", tg.Text)
 		}
