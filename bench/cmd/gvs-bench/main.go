@@ -342,11 +342,11 @@ func onlyNamed(all []setups.Setup, only string) []setups.Setup {
 func openFlowLegend(tableFlows int) string {
 	return fmt.Sprintf("OpenFlow part: \"-ovn\" setups run the pipeline OVN 23.03 installs for one logical switch with two ports (tests/testdata/ovn-two-port.flows, 141 flows in 44 tables; "+
 		"its MACs and IPv4 addresses replaced by the client's and server's, whose ports get ofport_request 1 and 2), on a bridge with fail-mode=secure and protocols=OpenFlow15, loaded with `ovs-ofctl -O OpenFlow15 add-tlv-map` and `add-flows`; "+
-		"the others switch with NORMAL. The extra flow senders have no logical port, so the new-flow test of this part sends from the client alone, for every setup; "+
+		"the others switch with NORMAL. The extra flow senders have no logical port, so the new-flow test of this part sends from the client alone (%d sender processes, disjoint flows), for every setup; "+
 		"rates double from 10,000/s, stopping at the first with loss or when the sender falls more than 10%% short of the rate offered. "+
 		"Flow tables: %d generated flows (30%% in_port+dl_dst exact matches setting metadata, 60%% ip+metadata+nw_dst /32 routes with set_field/dec_ttl/resubmit, the rest next hops with output, two drops) "+
 		"loaded with one `ovs-ofctl -O OpenFlow15 add-flows` (and with `--bundle`) into a freshly started switch whose bridge has no ports; wall time of the ovs-ofctl call, flow count checked with dump-aggregate; "+
-		"RSS of the switch daemon alone (ovs-vswitchd, or gvs-vswitchd with its embedded database) 1 s before and 1 s after; growth per rule = (after - before) / flows.", tableFlows)
+		"RSS of the switch daemon alone (ovs-vswitchd, or gvs-vswitchd with its embedded database) 1 s before and 1 s after; growth per rule = (after - before) / flows.", openFlowSenderProcs, tableFlows)
 }
 
 // withoutNames drops from a comma-separated -setups list the OpenFlow

@@ -24,6 +24,11 @@ import (
 // of the setups starts after it.
 const openFlowBudget = 12 * time.Minute
 
+// openFlowSenderProcs is how many sender processes the client runs in the
+// OpenFlow part's new-flow test: one process of the probe tops out near
+// the rates at which the switches start to lose.
+const openFlowSenderProcs = 2
+
 // defaultTableFlows is the size of the flow tables loaded.
 const defaultTableFlows = 100000
 
@@ -46,8 +51,8 @@ func openFlowPlan(c config) []test {
 func (r *runner) runOpenFlowTraffic(all []setups.Setup) *report.Section {
 	r.sec = &report.Section{Title: "OpenFlow: the OVN two-port pipeline vs NORMAL"}
 	r.deadline = time.Now().Add(openFlowBudget)
-	r.maxSenders = 1
-	defer func() { r.maxSenders = 0 }()
+	r.maxSenders, r.procsPerSender = 1, openFlowSenderProcs
+	defer func() { r.maxSenders, r.procsPerSender = 0, 0 }()
 	r.runDatapath(all, openFlowPlan(r.cfg))
 	return r.sec
 }

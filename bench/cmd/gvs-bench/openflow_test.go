@@ -2,9 +2,12 @@ package main
 
 import (
 	"testing"
+	"time"
 
+	"gvs/bench/probe"
 	"gvs/bench/report"
 	"gvs/bench/setups"
+	"gvs/bench/topo"
 )
 
 // Every OpenFlow target names a figure the OpenFlow plan (or the flow
@@ -86,5 +89,32 @@ func TestParsePartsOpenFlow(t *testing.T) {
 	}
 	if all, _ := parseParts(""); !all["openflow"] {
 		t.Error("the default session leaves out openflow")
+	}
+}
+
+// The processes of one sender walk disjoint flows; the rate is split
+// exactly; the next measurement starts after every flow used.
+func TestFlowJobs(t *testing.T) {
+	senders := topo.New().Senders[:2]
+	jobs := flowJobs(senders, 2, 1003, time.Second, 500)
+	if len(jobs) != 4 {
+		t.Fatalf("%d jobs", len(jobs))
+	}
+	total := 0
+	for _, j := range jobs {
+		total += j.rate
+	}
+	if total != 1003 {
+		t.Errorf("shares add up to %d", total)
+	}
+	for _, pair := range [][2]int{{0, 1}, {2, 3}} {
+		a, b := jobs[pair[0]], jobs[pair[1]]
+		if a.sender.NS != b.sender.NS || a.first+a.rate > b.first {
+			t.Errorf("jobs %v and %v of one sender overlap", a, b)
+		}
+	}
+	results := []probe.FlowSendResult{{Sent: jobs[0].rate}, {Sent: jobs[1].rate}, {Sent: jobs[2].rate}, {Sent: jobs[3].rate}}
+	if next := nextFlowIndex(jobs, results); next != jobs[1].first+jobs[1].rate {
+		t.Errorf("next index %d", next)
 	}
 }

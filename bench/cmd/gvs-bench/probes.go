@@ -196,33 +196,26 @@ func (r *runner) flows(rate int, d time.Duration) (lossPct, achieved float64, er
 	if err != nil {
 		return 0, 0, err
 	}
-	senders := r.flowSenders()
-	results := make([]probe.FlowSendResult, len(senders))
-	errs := make([]error, len(senders))
+	jobs := flowJobs(r.flowSenders(), max(1, r.procsPerSender), rate, d, r.flowIndex)
+	results := make([]probe.FlowSendResult, len(jobs))
+	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
-	for i, s := range senders {
-		share := rate / len(senders)
-		if i < rate%len(senders) {
-			share++
-		}
-		// Sources differ by address, so every sender may walk the same
-		// port tuples; the index only moves on between measurements.
+	for i, j := range jobs {
 		wg.Go(func() {
-			errs[i] = r.probeJSON(s.NS, d+10*time.Second, &results[i], "_flow-send", "-dst", s.Target(r.topo.Direct()),
-				"-rate", fmt.Sprint(share), "-duration", d.String(), "-first", fmt.Sprint(r.flowIndex))
+			errs[i] = r.probeJSON(j.sender.NS, d+10*time.Second, &results[i], "_flow-send", "-dst", j.sender.Target(r.topo.Direct()),
+				"-rate", fmt.Sprint(j.rate), "-duration", d.String(), "-first", fmt.Sprint(j.first))
 		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return 0, 0, err
 	}
-	sent, most, longest := 0, 0, 0.0
+	sent, longest := 0, 0.0
 	for _, res := range results {
 		sent += res.Sent
-		most = max(most, res.Sent)
 		longest = max(longest, res.Seconds)
 	}
-	r.flowIndex += most
+	r.flowIndex = nextFlowIndex(jobs, results)
 	time.Sleep(300 * time.Millisecond) // let the last packets arrive
 	out, err := srv.stop()
 	if err != nil {
@@ -248,4 +241,41 @@ func (r *runner) flows(rate int, d time.Duration) (lossPct, achieved float64, er
 		achieved = float64(sent) / longest
 	}
 	return max(0, 100*lost/float64(sent)), achieved, nil
+}
+
+// flowJob is one sender process of the new-flow test.
+type flowJob struct {
+	sender topo.Sender
+	rate   int // its share of the rate
+	first  int // index of its first flow
+}
+
+// flowJobs splits rate evenly over procs processes per sender. Senders
+// differ by source address, so they may walk the same port tuples; the
+// processes of one sender walk disjoint ranges of flow indices, from
+// first on.
+func flowJobs(senders []topo.Sender, procs, rate int, d time.Duration, first int) []flowJob {
+	n := len(senders) * procs
+	span := int(float64(rate/n+1)*d.Seconds()) + 1 // most flows one process sends
+	var jobs []flowJob
+	for i, s := range senders {
+		for p := range procs {
+			k := i*procs + p
+			share := rate / n
+			if k < rate%n {
+				share++
+			}
+			jobs = append(jobs, flowJob{sender: s, rate: share, first: first + p*span})
+		}
+	}
+	return jobs
+}
+
+// nextFlowIndex is the first flow index no job used.
+func nextFlowIndex(jobs []flowJob, results []probe.FlowSendResult) int {
+	next := 0
+	for i, j := range jobs {
+		next = max(next, j.first+results[i].Sent)
+	}
+	return next
 }

@@ -30,8 +30,9 @@ type runner struct {
 
 	setup     setups.Setup // the setup being measured
 	flowIndex int          // next new-flow index, so flows never repeat
-	// maxSenders limits the new-flow test's senders (0: all).
-	maxSenders int
+	// maxSenders limits the new-flow test's senders (0: all);
+	// procsPerSender is how many sender processes each runs (0: one).
+	maxSenders, procsPerSender int
 }
 
 // setupState is what the session learned about one setup.
