@@ -37,6 +37,10 @@ type Config struct {
 	MinBackoff, MaxBackoff time.Duration
 	// Metrics, when set, counts the passes and their durations.
 	Metrics *source.Reconciler
+	// DummyTypes: the datapath offers the dummy datapath and devices
+	// (gvs-vswitchd --enable-dummy), so Open_vSwitch.datapath_types and
+	// iface_types list them as ovs-vswitchd --enable-dummy does.
+	DummyTypes bool
 }
 
 // Reconciler keeps a Datapath in step with the Open_vSwitch database and

@@ -16,6 +16,7 @@ import (
 	"gvs/netdev"
 	"gvs/netdev/afpacket"
 	"gvs/netdev/afxdp"
+	"gvs/netdev/dummy"
 	"gvs/netdev/tap"
 	"gvs/ofproto"
 )
@@ -25,7 +26,47 @@ type Config struct {
 	Logger *slog.Logger // nil: discard
 	// PMDs is the number of unpinned PMD goroutines (0: dpif's default).
 	PMDs int
+	// Dummy is gvs-vswitchd's --enable-dummy: whether "dummy" bridges
+	// and ports exist and which other types become dummy devices.
+	Dummy DummyMode
 }
+
+// DummyMode is --enable-dummy's level, as Open vSwitch's dummy_enable
+// reads it.
+type DummyMode int
+
+const (
+	// DummyDisabled: no --enable-dummy; "dummy" bridges and ports are
+	// refused.
+	DummyDisabled DummyMode = iota
+	// DummyEnabled (--enable-dummy): datapath_type=dummy bridges, whose
+	// internal ports are dummy devices, and type=dummy ports.
+	DummyEnabled
+	// DummySystem (--enable-dummy=system): "system" ports are dummy
+	// devices too.
+	DummySystem
+	// DummyOverride (--enable-dummy=override): every port type is a
+	// dummy device ("patch" excepted in Open vSwitch, which gvs does
+	// not have yet).
+	DummyOverride
+)
+
+// ParseDummyMode reads --enable-dummy's optional argument.
+func ParseDummyMode(arg string) (DummyMode, error) {
+	switch arg {
+	case "":
+		return DummyEnabled, nil
+	case "system":
+		return DummySystem, nil
+	case "override":
+		return DummyOverride, nil
+	}
+	return DummyDisabled, fmt.Errorf("%s: unknown dummy level", arg)
+}
+
+// ErrDummyDisabled is returned for a dummy bridge or port without
+// --enable-dummy.
+var ErrDummyDisabled = errors.New("dummy datapath and devices need --enable-dummy")
 
 // Datapath implements bridge.Datapath.
 type Datapath struct {
@@ -36,6 +77,8 @@ type Datapath struct {
 	dp      *dpif.Datapath
 	sw      *ofproto.Switch
 	bridges map[string]*ofproto.Bridge
+	// dpTypes is each bridge's datapath_type (BridgeConfig.DatapathType).
+	dpTypes map[string]string
 	created map[string]time.Time // when each bridge was added
 	ports   map[string]*port
 	byIndex map[int]*port // ports by their device's ifindex
@@ -52,6 +95,8 @@ type Datapath struct {
 	// the first system port, closed by Close and when the last system
 	// port goes; its rings reserve from rings).
 	spares *afpacket.SparePool
+	// dummies are the open dummy devices (netdev-dummy/* commands).
+	dummies *dummy.Registry
 	// pmdCfg is the PMD configuration in effect (nil before the
 	// datapath runs), so that SetConfig leaves the PMDs alone when
 	// only the budget changed.
@@ -72,6 +117,9 @@ type port struct {
 	mac    net.HardwareAddr
 	mtu    int
 	gone   bool
+	// virtual: a device with no kernel link (dummy), which link events
+	// never concern; its state is read from the device.
+	virtual bool
 }
 
 var _ bridge.Datapath = (*Datapath)(nil)
@@ -82,8 +130,34 @@ func New(cfg Config) *Datapath {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Datapath{cfg: cfg, log: cfg.Logger, bridges: map[string]*ofproto.Bridge{}, created: map[string]time.Time{}, ports: map[string]*port{},
-		byIndex: map[int]*port{}, rings: netdev.NewMemoryBudget(0)}
+	return &Datapath{cfg: cfg, log: cfg.Logger, bridges: map[string]*ofproto.Bridge{}, dpTypes: map[string]string{}, created: map[string]time.Time{}, ports: map[string]*port{},
+		byIndex: map[int]*port{}, rings: netdev.NewMemoryBudget(0), dummies: dummy.NewRegistry()}
+}
+
+// Dummies returns the registry of the adapter's dummy devices, for the
+// netdev-dummy/* commands.
+func (d *Datapath) Dummies() *dummy.Registry { return d.dummies }
+
+// dummyType returns the type of dummy device to open for spec on a bridge
+// of datapath type dpType, or "" when spec is not a dummy port: type
+// dummy (and dummy-internal, dummy-pmd), an internal port of a dummy
+// bridge (Open vSwitch's dummy datapath opens those as dummy-internal),
+// and with --enable-dummy=system or =override the types they replace.
+func (d *Datapath) dummyType(spec bridge.PortSpec, dpType string) string {
+	if d.cfg.Dummy == DummyDisabled {
+		return ""
+	}
+	switch {
+	case spec.Type == "dummy" || spec.Type == "dummy-internal" || spec.Type == "dummy-pmd":
+		return spec.Type
+	case spec.Type == "internal" && dpType == "dummy":
+		return "dummy-internal"
+	case spec.Type == "system" && d.cfg.Dummy >= DummySystem:
+		return spec.Type
+	case d.cfg.Dummy == DummyOverride:
+		return spec.Type
+	}
+	return ""
 }
 
 // SetConfig applies the receive-ring budget (at once: rings grow within
@@ -152,6 +226,9 @@ func bridgeConfig(c bridge.BridgeConfig) ofproto.BridgeConfig {
 func (d *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if cfg.DatapathType == "dummy" && d.cfg.Dummy == DummyDisabled {
+		return ErrDummyDisabled
+	}
 	if err := d.ensureLocked(); err != nil {
 		return err
 	}
@@ -160,6 +237,7 @@ func (d *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
 		return err
 	}
 	d.bridges[name] = br
+	d.dpTypes[name] = cfg.DatapathType
 	d.created[name] = time.Now()
 	return nil
 }
@@ -172,6 +250,9 @@ func (d *Datapath) SetBridge(name string, cfg bridge.BridgeConfig) error {
 		return fmt.Errorf("%w: %s", ofproto.ErrNoBridge, name)
 	}
 	br.SetConfig(bridgeConfig(cfg))
+	// Ports opened already keep their devices; ports added from now on
+	// follow the new type.
+	d.dpTypes[name] = cfg.DatapathType
 	return nil
 }
 
@@ -182,6 +263,7 @@ func (d *Datapath) DelBridge(name string) error {
 		return fmt.Errorf("%w: %s", ofproto.ErrNoBridge, name)
 	}
 	delete(d.bridges, name)
+	delete(d.dpTypes, name)
 	delete(d.created, name)
 	return d.sw.DelBridge(name)
 }
@@ -190,9 +272,19 @@ func (d *Datapath) DelBridge(name string) error {
 // given; afxdp ports share umem unless their options say otherwise, and
 // system ports take ready sockets from spares when they fit. It is
 // called concurrently for the ports of one AddPorts call.
-func (d *Datapath) open(spec bridge.PortSpec, sockBuf int, umem *afxdp.UMEMGroup, spares *afpacket.SparePool) (netdev.Device, error) {
+func (d *Datapath) open(spec bridge.PortSpec, dpType string, sockBuf int, umem *afxdp.UMEMGroup, spares *afpacket.SparePool) (netdev.Device, error) {
 	logger := d.log.With("module", "netdev", "device", spec.Name)
+	if typ := d.dummyType(spec, dpType); typ != "" {
+		cfg, err := dummy.ConfigFromOptions(spec.Name, typ, spec.Options)
+		if err != nil {
+			return nil, err
+		}
+		cfg.MAC, cfg.Logger = spec.MAC, logger
+		return d.dummies.Open(cfg)
+	}
 	switch spec.Type {
+	case "dummy", "dummy-internal", "dummy-pmd":
+		return nil, fmt.Errorf("%s: type %q: %w", spec.Name, spec.Type, ErrDummyDisabled)
 	case "system":
 		cfg, err := afpacket.ConfigFromOptions(spec.Name, spec.Options, logger)
 		if err != nil {
@@ -245,6 +337,7 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 		return errs
 	}
 	sockBuf := d.sockBuf
+	dpTypes := maps.Clone(d.dpTypes)
 	inBatch := map[string]bool{}
 	var afxdpPorts, systemPorts bool
 	for i, spec := range specs {
@@ -255,6 +348,9 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 			errs[i] = fmt.Errorf("%s: %w", spec.Name, dpif.ErrDevInUse)
 		}
 		inBatch[spec.Name] = true
+		if d.dummyType(spec, d.dpTypes[spec.Bridge]) != "" {
+			continue
+		}
 		afxdpPorts = afxdpPorts || spec.Type == "afxdp"
 		systemPorts = systemPorts || spec.Type == "system"
 	}
@@ -283,7 +379,7 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 			return
 		}
 		spec := specs[i]
-		dev, err := d.open(spec, sockBuf, umem, spares)
+		dev, err := d.open(spec, dpTypes[spec.Bridge], sockBuf, umem, spares)
 		if err != nil {
 			errs[i] = err
 			return
@@ -300,7 +396,8 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 		}
 		link := dev.Link()
 		devs[i] = dev
-		opened[i] = &port{spec: spec, dev: dev, ifindex: link.IfIndex, link: link, mac: dev.MAC(), mtu: dev.MTU()}
+		_, virtual := dev.(*dummy.Device)
+		opened[i] = &port{spec: spec, dev: dev, ifindex: link.IfIndex, link: link, mac: dev.MAC(), mtu: dev.MTU(), virtual: virtual}
 	})
 
 	d.mu.Lock()
@@ -431,7 +528,7 @@ func (d *Datapath) dropSparesIfUnused() {
 		return
 	}
 	for _, p := range d.ports {
-		if p.spec.Type == "system" {
+		if p.spec.Type == "system" && !p.virtual {
 			return
 		}
 	}
@@ -450,6 +547,11 @@ func (d *Datapath) PortState(name string) (bridge.PortState, error) {
 	var st bridge.PortState
 	gone := false
 	if p != nil {
+		if p.virtual {
+			// No link events: the device's own state (set-admin-state).
+			p.link = p.dev.Link()
+			p.mtu = p.dev.MTU()
+		}
 		st = bridge.PortState{Link: p.link, CarrierResets: p.resets, MAC: slices.Clone(p.mac), MTU: p.mtu}
 		gone = p.gone
 	}
@@ -501,6 +603,7 @@ func (d *Datapath) Close() error {
 	// port.
 	errs := d.delPortsLocked(slices.Sorted(maps.Keys(d.ports)))
 	d.bridges = map[string]*ofproto.Bridge{}
+	d.dpTypes = map[string]string{}
 	d.created = map[string]time.Time{}
 	if err := d.stopLocked(); err != nil {
 		errs = append(errs, err)

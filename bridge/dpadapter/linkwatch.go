@@ -154,6 +154,9 @@ func (d *Datapath) LinkEvents(updates []LinkUpdate, resync bool) []string {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		for name, p := range d.ports {
+			if p.virtual {
+				continue
+			}
 			u, ok := byName[name]
 			if !ok {
 				u = LinkUpdate{Name: name, IfIndex: p.ifindex, Deleted: true}
@@ -175,7 +178,7 @@ func (d *Datapath) LinkEvents(updates []LinkUpdate, resync bool) []string {
 	}
 	for _, u := range updates {
 		add(u.Name)
-		if p := d.ports[u.Name]; p != nil {
+		if p := d.ports[u.Name]; p != nil && !p.virtual {
 			d.applyLocked(p, u)
 		}
 		if p := d.byIndex[u.IfIndex]; p != nil && p.spec.Name != u.Name {

@@ -45,10 +45,14 @@ func (v View) Bridges() []source.Bridge {
 		out = append(out, source.Bridge{Name: name, NORMAL: d.bridges[name], Created: d.created[name]})
 	}
 	for _, p := range d.ports {
+		typ := p.spec.Type
+		if p.virtual {
+			typ = p.dev.Type() // an internal port of a dummy bridge is dummy-internal
+		}
 		for i := range out {
 			if out[i].Name == p.spec.Bridge {
 				out[i].Ports = append(out[i].Ports, source.Port{
-					Port: p.spec.Port, Interface: p.spec.Name, Type: p.spec.Type,
+					Port: p.spec.Port, Interface: p.spec.Name, Type: typ,
 					DPPort: p.no, InDatapath: true, SocketBufferRequest: d.sockBuf,
 				})
 			}

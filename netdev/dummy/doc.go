@@ -1,0 +1,31 @@
+// Package dummy is Open vSwitch's "dummy" network device (lib/netdev-dummy.c)
+// for gvs: a port with no kernel device behind it, whose receive queues are
+// fed from user space (ovs-appctl netdev-dummy/receive) and whose transmitted
+// frames are counted and, with options:tx_pcap, written to a pcap file.
+// Sandboxes and test suites (Open vSwitch's, OVN's, tests/ofctl) build
+// switches out of these ports on a "dummy" datapath.
+//
+// Options, as netdev-dummy reads them: pcap=FILE (received and sent frames
+// into one file), rxq_pcap=FILE (frames queued for receiving),
+// tx_pcap=FILE (frames sent), n_rxq=N (receive queues, default 1, at
+// most MaxQueues). Files are opened for appending; a new or empty file gets
+// the pcap header first, as ovs_pcap_open(..., "ab") does. pstream/stream
+// (connecting dummy ports over sockets) are not implemented.
+//
+// A Registry holds the open devices by name (for the netdev-dummy/*
+// commands) and numbers them for their default MACs, aa:55:aa:55:00:00
+// and up as Open vSwitch numbers its own; there is no package state.
+//
+// Contract (package netdev's): Recv on queue q is called by one goroutine at
+// a time, never blocks and does not allocate; Send takes ownership of the
+// batch, writes each frame to tx_pcap under the device's pcap mutex and
+// returns every buffer to its pool, without allocating. Receive (queueing a
+// frame, which copies it), SetAdminState, the counters and Close may be
+// called from any goroutine. A receive queue holds at most MaxQueueLen
+// frames (netdev-dummy's NETDEV_DUMMY_MAX_QUEUE); beyond that a frame is
+// dropped and counted in RxKernelDrops. PollFD(q) is an eventfd readable
+// while queue q holds frames.
+//
+// Locks: each receive queue's mutex and the pcap writers' mutexes are leaves;
+// Registry.mu is taken before neither.
+package dummy
