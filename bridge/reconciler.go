@@ -41,6 +41,9 @@ type Config struct {
 	// (gvs-vswitchd --enable-dummy), so Open_vSwitch.datapath_types and
 	// iface_types list them as ovs-vswitchd --enable-dummy does.
 	DummyTypes bool
+	// NoSystemDatapath: gvs-vswitchd --disable-system; datapath_types
+	// leaves out "system", as ovs-vswitchd --disable-system does.
+	NoSystemDatapath bool
 }
 
 // Reconciler keeps a Datapath in step with the Open_vSwitch database and

@@ -344,6 +344,9 @@ func (r *Reconciler) openvswitchUpdate(c client.Client, d *desired) ([]ovsdb.Ope
 		row.DatapathTypes = slices.Sorted(slices.Values(append(slices.Clone(datapathTypes), dummyDatapathTypes...)))
 		row.IfaceTypes = slices.Sorted(slices.Values(append(slices.Clone(ifaceTypes), dummyIfaceTypes...)))
 	}
+	if r.cfg.NoSystemDatapath {
+		row.DatapathTypes = slices.DeleteFunc(slices.Clone(row.DatapathTypes), func(t string) bool { return t == "system" })
+	}
 	u.set(old.CurCfg != row.CurCfg, &row.CurCfg)
 	u.set(!eqPtr(old.OVSVersion, row.OVSVersion), &row.OVSVersion)
 	u.set(!eqPtr(old.DbVersion, row.DbVersion), &row.DbVersion)

@@ -32,9 +32,10 @@ type switchConfig struct {
 	metricsAddress string // --metrics-address, "" for none
 	// dummy is --enable-dummy's level (dpadapter.DummyDisabled without).
 	dummy dpadapter.DummyMode
-	// disableSystem, disableSystemRoute: --disable-system and
-	// --disable-system-route, accepted as Open vSwitch's test suite
-	// passes them; neither changes what gvs does.
+	// disableSystem: --disable-system, which takes "system" out of
+	// datapath_types. disableSystemRoute: --disable-system-route,
+	// accepted as Open vSwitch's test suite passes it (gvs reads no
+	// kernel routes yet).
 	disableSystem, disableSystemRoute bool
 }
 
@@ -55,6 +56,9 @@ func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop fu
 		OVSVersion: compatVersion,
 		Metrics:    passes,
 		DummyTypes: sc.dummy != dpadapter.DummyDisabled,
+		// Bridges of datapath_type system still get gvs's userspace
+		// datapath: only the reported types change.
+		NoSystemDatapath: sc.disableSystem,
 	})
 	if err != nil {
 		d.Fatal(err)

@@ -119,8 +119,10 @@ func (f *composeFlow) compose(l7Len int) (frame []byte, l3, l4 int) {
 		if v.tci&vlanCFI == 0 {
 			continue
 		}
-		// Pushed behind the addresses, so the outermost ends up first.
-		tag := binary.BigEndian.AppendUint16(binary.BigEndian.AppendUint16(nil, v.tpid), v.tci)
+		// Pushed behind the addresses, so the outermost ends up first;
+		// the CFI bit only says the header is present (eth_push_vlan
+		// clears it in the frame).
+		tag := binary.BigEndian.AppendUint16(binary.BigEndian.AppendUint16(nil, v.tpid), v.tci&^vlanCFI)
 		frame = append(frame[:12], append(tag, frame[12:]...)...)
 	}
 	frame = binary.BigEndian.AppendUint16(frame, f.dlType)
@@ -212,7 +214,7 @@ func (f *composeFlow) composeL4(frame []byte, l7Len int) []byte {
 		binary.BigEndian.PutUint16(h[2:], f.tpDst)
 		frame = append(frame, h...)
 	case ipProtoICMP:
-		h := make([]byte, 4)
+		h := make([]byte, 8) // type, code, checksum and the 4 bytes of rest-of-header
 		h[0], h[1] = byte(f.tpSrc), byte(f.tpDst)
 		frame = append(frame, h...)
 		if (h[0] == 8 || h[0] == 0) && h[1] == 0 {

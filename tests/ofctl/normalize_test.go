@@ -1,0 +1,42 @@
+package ofctl
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Normalisations applied to a command's output before the two sides are
+// compared, each because the difference is legitimate:
+//
+//  1. The switch's private directory becomes "$DIR" (socket paths in
+//     messages; each side runs in its own temporary directory).
+//  2. Log timestamps ("2026-12-01T19:03:35Z", "2026-12-01T19:03:35.123Z")
+//     become "<time>".
+//  3. Elapsed times become "<t>": duration=1.234s (flow, port, queue,
+//     group statistics), duration:1.234s (meter statistics),
+//     idle_age=N and hard_age=N (dump-flows): the two switches were started
+//     at different moments. The counters beside them are not touched.
+//  4. The process ids in control socket names (ovs-vswitchd.PID.ctl)
+//     become "<pid>".
+//
+// Nothing else is rewritten: exit codes, error texts, xids, the order of
+// flows and the remaining output must match exactly.
+var (
+	timestampRE = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
+	durationRE  = regexp.MustCompile(`duration([=:])\d+(\.\d+)?s`)
+	ageRE       = regexp.MustCompile(`\b(idle_age|hard_age)=\d+`)
+	ctlPidRE    = regexp.MustCompile(`ovs-vswitchd\.\d+\.ctl`)
+)
+
+func normalizeText(s *vswitch, text string) string {
+	text = strings.ReplaceAll(text, s.dir, "$DIR")
+	text = timestampRE.ReplaceAllString(text, "<time>")
+	text = durationRE.ReplaceAllString(text, "duration${1}<t>s")
+	text = ageRE.ReplaceAllString(text, "$1=<t>")
+	text = ctlPidRE.ReplaceAllString(text, "ovs-vswitchd.<pid>.ctl")
+	return text
+}
+
+func normalize(s *vswitch, r result) result {
+	return result{stdout: normalizeText(s, r.stdout), stderr: normalizeText(s, r.stderr), exit: r.exit}
+}
