@@ -22,4 +22,5 @@
 //	GVS_OFCTL_SELFCHECK=1  Debian's ovs-vswitchd on both sides: validates
 //	                       the harness and its normalisations (a
 //	                       difference is then a harness bug).
+//	GVS_OFCTL_SHOW=1       with -v, log each compared output too.
 package ofctl

@@ -351,9 +351,10 @@ func (p pair) requireOpenFlow(tb testing.TB) {
 }
 
 // compare runs each command line on both sides, in order, and requires the
-// same normalised output. A line beginning with "ref:" or "sut:" runs on
-// that side only (setup that must differ, e.g. nothing yet); "!" before a
-// line runs it on both without comparing (setup whose output is noise).
+// same normalised output. "!" before a line runs it on both without
+// comparing (setup whose output is noise); "sort:" before a line sorts
+// the lines of its standard output after the first (normalisation 5: for
+// replies Open vSwitch prints in hash-table order).
 func (p pair) compare(t *testing.T, lines ...string) {
 	t.Helper()
 	for _, line := range lines {
@@ -362,11 +363,20 @@ func (p pair) compare(t *testing.T, lines ...string) {
 			p.sut.sh(t, rest)
 			continue
 		}
+		sorted := false
+		if rest, ok := strings.CutPrefix(line, "sort:"); ok {
+			line, sorted = rest, true
+		}
 		ref := normalize(p.ref, p.ref.sh(t, line))
 		sut := normalize(p.sut, p.sut.sh(t, line))
+		if sorted {
+			ref.stdout, sut.stdout = sortAfterFirstLine(ref.stdout), sortAfterFirstLine(sut.stdout)
+		}
 		if ref != sut {
 			t.Errorf("%s\n%s differs from %s (first difference: %s)\n=== %s ===\n%s=== %s ===\n%s", line, p.sut.kind.name, p.ref.kind.name,
 				firstDifference(ref.String(), sut.String()), p.ref.kind.name, ref, p.sut.kind.name, sut)
+		} else if os.Getenv("GVS_OFCTL_SHOW") != "" {
+			t.Logf("same: %s\n%s", line, ref)
 		} else if testing.Verbose() {
 			t.Logf("same: %s", line)
 		}
