@@ -24,6 +24,17 @@ import (
 //     walking a hash table (groups in dump-groups and dump-group-stats,
 //     meters): two Debian switches given the same groups print them in
 //     different orders.
+//  6. Only where a test says so (a "noxid:" line, for ovs-ofctl snoop's
+//     log): xids become "<x>". The switch picks the xids of the messages
+//     it starts (HELLO, requests to a controller) from a counter whose
+//     value depends on what it did before; xids ovs-ofctl picks, and
+//     replies echoing them, are compared everywhere else.
+//  7. The MACs of dummy ports, aa:55:aa:55:xx:xx, become
+//     "aa:55:aa:55:<dummy>", except aa:55:aa:55:00:00 (br0's, set by
+//     other-config:hwaddr). Open vSwitch numbers dummy devices as it opens
+//     them, in the order of its hash tables (p2 before p1), so which port
+//     gets which number is arbitrary; that every dummy port has such an
+//     address is still compared.
 //
 // Nothing else is rewritten: exit codes, error texts, xids, the order of
 // flows and the remaining output must match exactly.
@@ -32,6 +43,8 @@ var (
 	durationRE  = regexp.MustCompile(`duration([=:])\d+(\.\d+)?s`)
 	ageRE       = regexp.MustCompile(`\b(idle_age|hard_age)=\d+`)
 	ctlPidRE    = regexp.MustCompile(`ovs-vswitchd\.\d+\.ctl`)
+	xidRE       = regexp.MustCompile(`xid=0x[0-9a-f]+`)
+	dummyMACRE  = regexp.MustCompile(`aa:55:aa:55:[0-9a-f]{2}:[0-9a-f]{2}`)
 )
 
 func normalizeText(s *vswitch, text string) string {
@@ -40,6 +53,12 @@ func normalizeText(s *vswitch, text string) string {
 	text = durationRE.ReplaceAllString(text, "duration${1}<t>s")
 	text = ageRE.ReplaceAllString(text, "$1=<t>")
 	text = ctlPidRE.ReplaceAllString(text, "ovs-vswitchd.<pid>.ctl")
+	text = dummyMACRE.ReplaceAllStringFunc(text, func(mac string) string {
+		if mac == "aa:55:aa:55:00:00" {
+			return mac
+		}
+		return "aa:55:aa:55:<dummy>"
+	})
 	return text
 }
 
