@@ -143,8 +143,12 @@ func (r *Registry) ip6addr(args []string) (string, error) {
 	if d == nil {
 		return "", errors.New("Unknown Dummy Interface")
 	}
-	a, err := netip.ParsePrefix(args[1])
-	if err != nil || !a.Addr().Is6() {
+	a, err := netip.ParseAddr(args[1])
+	if err != nil {
+		p, perr := netip.ParsePrefix(args[1])
+		a, err = p.Addr(), perr
+	}
+	if err != nil || !a.Is6() {
 		return "", errors.New(args[1] + ": invalid IPv6 address")
 	}
 	return "OK", nil

@@ -325,37 +325,61 @@ func (f *composeFlow) expand(frame []byte, l3, l4, size int) []byte {
 // odp_flow_key_to_flow ignores them.
 func parseODPFlow(s string) (*composeFlow, error) {
 	f := &composeFlow{dlType: flowDLTypeNone}
-	if err := f.parseKeys(s, false); err != nil {
+	if err := f.parseKeys(s); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-// parseKeys reads a comma-separated list of KEY(ARGS); inEncap: inside a
-// VLAN's encap(), where eth_type is the inner type.
-func (f *composeFlow) parseKeys(s string, inEncap bool) error {
+// SyntaxError is a flow string ComposeFrame cannot read; its text is Open
+// vSwitch's ("syntax error at" and the flow from the key it could not
+// read on).
+type SyntaxError struct {
+	At     string // the flow from the offending key on
+	Reason string // what was wrong, for logs
+}
+
+func (e *SyntaxError) Error() string { return "syntax error at " + e.At }
+
+// parseKeys reads a comma-separated list of KEY(ARGS); inside a VLAN's
+// encap() eth_type is the inner type.
+func (f *composeFlow) parseKeys(s string) error {
 	items, err := splitTop(s)
 	if err != nil {
 		return err
 	}
 	for _, item := range items {
-		name, args, ok := strings.Cut(item, "(")
+		name, args, ok := strings.Cut(item.text, "(")
 		if !ok || !strings.HasSuffix(args, ")") {
-			return fmt.Errorf("%s: syntax error", item)
+			return &SyntaxError{At: item.rest, Reason: "expected KEY(...)"}
 		}
 		name = strings.TrimSpace(name)
 		args = strings.TrimSuffix(args, ")")
 		if err := f.parseKey(name, args); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			var se *SyntaxError
+			if errors.As(err, &se) {
+				return err
+			}
+			return &SyntaxError{At: item.rest, Reason: err.Error()}
 		}
 	}
 	return nil
 }
 
+type flowItem struct {
+	text string // one KEY(ARGS)
+	rest string // the flow from this item on
+}
+
 // splitTop splits at the commas outside parentheses.
-func splitTop(s string) ([]string, error) {
-	var out []string
+func splitTop(s string) ([]flowItem, error) {
+	var out []flowItem
 	depth, start := 0, 0
+	add := func(end int) {
+		if t := strings.TrimSpace(s[start:end]); t != "" {
+			out = append(out, flowItem{text: t, rest: strings.TrimLeft(s[start:], " ")})
+		}
+	}
 	for i, c := range s {
 		switch c {
 		case '(':
@@ -363,26 +387,19 @@ func splitTop(s string) ([]string, error) {
 		case ')':
 			depth--
 			if depth < 0 {
-				return nil, errors.New("unbalanced parentheses")
+				return nil, &SyntaxError{At: s[start:], Reason: "unbalanced parentheses"}
 			}
 		case ',':
 			if depth == 0 {
-				if t := strings.TrimSpace(s[start:i]); t != "" {
-					out = append(out, t)
-				}
+				add(i)
 				start = i + 1
 			}
 		}
 	}
 	if depth != 0 {
-		return nil, errors.New("unbalanced parentheses")
+		return nil, &SyntaxError{At: s[start:], Reason: "unbalanced parentheses"}
 	}
-	if t := strings.TrimSpace(s[start:]); t != "" {
-		out = append(out, t)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("empty flow")
-	}
+	add(len(s))
 	return out, nil
 }
 
@@ -415,7 +432,7 @@ func (f *composeFlow) parseKey(name, args string) error {
 	}
 	if name == "encap" {
 		f.dlType = flowDLTypeNone
-		return f.parseKeys(args, true)
+		return f.parseKeys(args)
 	}
 	if name == "eth_type" {
 		v, err := parseUint(strings.SplitN(args, "/", 2)[0], 16)
