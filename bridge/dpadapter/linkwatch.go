@@ -123,6 +123,10 @@ func linkUpdate(u netlink.LinkUpdate) LinkUpdate {
 // device names changed, or to look at every port after events may have
 // been lost.
 func (d *Datapath) Watch(ctx context.Context, logger *slog.Logger, w PortWatcher) {
+	// Dummy devices have no kernel link: their registry reports
+	// set-admin-state instead.
+	d.dummies.OnLinkChange(func(name string) { w.PortsChanged(name) })
+	defer d.dummies.OnLinkChange(nil)
 	WatchLinks(ctx, logger, func(updates []LinkUpdate, resync bool) {
 		names := d.LinkEvents(updates, resync)
 		if resync {

@@ -325,7 +325,11 @@ func maxFrameSize(mtu int, frame []byte) int {
 }
 
 // SetAdminState sets the administrative state (netdev-dummy/set-admin-state).
-func (d *Device) SetAdminState(up bool) { d.adminUp.Store(up) }
+func (d *Device) SetAdminState(up bool) {
+	if d.adminUp.Swap(up) != up && d.reg != nil {
+		d.reg.linkChanged(d.cfg.Name)
+	}
+}
 
 // PollFD implements netdev.Device.
 func (d *Device) PollFD(q int) int {

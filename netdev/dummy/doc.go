@@ -26,6 +26,11 @@
 // dropped and counted in RxKernelDrops. PollFD(q) is an eventfd readable
 // while queue q holds frames.
 //
+// Registry.OnLinkChange tells the datapath adapter of set-admin-state, as
+// a kernel link event would (the database's admin_state and link_state
+// follow at once).
+//
 // Locks: each receive queue's mutex and the pcap writers' mutexes are leaves;
-// Registry.mu is taken before neither.
+// Registry.mu is taken before neither, and the OnLinkChange function is
+// called with no lock of this package held.
 package dummy

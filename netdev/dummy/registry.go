@@ -12,9 +12,29 @@ import (
 // gives each new one its MAC. The daemon keeps one (in its datapath
 // adapter) for the netdev-dummy/* commands; it is safe from any goroutine.
 type Registry struct {
-	mu   sync.Mutex
-	next uint32
-	devs map[string]*Device
+	mu     sync.Mutex
+	next   uint32
+	devs   map[string]*Device
+	notify func(name string)
+}
+
+// OnLinkChange sets the function told the name of a device whose
+// administrative state changed (netdev-dummy/set-admin-state), as a kernel
+// device's link event would tell; nil stops it. It is called without the
+// registry's lock held.
+func (r *Registry) OnLinkChange(fn func(name string)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.notify = fn
+}
+
+func (r *Registry) linkChanged(name string) {
+	r.mu.Lock()
+	fn := r.notify
+	r.mu.Unlock()
+	if fn != nil {
+		fn(name)
+	}
 }
 
 // NewRegistry returns an empty registry whose first device gets
