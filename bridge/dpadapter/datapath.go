@@ -29,6 +29,8 @@ type Config struct {
 	// Dummy is gvs-vswitchd's --enable-dummy: whether "dummy" bridges
 	// and ports exist and which other types become dummy devices.
 	Dummy DummyMode
+	// RunDir resolves dummy ports' relative unix:/punix: stream paths.
+	RunDir string
 }
 
 // DummyMode is --enable-dummy's level, as Open vSwitch's dummy_enable
@@ -279,7 +281,7 @@ func (d *Datapath) open(spec bridge.PortSpec, dpType string, sockBuf int, umem *
 		if err != nil {
 			return nil, err
 		}
-		cfg.MAC, cfg.Logger = spec.MAC, logger
+		cfg.MAC, cfg.Logger, cfg.RunDir = spec.MAC, logger, d.cfg.RunDir
 		return d.dummies.Open(cfg)
 	}
 	switch spec.Type {

@@ -47,7 +47,7 @@ type switchConfig struct {
 // the tap devices gone, XDP programs detached.
 func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop func()) {
 	logger := daemon.Module(d.Logger, "bridge")
-	dp := dpadapter.New(dpadapter.Config{Logger: daemon.Module(d.Logger, "dpif_netdev"), Dummy: sc.dummy})
+	dp := dpadapter.New(dpadapter.Config{Logger: daemon.Module(d.Logger, "dpif_netdev"), Dummy: sc.dummy, RunDir: d.Dirs.Run})
 	passes := source.NewReconciler()
 	rec, err := bridge.New(bridge.Config{
 		Remote:     sc.database,

@@ -108,14 +108,23 @@ func (r *Registry) setAdminState(args []string) (string, error) {
 	return "OK", nil
 }
 
-// connState: gvs's dummy devices have no stream connections, so a named
-// device is "unknown" and the list of all devices is empty, as for Open
-// vSwitch's dummy devices without pstream/stream.
+// connState reports options:stream connections: for one device, or every
+// device that has one.
 func (r *Registry) connState(args []string) (string, error) {
 	if len(args) == 1 {
-		return args[0] + ": unknown\n", nil
+		state := "unknown"
+		if d := r.Lookup(args[0]); d != nil {
+			state = d.ConnState()
+		}
+		return args[0] + ": " + state + "\n", nil
 	}
-	return "", nil
+	var b strings.Builder
+	for _, d := range r.Devices() {
+		if state := d.ConnState(); state != "unknown" {
+			b.WriteString(d.Name() + ": " + state + "\n")
+		}
+	}
+	return b.String(), nil
 }
 
 func (r *Registry) ip4addr(args []string) (string, error) {

@@ -40,15 +40,20 @@ type Config struct {
 	MAC      net.HardwareAddr
 	MTU      int // 0: DefaultMTU
 	RxQueues int // 0: 1
-	// Pcap, RxqPcap, TxPcap are the options of the same names.
+	// Pcap, RxqPcap, TxPcap, PStream and Stream are the options of the
+	// same names.
 	Pcap, RxqPcap, TxPcap string
-	Logger                *slog.Logger
+	PStream, Stream       string
+	// RunDir resolves relative unix: and punix: paths.
+	RunDir string
+	Logger *slog.Logger
 }
 
 // ConfigFromOptions reads a dummy Interface's options as netdev-dummy does;
 // options it does not know are ignored (netdev-dummy ignores them too).
 func ConfigFromOptions(name, typ string, options map[string]string) (Config, error) {
-	cfg := Config{Name: name, Type: typ, Pcap: options["pcap"], RxqPcap: options["rxq_pcap"], TxPcap: options["tx_pcap"]}
+	cfg := Config{Name: name, Type: typ, Pcap: options["pcap"], RxqPcap: options["rxq_pcap"], TxPcap: options["tx_pcap"],
+		PStream: options["pstream"], Stream: options["stream"]}
 	if s, ok := options["n_rxq"]; ok {
 		n, err := strconv.Atoi(s)
 		if err != nil {
@@ -71,6 +76,7 @@ type Device struct {
 	ntx     int
 	rxPcap  *pcapWriter
 	txPcap  *pcapWriter
+	streams *streams // nil without pstream/stream
 	log     *slog.Logger
 	mtu     atomic.Int32
 	adminUp atomic.Bool
@@ -141,6 +147,11 @@ func open(reg *Registry, cfg Config, mac net.HardwareAddr) (*Device, error) {
 			}
 		}
 	}
+	if cfg.PStream != "" || cfg.Stream != "" {
+		if d.streams, err = newStreams(d, cfg.PStream, cfg.Stream, cfg.RunDir); err != nil {
+			return fail(err)
+		}
+	}
 	return d, nil
 }
 
@@ -154,6 +165,11 @@ var ErrNoQueue = errors.New("bad rx queue id.")
 // does: it goes to rxq_pcap first, then waits for Recv; a full queue drops
 // it (RxKernelDrops).
 func (d *Device) Receive(q int, frame []byte) error {
+	return d.receive(q, slices.Clone(frame))
+}
+
+// receive queues frame itself (the caller gives it up).
+func (d *Device) receive(q int, frame []byte) error {
 	if q < 0 || q >= len(d.rx) {
 		return ErrNoQueue
 	}
@@ -177,7 +193,7 @@ func (d *Device) Receive(q int, frame []byte) error {
 		clear(r.frames[n:])
 		r.frames, r.head = r.frames[:n], 0
 	}
-	r.frames = append(r.frames, slices.Clone(frame))
+	r.frames = append(r.frames, frame)
 	if !r.signalled && r.efd >= 0 {
 		one := [8]byte{1}
 		unix.Write(r.efd, one[:])
@@ -254,6 +270,9 @@ func (d *Device) Send(q int, batch *packet.Batch) error {
 		default:
 			d.stats.txPackets.Add(1)
 			d.stats.txBytes.Add(uint64(size))
+			if d.streams != nil {
+				d.streams.send(b.Data())
+			}
 			if addrs := d.ip4.Load(); addrs != nil {
 				d.answerARP(b.Data(), *addrs)
 			}
@@ -311,7 +330,7 @@ func (d *Device) answerARP(frame []byte, addrs [][4]byte) {
 	copy(reply[28:32], tpa[:])
 	copy(reply[32:38], requester)
 	copy(reply[38:42], frame[28:32])
-	d.Receive(0, reply)
+	d.receive(0, reply)
 }
 
 // maxFrameSize is the largest frame Send takes at this MTU: the Ethernet
@@ -323,6 +342,10 @@ func maxFrameSize(mtu int, frame []byte) int {
 	}
 	return n
 }
+
+// ConnState is netdev-dummy/conn-state's word for the device: "connected"
+// or "disconnected" for options:stream, "unknown" otherwise.
+func (d *Device) ConnState() string { return d.streams.state() }
 
 // SetAdminState sets the administrative state (netdev-dummy/set-admin-state).
 func (d *Device) SetAdminState(up bool) {
@@ -414,6 +437,7 @@ func (d *Device) Close() error {
 }
 
 func (d *Device) release() error {
+	serr := d.streams.close()
 	for i := range d.rx {
 		r := &d.rx[i]
 		r.mu.Lock()
@@ -424,6 +448,5 @@ func (d *Device) release() error {
 		r.frames, r.head = nil, 0
 		r.mu.Unlock()
 	}
-	err := errors.Join(d.rxPcap.release(), d.txPcap.release())
-	return err
+	return errors.Join(serr, d.rxPcap.release(), d.txPcap.release())
 }

@@ -3,9 +3,12 @@ package dummy
 import (
 	"bytes"
 	"errors"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -269,4 +272,104 @@ func FuzzReadPcap(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestStreams(t *testing.T) {
+	dir := t.TempDir()
+	reg := NewRegistry()
+	p, err := reg.Open(Config{Name: "p", PStream: "punix:p.sock", RunDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	q, err := reg.Open(Config{Name: "q", Stream: "unix:" + filepath.Join(dir, "p.sock")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for q.ConnState() != "connected" || len(*p.streams.conns.Load()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("q %s", q.ConnState())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if p.ConnState() != "unknown" {
+		t.Errorf("pstream side says %s", p.ConnState())
+	}
+	out, _ := reg.connState(nil)
+	if out != "q: connected\n" {
+		t.Errorf("conn-state: %q", out)
+	}
+	pool := testPool(t)
+	var batch packet.Batch
+	// q sends, p receives; then the other way.
+	for i, pair := range [][2]*Device{{q, p}, {p, q}} {
+		from, to := pair[0], pair[1]
+		b := pool.Get()
+		b.SetLen(copy(b.Room(), frameOf(60, byte(i))))
+		batch.Append(b)
+		from.Send(0, &batch)
+		for to.Pending(0) == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("frame %d never arrived", i)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		to.Recv(0, &batch, pool)
+		if batch.Len() != 1 || !bytes.Equal(batch.At(0).Data(), frameOf(60, byte(i))) {
+			t.Fatalf("frame %d differs", i)
+		}
+		packet.FreeBatch(&batch)
+	}
+	p.Close()
+	for q.ConnState() != "disconnected" {
+		if time.Now().After(deadline) {
+			t.Fatal("q still connected after p closed")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := reg.Open(Config{Name: "bad", Stream: "bogus:x"}); err == nil {
+		t.Error("bogus stream accepted")
+	}
+}
+
+// TestStreamSendDoesNotAllocate: once its buffers exist, sending to a
+// connection copies into them.
+func TestStreamSendDoesNotAllocate(t *testing.T) {
+	dir := t.TempDir()
+	ln, err := net.Listen("unix", filepath.Join(dir, "sink.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			io.Copy(io.Discard, c)
+		}
+	}()
+	d, err := NewRegistry().Open(Config{Name: "q", Stream: "unix:" + filepath.Join(dir, "sink.sock")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for d.ConnState() != "connected" {
+		time.Sleep(time.Millisecond)
+	}
+	pool := testPool(t)
+	var batch packet.Batch
+	send := func() {
+		b := pool.Get()
+		b.SetLen(copy(b.Room(), frameOf(64, 0)))
+		batch.Append(b)
+		d.Send(0, &batch)
+	}
+	for range 2 * MaxQueueLen {
+		send()
+	}
+	time.Sleep(50 * time.Millisecond)
+	if allocs := testing.AllocsPerRun(200, send); allocs != 0 {
+		t.Fatalf("Send to a stream allocated %v times per frame", allocs)
+	}
 }

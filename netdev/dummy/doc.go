@@ -8,9 +8,11 @@
 // Options, as netdev-dummy reads them: pcap=FILE (received and sent frames
 // into one file), rxq_pcap=FILE (frames queued for receiving),
 // tx_pcap=FILE (frames sent), n_rxq=N (receive queues, default 1, at
-// most MaxQueues). Files are opened for appending; a new or empty file gets
-// the pcap header first, as ovs_pcap_open(..., "ab") does. pstream/stream
-// (connecting dummy ports over sockets) are not implemented.
+// most MaxQueues), pstream=punix:PATH|ptcp:PORT[:IP] and
+// stream=unix:PATH|tcp:IP:PORT (dummy ports joined by sockets, frames
+// framed by a 2-byte length, see stream.go; conn-state reports stream).
+// Pcap files are opened for appending; a new or empty file gets the pcap
+// header first, as ovs_pcap_open(..., "ab") does.
 //
 // A Registry holds the open devices by name (for the netdev-dummy/*
 // commands) and numbers them for their default MACs, aa:55:aa:55:00:00
@@ -29,6 +31,11 @@
 // Registry.OnLinkChange tells the datapath adapter of set-admin-state, as
 // a kernel link event would (the database's admin_state and link_state
 // follow at once).
+//
+// Goroutines: a device with streams runs, per connection, a reader and a
+// writer (Send only copies into a free buffer of the connection's bounded
+// queue, dropping when it is full), plus an accept or redial loop; Close
+// stops and waits for them all.
 //
 // Locks: each receive queue's mutex and the pcap writers' mutexes are leaves;
 // Registry.mu is taken before neither, and the OnLinkChange function is

@@ -143,3 +143,5 @@ func ReadPcap(r io.Reader) ([][]byte, error) {
 		frames = append(frames, frame)
 	}
 }
+
+func removeFile(path string) { os.Remove(path) }
