@@ -219,7 +219,8 @@ func TestOpenFlowPortsAndPacketOut(t *testing.T) {
 		"ovs-ofctl mod-port br0 2 receive",
 		"ovs-ofctl show br0",
 		"ovs-vsctl get interface p1 admin_state",
-		"od -An -tx1 -v -j40 $DIR/p2-tx.pcap | head -c 0; ovs-pcap $DIR/p2-tx.pcap 2>&1 | sort | uniq -c",
+		// What p2 transmitted, frame by frame (ovs-pcap prints each as hex).
+		"ovs-pcap $DIR/p2-tx.pcap",
 	)
 }
 
