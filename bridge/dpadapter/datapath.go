@@ -596,10 +596,31 @@ func (d *Datapath) SetSocketBuffers(bytes int) error {
 
 // Close removes every port (closing the devices concurrently: tap devices
 // we created disappear, XDP programs are detached) and stops the
-// datapath.
+// datapath: what ovs-vswitchd's "exit --cleanup" removes.
 func (d *Datapath) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.closeLocked()
+}
+
+// Detach stops the datapath as Close does but leaves the tap devices of
+// "internal" and "tap" ports in the kernel (persistent), as
+// ovs-vswitchd's plain "exit" leaves them (Open vSwitch makes them
+// persistent and only deleting the datapath removes them); the next start
+// attaches to them again. Everything else goes as with Close: gvs's
+// datapath lives in the process.
+func (d *Datapath) Detach() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, p := range d.ports {
+		if k, ok := p.dev.(interface{ KeepOnClose() }); ok {
+			k.KeepOnClose()
+		}
+	}
+	return d.closeLocked()
+}
+
+func (d *Datapath) closeLocked() error {
 	// All ports leave the datapath in one step; their devices are
 	// closed concurrently. The spare sockets go with the last system
 	// port.

@@ -94,6 +94,19 @@ func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop fu
 			metricsServer.Close()
 		}
 		commands.Close()
+		// ovs-vswitchd's plain "exit" leaves its internal ports' tap
+		// devices in place; "exit --cleanup" deletes the datapath and
+		// them. On a signal gvs tears everything down (Open vSwitch
+		// leaves the taps then too): a killed test or service leaves
+		// nothing behind.
+		byCommand, cleanup := d.ExitRequest()
+		if byCommand && !cleanup {
+			if err := dp.Detach(); err != nil {
+				logger.Warn("datapath teardown: " + err.Error())
+			}
+			logger.Info("datapath torn down; tap devices of internal and tap ports kept (exit without --cleanup)")
+			return
+		}
 		if err := dp.Close(); err != nil {
 			logger.Warn("datapath teardown: " + err.Error())
 		}
