@@ -7,6 +7,8 @@ import (
 	"maps"
 	"net"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -424,7 +426,7 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 		}
 		return errs
 	}
-	nos, addErrs := d.dp.PortsAdd(batch)
+	nos, addErrs := d.addToDatapath(batch, opened, idx)
 	var undo []uint32
 	for j, i := range idx {
 		if addErrs[j] != nil {
@@ -454,6 +456,66 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 		d.dp.PortsDel(undo)
 	}
 	return errs
+}
+
+// addToDatapath adds the opened devices to the datapath: the dummy
+// devices of dummy bridges one by one under the number Open vSwitch's
+// dummy datapath would give them (dummyPortNo), when it is free, and the
+// rest in one dpif.PortsAdd. Caller holds d.mu.
+func (d *Datapath) addToDatapath(batch []netdev.Device, opened []*port, idx []int) ([]uint32, []error) {
+	nos, errs := make([]uint32, len(batch)), make([]error, len(batch))
+	var rest []netdev.Device
+	var restAt []int
+	for j, dev := range batch {
+		p := opened[idx[j]]
+		if no, ok := dummyPortNo(p.spec.Name); ok && p.virtual && d.dpTypes[p.spec.Bridge] == "dummy" {
+			n, err := d.dp.PortAdd(dev, no)
+			if err == nil {
+				nos[j] = n
+				continue
+			}
+			if !errors.Is(err, dpif.ErrPortExists) {
+				errs[j] = err
+				continue
+			}
+		}
+		rest, restAt = append(rest, dev), append(restAt, j)
+	}
+	if len(rest) > 0 {
+		rnos, rerrs := d.dp.PortsAdd(rest)
+		for k, j := range restAt {
+			nos[j], errs[j] = rnos[k], rerrs[k]
+		}
+	}
+	return nos, errs
+}
+
+// dummyPortNo is the datapath port number Open vSwitch's dummy datapath
+// tries first for a port (dpif-netdev's choose_port, "to make writing
+// tests easier"): the number in its name (p1: 1, vif2: 2), plus 100 for
+// a name beginning with "br" (br0: 100).
+func dummyPortNo(name string) (uint32, bool) {
+	start := uint32(0)
+	if strings.HasPrefix(name, "br") {
+		start = 100
+	}
+	i := strings.IndexFunc(name, func(r rune) bool { return r >= '0' && r <= '9' })
+	if i < 0 {
+		return 0, false
+	}
+	j := i
+	for j < len(name) && name[j] >= '0' && name[j] <= '9' {
+		j++
+	}
+	n, err := strconv.ParseUint(name[i:j], 10, 32)
+	if err != nil {
+		return 0, false
+	}
+	no := start + uint32(n)
+	if no == 0 || no == dpif.AutoPortNo {
+		return 0, false
+	}
+	return no, true
 }
 
 func (d *Datapath) SetPort(spec bridge.PortSpec) error {

@@ -99,3 +99,32 @@ func TestDummyOverride(t *testing.T) {
 		t.Error("bogus level accepted")
 	}
 }
+
+func TestDummyPortNumbers(t *testing.T) {
+	for name, want := range map[string]uint32{"p1": 1, "vif2": 2, "br0": 100, "br-int": 0, "s12x3": 12, "p0": 0} {
+		got, ok := dummyPortNo(name)
+		if got != want || ok != (want != 0) {
+			t.Errorf("%s: %d %v, want %d", name, got, ok, want)
+		}
+	}
+	d := New(Config{PMDs: 1, Dummy: DummyEnabled})
+	defer d.Close()
+	d.AddBridge("br0", bridge.BridgeConfig{DatapathType: "dummy"})
+	for _, err := range d.AddPorts([]bridge.PortSpec{
+		{Bridge: "br0", Name: "br0", Type: "internal"},
+		{Bridge: "br0", Name: "p3", Type: "dummy"},
+		{Bridge: "br0", Name: "q3", Type: "dummy"}, // 3 is taken: the first free
+		{Bridge: "br0", Name: "x", Type: "dummy"},
+	}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]uint32{}
+	for _, p := range d.ports {
+		got[p.spec.Name] = p.no
+	}
+	if got["br0"] != 100 || got["p3"] != 3 || got["q3"] != 1 || got["x"] != 2 {
+		t.Errorf("port numbers %v", got)
+	}
+}

@@ -62,10 +62,10 @@ func (c *testController) talk(conn net.Conn) {
 	helloBody := []byte{0, 1, 0, 8, 0, 0, 0, 1 << 4}
 	// FLOW_MOD add, table 0, priority 7, match in_port=1, no instructions.
 	fm := make([]byte, 40)
-	binary.BigEndian.PutUint16(fm[22:], 7)          // priority
-	binary.BigEndian.PutUint32(fm[24:], 0xffffffff) // buffer_id: none
-	binary.BigEndian.PutUint32(fm[28:], 0xffffffff) // out_port: any
-	binary.BigEndian.PutUint32(fm[32:], 0xffffffff) // out_group: any
+	binary.BigEndian.PutUint16(fm[22:], 7)                              // priority
+	binary.BigEndian.PutUint32(fm[24:], 0xffffffff)                     // buffer_id: none
+	binary.BigEndian.PutUint32(fm[28:], 0xffffffff)                     // out_port: any
+	binary.BigEndian.PutUint32(fm[32:], 0xffffffff)                     // out_group: any
 	fm = append(fm, 0, 1, 0, 12, 0x80, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 0) // OXM in_port=1, padded to 8
 	msgs := [][]byte{ofMsg(hello, 1, helloBody), ofMsg(featuresRequest, 2, nil), ofMsg(echoRequest, 3, []byte("ping")), ofMsg(flowMod, 4, fm)}
 	for _, m := range msgs {
