@@ -31,7 +31,7 @@ type Daemon struct {
 	exit    chan struct{}
 	// exitCleanup: an "exit --cleanup" came (ovs-vswitchd only).
 	exitCleanup atomic.Bool
-	signals chan os.Signal
+	signals     chan os.Signal
 }
 
 // Start sets up logging and, with --detach, moves into the background child
