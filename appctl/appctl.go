@@ -127,6 +127,7 @@ func (c *Commands) Register(s *unixctl.Server) {
 	s.Register("fdb/flush", "[bridge]", 0, 1, c.fdbFlush)
 	s.Register("fdb/stats-show", "bridge", 1, 1, c.fdbStatsShow)
 	s.Register("bridge/dump-flows", "[--offload-stats] bridge", 1, 2, c.bridgeDumpFlows)
+	s.Register("ofproto/list", "", 0, 0, c.ofprotoList)
 	s.Register("memory/show", "", 0, 0, c.memoryShow)
 	s.Register("coverage/show", "", 0, 0, c.coverageShow)
 	s.Register("gvs/sock-buf-show", "[bridge]", 0, 1, c.sockBufShow)

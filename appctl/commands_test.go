@@ -55,7 +55,7 @@ func TestDatapathCommandsWithRealAppctl(t *testing.T) {
 		t.Fatalf("dpctl/dump-flows after learning (2 flows, 2-44 packets through them):\n%s", flows)
 	}
 	for _, l := range lines {
-		if !regexp.MustCompile(`^in_port\([12]\),eth_src\(02:00:00:00:00:0[12]\),eth_dst\(02:00:00:00:00:0[12]\),.*, packets:\d+, bytes:\d+, used:[0-9.]+s, actions:[12]$`).MatchString(l) {
+		if !regexp.MustCompile(`^recirc_id\(0\),in_port\([12]\),packet_type\(ns=0,id=0\),eth\(src=02:00:00:00:00:0[12],dst=02:00:00:00:00:0[12]\).*, packets:\d+, bytes:\d+, used:[0-9.]+s, actions:[12]$`).MatchString(l) {
 			t.Errorf("flow line %q", l)
 		}
 	}
@@ -290,6 +290,10 @@ func TestBridgeCommandsWithRealAppctl(t *testing.T) {
 		t.Errorf("--offload-stats: %s", got)
 	}
 	e.fails(t, "Unknown bridge\n", "bridge/dump-flows", "br9")
+	// ofproto/list: one bridge name a line, as ofproto_unixctl_list.
+	if got := e.ok(t, "ofproto/list"); got != "br0\n" {
+		t.Errorf("ofproto/list: %q", got)
+	}
 
 	if got := e.ok(t, "fdb/flush", "br0"); got != "table successfully flushed\n" {
 		t.Errorf("fdb/flush: %q", got)

@@ -129,3 +129,14 @@ func (c *Commands) bridgeDumpFlows(args []string) (string, error) {
 	b.WriteString("priority=0,actions=NORMAL\n")
 	return b.String(), nil
 }
+
+// ofprotoList is ofproto/list: the bridges, one name a line.
+func (c *Commands) ofprotoList([]string) (string, error) {
+	var b strings.Builder
+	for _, br := range c.sw.Bridges() {
+		if br.NORMAL != nil || br.OpenFlow != nil {
+			b.WriteString(br.Name + "\n")
+		}
+	}
+	return b.String(), nil
+}

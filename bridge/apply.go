@@ -31,12 +31,13 @@ type state struct {
 	seen     map[string]*PortState
 	counters map[string]*PortStats
 	errors   map[string]string // Interface UUID -> Interface.error
-	ofports  map[string]int    // Interface UUID -> ofport assigned
-	// ofportAlloc numbers new ports of each bridge (by name).
-	ofportAlloc map[string]*ofportAllocator
-	logged      map[string]bool // warnings already logged
+	ofports  map[string]int    // Interface UUID -> ofport written
+	logged   map[string]bool   // warnings already logged
 	// datapathInserted is when we last inserted the "netdev" Datapath row.
 	datapathInserted time.Time
+	// openflow are the bridges' connection managers, by bridge name
+	// (with an OpenFlowDatapath only).
+	openflow map[string]*ofBridge
 }
 
 type appliedPort struct {
@@ -60,8 +61,8 @@ func newState() *state {
 		counters:      map[string]*PortStats{},
 		errors:        map[string]string{},
 		ofports:       map[string]int{},
-		ofportAlloc:   map[string]*ofportAllocator{},
 		logged:        map[string]bool{},
+		openflow:      map[string]*ofBridge{},
 	}
 }
 
@@ -163,6 +164,7 @@ func (r *Reconciler) apply(d *desired, changed changedPorts) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.bridges)) {
 		if want[name] == nil {
+			r.closeOpenFlow(name)
 			if err := r.dp.DelBridge(name); err != nil {
 				r.log.Warn("deleting bridge " + name + ": " + err.Error())
 			}
@@ -205,6 +207,7 @@ func (r *Reconciler) apply(d *desired, changed changedPorts) {
 		}
 	}
 	r.addPorts(adding, errs)
+	r.applyOpenFlow(d, warned)
 	for name, f := range s.failed {
 		if di := d.byName[name]; di == nil || di.row.UUID != f.uuid {
 			delete(s.failed, name)
@@ -271,6 +274,13 @@ func (r *Reconciler) addPorts(adding []*desiredIface, errs map[string]string) {
 	specs := make([]PortSpec, len(adding))
 	for i, di := range adding {
 		specs[i] = di.spec
+		// The number the interface had: ours, else the database's (so
+		// numbers survive a restart).
+		if n, ok := s.ofports[di.row.UUID]; ok {
+			specs[i].PreviousOFPort = n
+		} else {
+			specs[i].PreviousOFPort = derefInt(di.row.Ofport)
+		}
 	}
 	for i, err := range r.dp.AddPorts(specs) {
 		di := adding[i]
@@ -282,7 +292,7 @@ func (r *Reconciler) addPorts(adding []*desiredIface, errs map[string]string) {
 			continue
 		}
 		delete(s.failed, name)
-		s.ports[name] = appliedPort{uuid: di.row.UUID, spec: di.spec}
+		s.ports[name] = appliedPort{uuid: di.row.UUID, spec: specs[i]}
 		r.readState(name)
 		r.log.Info(fmt.Sprintf("bridge %s: added interface %s (type %s)", di.spec.Bridge, name, di.spec.Type))
 	}
@@ -339,7 +349,7 @@ func sameDevice(a, b PortSpec) bool {
 // sameSettings: nothing SetPort changes differs.
 func sameSettings(a, b PortSpec) bool {
 	return a.MTURequest == b.MTURequest && a.VLAN.Tag == b.VLAN.Tag && a.VLAN.Mode == b.VLAN.Mode &&
-		slices.Equal(a.VLAN.Trunks, b.VLAN.Trunks)
+		slices.Equal(a.VLAN.Trunks, b.VLAN.Trunks) && a.OFPortRequest == b.OFPortRequest
 }
 
 // sameSpec: nothing in the spec differs.

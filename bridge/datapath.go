@@ -112,6 +112,16 @@ type PortSpec struct {
 	// MTURequest is Interface.mtu_request, 0 when unset.
 	MTURequest int
 	VLAN       VLANConfig
+	// OFPortRequest is Interface.ofport_request (0 when unset).
+	// PreviousOFPort is the OpenFlow number the interface had (what the
+	// reconciler assigned before, else the database's Interface.ofport;
+	// 0 or -1 for none). The datapath numbers its ports as Open vSwitch's
+	// ofproto does (ofproto.PortNumbers): the request when free, else the
+	// previous number, else a new one (new ports of one AddPorts call in
+	// name order); the bridge's own port is LOCAL (65534). SetPort
+	// applies a changed request.
+	OFPortRequest  int
+	PreviousOFPort int
 }
 
 // PortState is what the reconciler writes back for a port, beside its
@@ -124,6 +134,8 @@ type PortState struct {
 	MAC           net.HardwareAddr
 	MTU           int
 	Status        map[string]string
+	// OFPort is the port's OpenFlow number (Interface.ofport).
+	OFPort int
 }
 
 // PortStats are a port's counters, for Interface.statistics.

@@ -30,6 +30,7 @@ type desired struct {
 type desiredBridge struct {
 	row      *vswitchd.Bridge
 	settings bridgeSettings
+	openflow openflowSettings
 	ifaces   []*desiredIface
 }
 
@@ -98,6 +99,14 @@ func readDesiredOnce(c client.Client, minStats time.Duration) (*desired, error) 
 	if d.qos, err = listRows[vswitchd.QoS](c, "QoS"); err != nil {
 		return nil, err
 	}
+	ctrlRows, err := listRows[vswitchd.Controller](c, "Controller")
+	if err != nil {
+		return nil, err
+	}
+	ctrls := make(map[string]*vswitchd.Controller, len(ctrlRows))
+	for i := range ctrlRows {
+		ctrls[ctrlRows[i].UUID] = &ctrlRows[i]
+	}
 	if len(ovsRows) > 0 {
 		d.ovs = &ovsRows[0]
 	}
@@ -131,6 +140,7 @@ func readDesiredOnce(c client.Client, minStats time.Duration) (*desired, error) 
 		}
 		db := &desiredBridge{row: br, settings: parseBridgeConfig(br)}
 		d.warnings = append(d.warnings, db.settings.warnings...)
+		db.openflow = parseOpenFlow(br, ctrls, &d.warnings)
 		switch br.DatapathType {
 		case "", "system", "netdev":
 			// All of them are gvs's userspace datapath.
@@ -152,13 +162,14 @@ func readDesiredOnce(c client.Client, minStats time.Duration) (*desired, error) 
 					continue
 				}
 				di := &desiredIface{row: row, port: p, spec: PortSpec{
-					Bridge:     br.Name,
-					Port:       p.Name,
-					Name:       row.Name,
-					Type:       ifaceType(row.Type),
-					Options:    row.Options,
-					MTURequest: derefInt(row.MTURequest),
-					VLAN:       vlanConfig(p),
+					Bridge:        br.Name,
+					Port:          p.Name,
+					Name:          row.Name,
+					Type:          ifaceType(row.Type),
+					Options:       row.Options,
+					MTURequest:    derefInt(row.MTURequest),
+					OFPortRequest: derefInt(row.OfportRequest),
+					VLAN:          vlanConfig(p),
 				}}
 				if di.spec.Type == "internal" {
 					di.spec.MAC = internalMAC(row, br, db.settings.hwaddr, &d.warnings)

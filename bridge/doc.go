@@ -25,7 +25,9 @@
 // once the change is live), Interface ofport, error, admin_state,
 // link_state, link_speed, link_resets, mac_in_use, mtu, ifindex, status
 // and statistics (with the device's custom counters, afxdp's xsk_*, as
-// Open vSwitch appends them), Bridge datapath_id and datapath_version, the
+// Open vSwitch appends them), Bridge datapath_id (other_config:datapath-id
+// when set) and datapath_version, Controller is_connected, role and status
+// (openflow.go), the
 // Open_vSwitch version and type columns, and the "netdev" Datapath row
 // with its capabilities. Only columns whose values differ are written, so
 // a pass that changes nothing sends nothing. Statistics (PortStats) are
@@ -80,6 +82,15 @@
 //     zero) are logged once and ignored.
 //   - Mirrors, QoS and bonds are reported as unsupported (a log line; an
 //     Interface.error for a bond's interfaces), never half-applied.
+//   - With a Datapath that is also an OpenFlowDatapath, each bridge has a
+//     connmgr.Manager (openflow.go): <RunDir>/<bridge>.mgmt and .snoop,
+//     the Controller rows (target, type, max_backoff, inactivity_probe,
+//     enable_async_messages, controller_queue_size; in-band is treated
+//     as out-of-band, with a warning), Bridge.protocols, fail_mode and
+//     other_config:datapath-id, applied when they change. Controller
+//     is_connected, role and status are written on the statistics timer
+//     and whenever a controller connects, disconnects or changes role;
+//     passive targets have none, as in Open vSwitch.
 //   - The connection is re-established with exponential backoff, with a
 //     fresh client and cache each time; meanwhile the datapath keeps
 //     forwarding with what it has.

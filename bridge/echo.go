@@ -48,6 +48,16 @@ func configChanged(old, new model.Model) bool {
 		a.DatapathID, b.DatapathID = nil, nil
 		a.DatapathVersion, b.DatapathVersion = "", ""
 		return !reflect.DeepEqual(a, b)
+	case *vswitchd.Controller:
+		n, ok := new.(*vswitchd.Controller)
+		if !ok {
+			return true
+		}
+		a, b := *o, *n
+		for _, r := range []*vswitchd.Controller{&a, &b} {
+			r.IsConnected, r.Role, r.Status = false, nil, nil
+		}
+		return !reflect.DeepEqual(a, b)
 	case *vswitchd.Datapath:
 		n, ok := new.(*vswitchd.Datapath)
 		if !ok {

@@ -32,7 +32,11 @@ type env struct {
 	db     *db.Database
 	srv    *server.Server
 	dp     *bridgetest.Datapath
-	log    *slog.Logger
+	// datapath, when set, is what the reconciler drives instead of dp
+	// (a wrapper of dp adding OpenFlow); the OpenFlow sockets then go
+	// beside the database's.
+	datapath bridge.Datapath
+	log      *slog.Logger
 
 	logMu   *sync.Mutex
 	logText *strings.Builder
@@ -105,9 +109,15 @@ func (e *env) startReconciler() {
 	if remote == "" {
 		remote = "unix:" + e.sock
 	}
+	var dp bridge.Datapath = e.dp
+	rundir := ""
+	if e.datapath != nil {
+		dp, rundir = e.datapath, filepath.Dir(e.sock)
+	}
 	r, err := bridge.New(bridge.Config{
 		Remote:           remote,
-		Datapath:         e.dp,
+		Datapath:         dp,
+		RunDir:           rundir,
 		Logger:           e.log.With("module", "bridge"),
 		OVSVersion:       "3.1.0",
 		MinStatsInterval: 100 * time.Millisecond,

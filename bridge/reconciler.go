@@ -44,6 +44,11 @@ type Config struct {
 	// NoSystemDatapath: gvs-vswitchd --disable-system; datapath_types
 	// leaves out "system", as ovs-vswitchd --disable-system does.
 	NoSystemDatapath bool
+	// RunDir is where each bridge's OpenFlow sockets (<bridge>.mgmt,
+	// <bridge>.snoop) go, and what relative unix: controller targets are
+	// relative to; "" opens no mgmt or snoop socket. Used only with a
+	// Datapath that is an OpenFlowDatapath.
+	RunDir string
 }
 
 // Reconciler keeps a Datapath in step with the Open_vSwitch database and
@@ -200,6 +205,7 @@ func (r *Reconciler) Run(ctx context.Context) {
 	}()
 	r.connectLoop(ctx)
 	wg.Wait()
+	r.closeOpenFlow("")
 	r.setClient(nil, nil)
 }
 
@@ -314,6 +320,7 @@ func (r *Reconciler) connect(ctx context.Context) (client.Client, error) {
 		client.WithTable(&vswitchd.Datapath{}),
 		client.WithTable(&vswitchd.Mirror{}),
 		client.WithTable(&vswitchd.QoS{}),
+		client.WithTable(&vswitchd.Controller{}),
 	)
 	if _, err := c.Monitor(cctx, mon); err != nil {
 		c.Close()

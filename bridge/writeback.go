@@ -29,18 +29,40 @@ var (
 // datapathVersion is what Open vSwitch's userspace datapath reports.
 const datapathVersion = "<built-in>"
 
-// capabilities are the Datapath capabilities, in Open vSwitch's keys,
-// answered for what gvs's datapath does today.
-var capabilities = map[string]string{
-	"add_mpls": "false", "check_pkt_len": "false", "clone": "false",
-	"ct_clear": "false", "ct_eventmask": "false", "ct_label": "false",
-	"ct_mark": "false", "ct_orig_tuple": "false", "ct_orig_tuple6": "false",
-	"ct_state": "false", "ct_state_nat": "false", "ct_timeout": "false",
-	"ct_zero_snat": "false", "ct_zone": "false", "explicit_drop_action": "true",
-	"lb_output_action": "false", "masked_set_action": "false",
-	"max_hash_alg": "0", "max_mpls_depth": "0", "max_vlan_headers": "1",
-	"psample": "false", "recirc": "false", "sample_nesting": "0",
-	"tnl_push_pop": "false", "trunc": "false", "ufid": "false",
+// defaultCapabilities are the Datapath capabilities, in the keys Open
+// vSwitch 3.1's get_datapath_cap writes (and its formats: sample_nesting
+// is "true"/"false" there), answered for what gvs's datapath did before
+// OpenFlow: a datapath that implements CapabilitiesDatapath reports its
+// own. ovn-controller reads them and uses only what they advertise.
+var defaultCapabilities = map[string]string{
+	"max_vlan_headers": "1", "max_mpls_depth": "0", "recirc": "false",
+	"ct_state": "false", "ct_zone": "false", "ct_mark": "false",
+	"ct_label": "false", "ct_state_nat": "false", "ct_orig_tuple": "false",
+	"ct_orig_tuple6": "false", "nd_ext": "false",
+	"masked_set_action": "false", "tnl_push_pop": "false", "ufid": "false",
+	"trunc": "false", "clone": "false", "sample_nesting": "false",
+	"ct_eventmask": "false", "ct_clear": "false", "max_hash_alg": "0",
+	"check_pkt_len": "false", "ct_timeout": "false",
+	"explicit_drop_action": "true", "lb_output_action": "false",
+	"ct_zero_snat": "false", "add_mpls": "false", "ct_flush": "false",
+}
+
+// CapabilitiesDatapath is implemented by a Datapath that knows what it
+// supports: Capabilities returns the Datapath.capabilities column, in
+// Open vSwitch's keys (defaultCapabilities lists them), advertising only
+// what works.
+type CapabilitiesDatapath interface {
+	Capabilities() map[string]string
+}
+
+// capabilities is what the Datapath row reports.
+func (r *Reconciler) capabilities() map[string]string {
+	if cd, ok := r.dp.(CapabilitiesDatapath); ok {
+		if c := cd.Capabilities(); c != nil {
+			return c
+		}
+	}
+	return defaultCapabilities
 }
 
 // transactTimeout bounds one write-back: a server that accepts the
@@ -158,25 +180,17 @@ func (r *Reconciler) writeback(c client.Client, d *desired, statsDue bool) ([]ov
 	ofports := map[string]int{}
 	byBridge := map[string]map[string]int{}
 	for _, b := range d.bridges {
-		working := func(di *desiredIface) bool {
-			ap, ok := r.state.ports[di.spec.Name]
-			return ok && ap.uuid == di.row.UUID
-		}
-		alloc := r.state.ofportAlloc[b.row.Name]
-		if alloc == nil {
-			alloc = newOfportAllocator()
-			r.state.ofportAlloc[b.row.Name] = alloc
-		}
-		now := time.Now()
-		assigned := assignOfports(b, working, r.state.ofports, alloc, now)
-		r.mu.Lock()
-		alloc.settle(r.ofports[b.row.Name], assigned, now)
-		r.mu.Unlock()
-		maps.Copy(ofports, assigned)
+		// The datapath numbers the ports (ofproto allocates OpenFlow port
+		// numbers); what it last reported is written back.
 		names := map[string]int{}
 		for _, di := range b.ifaces {
-			if n, ok := assigned[di.row.UUID]; ok {
-				names[di.spec.Name] = n
+			ap, ok := r.state.ports[di.spec.Name]
+			if !ok || ap.uuid != di.row.UUID {
+				continue
+			}
+			if st := r.state.seen[di.spec.Name]; st != nil && st.OFPort > 0 {
+				ofports[di.row.UUID] = st.OFPort
+				names[di.spec.Name] = st.OFPort
 			}
 		}
 		byBridge[b.row.Name] = names
@@ -196,6 +210,9 @@ func (r *Reconciler) writeback(c client.Client, d *desired, statsDue bool) ([]ov
 			}
 		}
 		if err := add(r.bridgeUpdate(c, b, macs, localMAC)); err != nil {
+			return nil, err
+		}
+		if err := add(r.controllerUpdates(c, b, statsDue)); err != nil {
 			return nil, err
 		}
 	}
@@ -258,7 +275,7 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 			}
 		}
 	} else {
-		row.Ofport = ptr(ofportNone)
+		row.Ofport = ptr(-1) // a failed interface, as Open vSwitch writes it
 		row.Error = ptr(r.state.errors[old.UUID])
 		if *row.Error == "" {
 			row.Error = ptr("could not add interface " + di.spec.Name)
@@ -316,8 +333,16 @@ func (r *Reconciler) bridgeUpdate(c client.Client, b *desiredBridge, macs []net.
 	if mac == nil {
 		mac = local
 	}
+	var dpid uint64
 	if mac != nil {
-		row.DatapathID = ptr(fmt.Sprintf("0000%012x", []byte(mac)))
+		dpid = uint64(mac[0])<<40 | uint64(mac[1])<<32 | uint64(mac[2])<<24 | uint64(mac[3])<<16 | uint64(mac[4])<<8 | uint64(mac[5])
+	}
+	if b.openflow.datapathID != 0 {
+		dpid = b.openflow.datapathID // other_config:datapath-id wins
+	}
+	if dpid != 0 {
+		row.DatapathID = ptr(fmt.Sprintf("%016x", dpid))
+		r.setDatapathID(old.Name, dpid)
 	}
 	row.DatapathVersion = datapathVersion
 	u.set(!eqPtr(old.DatapathID, row.DatapathID), &row.DatapathID)
@@ -363,7 +388,7 @@ func (r *Reconciler) openvswitchUpdate(c client.Client, d *desired) ([]ovsdb.Ope
 		}
 		dr := *dp
 		du := rowUpdate{row: &dr}
-		dr.Capabilities = capabilities
+		dr.Capabilities = r.capabilities()
 		dr.DatapathVersion = datapathVersion
 		du.set(!maps.Equal(dp.Capabilities, dr.Capabilities), &dr.Capabilities)
 		du.set(dp.DatapathVersion != dr.DatapathVersion, &dr.DatapathVersion)
@@ -382,7 +407,7 @@ func (r *Reconciler) openvswitchUpdate(c client.Client, d *desired) ([]ovsdb.Ope
 	if !ok && time.Since(r.state.datapathInserted) > 5*time.Second {
 		r.state.datapathInserted = time.Now()
 		const named = "gvs_datapath_netdev"
-		o, err := c.Create(&vswitchd.Datapath{UUID: named, DatapathVersion: datapathVersion, Capabilities: capabilities})
+		o, err := c.Create(&vswitchd.Datapath{UUID: named, DatapathVersion: datapathVersion, Capabilities: r.capabilities()})
 		if err != nil {
 			return nil, err
 		}

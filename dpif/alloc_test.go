@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"gvs/netdev/netdevtest"
+	"gvs/packet"
 )
 
 // manualFixture is a datapath whose single PMD the test drives itself:
@@ -41,6 +42,32 @@ func TestPacketPathAllocatesNothing(t *testing.T) {
 		u.Actions = append(u.Actions, Output(2), PushVLAN(10), Output(3))
 		return UpcallInstall
 	})
+	withActions := func(acts func(u *Upcall) Actions) handlerFunc {
+		return func(u *Upcall) UpcallResult {
+			u.Mask = l2Mask()
+			u.Actions = append(u.Actions, acts(u)...)
+			return UpcallInstall
+		}
+	}
+	var v packet.Key
+	v.SrcIPv4, v.IPTTL, v.SrcPort, v.DstPort = [4]byte{198, 18, 9, 9}, 9, 7, 8
+	setMask := packet.Mask{SrcIPv4: [4]byte{255, 255, 255, 255}, IPTTL: 0xff}
+	setFields := withActions(func(*Upcall) Actions {
+		return Actions{SetMasked(AttrIPv4, &v, &setMask), Set(AttrUDP, &v), SetPktMark(1, 1), Output(2)}
+	})
+	recirc := withActions(func(u *Upcall) Actions {
+		if u.Key.RecircID == 0 {
+			return Actions{Hash(HashL4, 0), Recirc(5)}
+		}
+		return Actions{Output(2)}
+	})
+	nested := withActions(func(*Upcall) Actions {
+		return Actions{Clone(Actions{PushVLAN(5), Output(3)}), CheckPktLen(40, Actions{Trunc(30), Output(2)}, Actions{Output(3)})}
+	})
+	metered := withActions(func(*Upcall) Actions { return Actions{Meter(1), Output(2), Meter(2), Output(3)} })
+	userspace := withActions(func(*Upcall) Actions {
+		return Actions{Userspace(UserspaceCookie{Type: CookieController, MaxLen: 128}), Output(2)}
+	})
 	cases := []struct {
 		name    string
 		cfg     Config
@@ -51,12 +78,24 @@ func TestPacketPathAllocatesNothing(t *testing.T) {
 		{"emc hit", Config{EMCInsertInvProb: 1}, true, hubHandler(1, 2), 4},
 		{"megaflow hit", Config{EMCEntries: -1}, false, hubHandler(1, 2), 4},
 		{"two outputs and push_vlan", Config{EMCInsertInvProb: 1}, true, twoOutputs, 4},
+		{"set fields", Config{EMCInsertInvProb: 1}, true, setFields, 4},
+		{"hash and recirc", Config{EMCInsertInvProb: 1}, true, recirc, 4},
+		{"clone, check_pkt_len, trunc", Config{EMCInsertInvProb: 1}, true, nested, 4},
+		{"meters passing and dropping", Config{EMCInsertInvProb: 1}, true, metered, 4},
+		{"userspace (slow queue full)", Config{EMCInsertInvProb: 1}, true, userspaceSink{userspace}, 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			fx, p, plan := manualFixture(t, c.cfg, flowFrames(c.nFlows), c.handler)
-			for range 4 {
-				p.pollOnce(plan) // install flows, fill the EMC
+			// Meter 1 passes everything, meter 2 (1 packet/s) almost
+			// nothing.
+			fx.dp.MeterSet(1, MeterConfig{PktPS: true, Bands: []MeterBand{{Rate: 1 << 30}}})
+			fx.dp.MeterSet(2, MeterConfig{PktPS: true, Bands: []MeterBand{{Rate: 1}}})
+			// Install flows, fill the EMC, and fill the slow queue (256
+			// entries, each allocating its frame copy once) so the run
+			// measures the steady state: AllocsPerRun rounds down.
+			for range 16 {
+				p.pollOnce(plan)
 			}
 			before := p.cnt
 			if n := testing.AllocsPerRun(200, func() { p.pollOnce(plan) }); n != 0 {
@@ -69,6 +108,9 @@ func TestPacketPathAllocatesNothing(t *testing.T) {
 			if c.wantEMC && after.emcHits == before.emcHits || !c.wantEMC && after.megaflowHits == before.megaflowHits {
 				t.Fatalf("wrong cache: emc %d megaflow %d", after.emcHits-before.emcHits, after.megaflowHits-before.megaflowHits)
 			}
+			if _, ok := c.handler.(userspaceSink); ok && len(p.slow) != cap(p.slow) {
+				t.Fatalf("slow queue holds %d of %d: userspace copies not made", len(p.slow), cap(p.slow))
+			}
 			if got := p.pool.Stats(); got.Free != got.Buffers {
 				t.Fatalf("pool leak: %d of %d free", got.Free, got.Buffers)
 			}
@@ -78,3 +120,9 @@ func TestPacketPathAllocatesNothing(t *testing.T) {
 		})
 	}
 }
+
+// userspaceSink is a handler that takes userspace packets (and drops
+// them), so userspace actions copy packets into the slow queue.
+type userspaceSink struct{ handlerFunc }
+
+func (userspaceSink) UserspaceAction(*UserspaceUpcall) {}

@@ -143,6 +143,9 @@ type Datapath struct {
 
 	handler atomic.Pointer[handlerBox]
 
+	meterMu sync.Mutex // meter changes (meter.go)
+	meters  atomic.Pointer[meterTable]
+
 	portMu sync.Mutex // port changes; taken before nonPMD.mu and flowMu
 	ports  atomic.Pointer[portTable]
 	assign map[rxqID]int // rx queue -> PMD index (-1: moving); changed by PortAdd and RebalanceRxQueues

@@ -263,11 +263,13 @@ func TestFlowEntryFormat(t *testing.T) {
 	m.VLANs[0] = packet.VLANTag{TPID: 0xffff, TCI: 0xffff}
 	now := time.Now()
 	e := FlowEntry{Key: k, Mask: m, Actions: Actions{PopVLAN(), Output(2)}, Stats: FlowStats{Packets: 2, Bytes: 128, Used: now.Add(-time.Second)}}
-	want := "in_port(3),eth_src(02:00:00:00:00:01),eth_dst(02:00:00:00:00:02),vlan(tpid=0x8100,vid=10,pcp=0), packets:2, bytes:128, used:1.000s, actions:pop_vlan,2"
+	// As Open vSwitch's netdev datapath prints it: recirc_id always, the
+	// tag as eth_type(TPID),vlan(...) with what follows in encap().
+	want := "recirc_id(0),in_port(3),packet_type(ns=0,id=0),eth(src=02:00:00:00:00:01,dst=02:00:00:00:00:02),eth_type(0x8100),vlan(vid=10,pcp=0),encap(), packets:2, bytes:128, used:1.000s, actions:pop_vlan,2"
 	if got := e.Format(now); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
-	if got := (FlowEntry{}).Format(now); got != "any, packets:0, bytes:0, used:never, actions:drop" {
+	if got := (FlowEntry{}).Format(now); got != "recirc_id(0),packet_type(ns=0,id=0), packets:0, bytes:0, used:never, actions:drop" {
 		t.Fatalf("empty flow: %s", got)
 	}
 }

@@ -121,8 +121,47 @@
 //
 // Flows carry opaque tags from the translation layer, which deletes them
 // by tag (DelTagged) when what they depend on changes (a MAC table entry)
-// and asks when a tag was last used (TagUsed). The revalidator goroutine
-// deletes flows idle for Config.MaxIdle (10 s).
+// and asks when a tag was last used (TagUsed). Tags are on their way
+// out: revalidation by re-translation uses Dump, whose entries carry a
+// FlowHandle, and FlowModify (one atomic swap of the actions: PMDs see
+// the old list or the new), FlowDelete and FlowGet; statistics deltas
+// are the caller's business. The revalidator goroutine deletes flows
+// idle for Config.MaxIdle (10 s). Every megaflow matches recirc_id
+// exactly (the datapath forces it), as in Open vSwitch.
+//
+// # Actions
+//
+// Actions (actions.go) are Open vSwitch's datapath actions, formatted as
+// its netdev datapath prints them (format.go, with the megaflow keys):
+// output, push/pop VLAN, set and masked set of one key attribute (eth,
+// ipv4, ipv6, tcp, udp, sctp, icmp, icmpv6, arp, nd, skb_mark,
+// skb_priority; set.go rewrites the frame and the buffer's key, with
+// incremental checksums), recirc, hash, userspace, clone, check_pkt_len,
+// meter and trunc. A list is immutable once built; what does not fit in
+// an Action (set values, a userspace cookie, nested lists) hangs off
+// pointers built with it, so executing allocates nothing. Nested lists
+// run recursively on the same execution context: the original packet
+// goes to the last action that needs it, the earlier ones get copies.
+//
+// Packet metadata (in_port, recirc_id, dp_hash, pkt_mark, skb_priority,
+// conntrack, tunnel: the Key's fields before EtherType) lives in the
+// buffer's key. A received packet starts with all of it zero; Execute
+// starts from zero too, ExecuteKey from the caller's. Recirculation
+// keeps it: the packet is parsed again (metadata kept), gets the new
+// recirc_id and is classified again on the same context (PMD: EMC,
+// megaflows, upcall; non-PMD: megaflows, upcall), at most
+// maxRecircDepth (6) times per packet, with one Upcall per depth. Slow
+// upcalls and userspace packets carry the key with them.
+//
+// A userspace action copies the packet, with its cookie and key, into
+// the PMD's slow queue (or, from Execute, delivers it after the call's
+// locks are released); the upcall handler gets it in UserspaceAction if
+// it implements UserspaceHandler.
+//
+// Datapath meters (meter.go: MeterSet, MeterDel, MeterStats) are shared
+// by every PMD without locks: each band is a token bucket held in one
+// atomic (its theoretical arrival time), charged with one
+// compare-and-swap per packet; counters are atomic adds.
 //
 // # Upcalls
 //
@@ -182,7 +221,10 @@
 // mutex (Execute, slow upcall execution) -> flowMu (the flow writer) -> a
 // shared transmit queue's mutex (held only around Send). The rx queue
 // load mutex (load.mu) is taken after portMu, and nothing is taken under
-// it. PMDs hold no lock while classifying and call the upcall handler
+// it; nor under the meter mutex (meter changes), taken alone. The
+// non-PMD context runs the upcall handler for recirculated misses under
+// its mutex (Execute's packets), so a handler must not call Execute
+// from Upcall. PMDs hold no lock while classifying and call the upcall handler
 // holding none, so a handler may call Put, DelTagged and TagUsed.
 // SetPMDConfig and Close hold portMu while they wait for the slow-upcall
 // goroutines: a SlowUpcall handler must not call them, nor anything else

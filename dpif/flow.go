@@ -37,17 +37,26 @@ type FlowStats struct {
 
 // FlowEntry is one flow as Dump and Get report it.
 type FlowEntry struct {
-	Key     packet.Key // already masked
-	Mask    packet.Mask
-	Actions Actions
-	Tags    []uint64
-	Stats   FlowStats
+	// Handle names the flow for FlowModify, FlowDelete and FlowGet.
+	Handle FlowHandle
+	Key    packet.Key // already masked
+	Mask   packet.Mask
+	// Unmasked is the key of the packet whose upcall installed the flow
+	// (or the FlowSpec's key), before masking: what Open vSwitch's
+	// netdev datapath reports (dump-flows prints its values with the
+	// mask), and what re-translation starts from, as OVS's revalidator
+	// re-translates a flow's full key.
+	Unmasked packet.Key
+	Actions  Actions
+	Tags     []uint64
+	Stats    FlowStats
 }
 
 // flow is an installed megaflow. Everything but actions, dead and the
 // statistics is immutable after install, so PMDs read it without locks.
 type flow struct {
 	key     packet.Key // masked
+	orig    packet.Key // unmasked: FlowEntry.Unmasked
 	hash    uint64     // of key, with the classifier's seed
 	sub     *subtable
 	tags    []uint64
@@ -95,7 +104,7 @@ func (f *flow) usedNs() int64 {
 }
 
 func (f *flow) entry(dp *Datapath) FlowEntry {
-	e := FlowEntry{Key: f.key, Mask: f.sub.mask, Actions: *f.actions.Load(), Tags: f.tags}
+	e := FlowEntry{Handle: FlowHandle{f}, Key: f.key, Mask: f.sub.mask, Unmasked: f.orig, Actions: *f.actions.Load(), Tags: f.tags}
 	slots := *f.slots.Load()
 	for i := range slots {
 		s := &slots[i]

@@ -97,7 +97,6 @@ type pmd struct {
 	emc  *emc
 	rx   packet.Batch
 	ctx  execCtx
-	up   Upcall
 	cnt  pmdCounters // local counters, published into stats
 	pub  pmdStatsPub
 	now  int64
@@ -119,7 +118,7 @@ func newPMD(dp *Datapath, id, cpu int) (*pmd, error) {
 	if dp.cfg.EMCEntries > 0 {
 		p.emc = newEMC(dp.cfg.EMCEntries, uint32(dp.cfg.EMCInsertInvProb))
 	}
-	p.ctx = execCtx{dp: dp, slot: id, pool: pool}
+	p.ctx = execCtx{dp: dp, pmd: p, slot: id, pool: pool}
 	p.slow = make(chan *slowUpcall, dp.cfg.SlowQueueLen)
 	p.slowFree = make(chan *slowUpcall, dp.cfg.SlowQueueLen)
 	for range dp.cfg.SlowQueueLen {
@@ -476,30 +475,37 @@ func (p *pmd) processBatch(in *port) {
 			continue
 		}
 		p.cnt.parse[b.Parse()]++
-		k := &b.Key
-		var h uint64
-		var f *flow
-		if p.emc != nil {
-			h = k.Hash()
-			f = p.emc.lookup(k, h)
-		}
-		probed := 0
-		if f != nil {
-			p.cnt.emcHits++
-		} else if f, probed = p.dp.cls.lookup(k); f != nil {
-			p.cnt.megaflowHits++
-			p.cnt.subtableLookups += uint64(probed)
-			p.emc.insert(k, h, f)
-		} else {
-			p.cnt.misses++
-			p.upcall(b)
-			continue
-		}
-		f.slot(p.id).hit(1, uint64(b.Len()), p.now, k.TCPFlags)
-		p.ctx.execute(b, *f.actions.Load())
+		p.classify(b)
 	}
 	p.rx.Reset() // every buffer was handed on
 	p.ctx.flush()
+}
+
+// classify finds b's flow (EMC, then megaflows), counts the hit and
+// executes the flow's actions, or hands a miss to the handler. It owns b.
+// Received and recirculated packets go through it alike.
+func (p *pmd) classify(b *packet.Buffer) {
+	k := &b.Key
+	var h uint64
+	var f *flow
+	if p.emc != nil {
+		h = k.Hash()
+		f = p.emc.lookup(k, h)
+	}
+	probed := 0
+	if f != nil {
+		p.cnt.emcHits++
+	} else if f, probed = p.dp.cls.lookup(k); f != nil {
+		p.cnt.megaflowHits++
+		p.cnt.subtableLookups += uint64(probed)
+		p.emc.insert(k, h, f)
+	} else {
+		p.cnt.misses++
+		p.upcall(b)
+		return
+	}
+	f.slot(p.id).hit(1, uint64(b.Len()), p.now, k.TCPFlags)
+	p.ctx.execute(b, *f.actions.Load())
 }
 
 // waitEpoch blocks until the PMD has taken a plan of epoch ep or later,

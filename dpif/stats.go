@@ -36,6 +36,10 @@ type PMDStats struct {
 	TxPackets, TxBatches, TxDrops uint64
 	// RxDrops: received packets dropped before classification.
 	RxDrops uint64
+	// Recircs: packets recirculated; RecircDrops: those dropped for
+	// recirculating too deep (maxRecircDepth); MeterDrops: packets a
+	// meter dropped.
+	Recircs, RecircDrops, MeterDrops uint64
 	// Parse counts received packets per parse status.
 	Parse [packet.NumStatus]uint64
 	// PoolFree and PoolSize: the PMD's buffer pool, as of its last
@@ -64,6 +68,7 @@ type pmdStatsPub struct {
 	upcalls, lostUpcalls             atomic.Uint64
 	txPackets, txBatches, txDrops    atomic.Uint64
 	rxDrops                          atomic.Uint64
+	recircs, recircDrops, meterDrops atomic.Uint64
 	parse                            [packet.NumStatus]atomic.Uint64
 	poolFree, poolSize               atomic.Int64
 }
@@ -88,6 +93,9 @@ func (p *pmd) publish() {
 	s.txBatches.Store(p.ctx.txBatchs)
 	s.txDrops.Store(p.ctx.txDrops)
 	s.rxDrops.Store(c.rxDrops)
+	s.recircs.Store(p.ctx.recircs)
+	s.recircDrops.Store(p.ctx.recircDrops)
+	s.meterDrops.Store(p.ctx.meterDrops)
 	for i := range c.parse {
 		s.parse[i].Store(c.parse[i])
 	}
@@ -122,6 +130,7 @@ func (p *pmd) statsSnapshot() PMDStats {
 	st.LostUpcalls = s.lostUpcalls.Load()
 	st.TxPackets, st.TxBatches, st.TxDrops = s.txPackets.Load(), s.txBatches.Load(), s.txDrops.Load()
 	st.RxDrops = s.rxDrops.Load()
+	st.Recircs, st.RecircDrops, st.MeterDrops = s.recircs.Load(), s.recircDrops.Load(), s.meterDrops.Load()
 	for j := range st.Parse {
 		st.Parse[j] = s.parse[j].Load()
 	}
@@ -150,6 +159,9 @@ func addPMDStats(tot, s *PMDStats) {
 	tot.TxBatches += s.TxBatches
 	tot.TxDrops += s.TxDrops
 	tot.RxDrops += s.RxDrops
+	tot.Recircs += s.Recircs
+	tot.RecircDrops += s.RecircDrops
+	tot.MeterDrops += s.MeterDrops
 	for i := range tot.Parse {
 		tot.Parse[i] += s.Parse[i]
 	}

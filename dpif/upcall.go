@@ -13,7 +13,9 @@ const (
 	// UpcallDrop drops the packet and installs nothing.
 	UpcallDrop UpcallResult = iota
 	// UpcallInstall installs the megaflow (Key masked by Mask -> Actions,
-	// with Tags) and executes Actions on the packet.
+	// with Tags) and executes Actions on the packet. The mask is made
+	// to match recirc_id exactly. If a flow already covers the packet
+	// (another PMD installed it meanwhile), that flow is used instead.
 	UpcallInstall
 	// UpcallExecute executes Actions on this packet only.
 	UpcallExecute
@@ -55,11 +57,40 @@ type SlowUpcallHandler interface {
 	SlowUpcall(u *Upcall) UpcallResult
 }
 
+// UserspaceHandler is implemented by upcall handlers (the value given
+// to SetUpcallHandler) that receive the packets of userspace actions.
+// Without it, such packets are dropped.
+type UserspaceHandler interface {
+	// UserspaceAction runs on the slow-path goroutine of the PMD that
+	// executed the action (or, for Execute, on the caller's goroutine
+	// after the datapath's locks are released); it may block.
+	UserspaceAction(u *UserspaceUpcall)
+}
+
+// UserspaceUpcall is one packet sent up by a userspace action. The
+// datapath reuses it: the handler must not keep it, Packet or Key.
+type UserspaceUpcall struct {
+	// PMD is the index of the PMD that executed the action; -1 for the
+	// non-PMD context.
+	PMD int
+	// Packet is the frame as it was when the action ran.
+	Packet []byte
+	// Key is Packet parsed, with the metadata it had then (in_port,
+	// recirc_id, dp_hash, pkt_mark...).
+	Key *packet.Key
+	// Cookie is the action's cookie; read-only.
+	Cookie *UserspaceCookie
+}
+
 // slowUpcall is a packet waiting for the slow path: a copy, because the
-// original buffer belongs to the PMD's pool and goroutine.
+// original buffer belongs to the PMD's pool and goroutine. key keeps
+// the packet's metadata (recirc_id and the rest) for the re-parse;
+// cookie is set for a userspace action's packet, nil for a miss.
 type slowUpcall struct {
-	frame []byte
-	meta  packet.Meta
+	frame  []byte
+	meta   packet.Meta
+	key    packet.Key
+	cookie *UserspaceCookie
 }
 
 func (u *Upcall) reset(pmd int, b *packet.Buffer) {
@@ -74,13 +105,15 @@ func (u *Upcall) reset(pmd int, b *packet.Buffer) {
 // upcall hands a miss to the handler on the PMD and carries out its
 // answer. It owns b. (Packets are classified one at a time, so a flow an
 // upcall installs is already found for the next packet of the batch.)
+// Each recirculation depth has its own Upcall: a recirculated packet may
+// miss while the answer that recirculated it is still being executed.
 func (p *pmd) upcall(b *packet.Buffer) {
 	hb := p.dp.handler.Load()
 	if hb == nil {
 		p.lostUpcall(b)
 		return
 	}
-	u := &p.up
+	u := &p.ctx.ups[p.ctx.depth]
 	u.reset(p.id, b)
 	p.cnt.upcalls++
 	switch hb.h.Upcall(u) {
@@ -91,24 +124,30 @@ func (p *pmd) upcall(b *packet.Buffer) {
 	case UpcallExecute:
 		p.ctx.execute(b, u.Actions)
 	case UpcallSlow:
-		p.queueSlow(b)
+		p.queueSlow(b, nil)
+		p.pool.Put(b)
 	default:
 		p.pool.Put(b)
 	}
 	u.Key, u.Packet = nil, nil
 }
 
-// queueSlow copies b into the slow queue (or counts a lost upcall) and
-// frees b.
-func (p *pmd) queueSlow(b *packet.Buffer) {
+// queueSlow copies b (frame, metadata, key) into the slow queue, with
+// cookie for a userspace action, or counts a lost upcall. The caller
+// keeps b.
+func (p *pmd) queueSlow(b *packet.Buffer, cookie *UserspaceCookie) {
 	select {
 	case s := <-p.slowFree:
 		s.frame = append(s.frame[:0], b.Data()...)
 		s.meta = b.Meta
+		s.key = b.Key
+		s.cookie = cookie
 		p.slow <- s
-		p.pool.Put(b)
 	default:
-		p.lostUpcall(b)
+		p.cnt.lostUpcalls++
+		if pc := p.ctx.ports.counters(b.InPort, p.id); pc != nil {
+			pc.lostUpcalls.Add(1)
+		}
 	}
 }
 
@@ -136,7 +175,12 @@ func (p *pmd) runSlow() {
 		case <-p.stop:
 			return
 		case s := <-p.slow:
-			p.dp.slowUpcall(&u, s)
+			if s.cookie != nil {
+				p.dp.deliverUserspace(p.id, s)
+			} else {
+				p.dp.slowUpcall(&u, s)
+			}
+			s.cookie = nil
 			p.slowFree <- s
 		}
 	}
@@ -156,6 +200,7 @@ func (dp *Datapath) slowUpcall(u *Upcall, s *slowUpcall) {
 	b := packet.NewBuffer(packet.DefaultHeadroom, len(s.frame))
 	b.SetLen(copy(b.Room(), s.frame))
 	b.Meta = s.meta
+	b.Key = s.key // the metadata; Parse redoes the rest
 	b.Parse()
 	u.reset(-1, b)
 	res := sh.SlowUpcall(u)
@@ -168,18 +213,50 @@ func (dp *Datapath) slowUpcall(u *Upcall, s *slowUpcall) {
 	default:
 		return
 	}
-	dp.executeNonPMD(b.Data(), b.Meta, actions)
+	dp.executeNonPMD(b.Data(), b.Meta, &b.Key, actions)
+}
+
+// deliverUserspace hands a userspace action's packet to the handler, if
+// it takes them.
+func (dp *Datapath) deliverUserspace(pmd int, s *slowUpcall) {
+	hb := dp.handler.Load()
+	if hb == nil {
+		return
+	}
+	uh, ok := hb.h.(UserspaceHandler)
+	if !ok {
+		return
+	}
+	var k packet.Key
+	k = s.key
+	packet.Parse(s.frame, &k)
+	uh.UserspaceAction(&UserspaceUpcall{PMD: pmd, Packet: s.frame, Key: &k, Cookie: s.cookie})
 }
 
 // install links the handler's megaflow, or returns the live flow that
-// already has the same mask and masked key (another PMD raced us).
+// already covers the packet (another PMD raced us with the same or an
+// overlapping megaflow): under the flow writer's lock, a packet is
+// looked up again before anything is installed for it, as Open
+// vSwitch's handle_packet_upcall does, so two PMDs missing on the same
+// flow install it once.
 func (dp *Datapath) install(u *Upcall) *flow {
+	exactMetadata(&u.Mask)
 	var mk packet.Key
 	u.Key.ApplyMask(&u.Mask, &mk)
 	dp.flowMu.Lock()
 	defer dp.flowMu.Unlock()
+	if f, _ := dp.cls.lookup(u.Key); f != nil {
+		return f
+	}
 	if f := dp.cls.get(&mk, &u.Mask); f != nil {
 		return f
 	}
-	return dp.insertLocked(&mk, &u.Mask, slices.Clone(u.Actions), u.Tags)
+	return dp.insertLocked(&mk, &u.Mask, u.Key, slices.Clone(u.Actions), u.Tags)
+}
+
+// exactMetadata makes a megaflow mask match recirc_id exactly, as every
+// megaflow of Open vSwitch's netdev datapath does: a packet recirculated
+// with one id must never hit a flow meant for another pass.
+func exactMetadata(m *packet.Mask) {
+	m.RecircID = ^uint32(0)
 }

@@ -38,4 +38,26 @@
 //
 // The handler reads the upcall's key only; it never touches the packet,
 // and it answers with actions the datapath executes on it.
+//
+// # OpenFlow bridges (OFBridge)
+//
+// OFBridge is the OpenFlow switch of Open vSwitch's ofproto.c: its
+// pipeline (package ofproto/pipeline: 255 rule tables over
+// ofproto/classifier, groups, meters, flow mod semantics, versioned
+// transactions for bundles, timeouts), its ports with their OpenFlow
+// numbers (PortNumbers: ofport_request, the previous number, then new
+// ones in name order, an hour before a number is reused; the bridge's own
+// port is LOCAL), port config and state (port mod, link) with port status
+// events, and its MAC table. It implements xlate.Bridge and
+// upcall.Bridge: translation and revalidation call it concurrently and
+// it never blocks them (rules, groups and meters through the pipeline's
+// lock-free lookups, ports through an atomically published snapshot).
+// Its fail mode (the standalone default flow) belongs to the connection
+// manager when one drives it (FlushFlows/AddNormalFlow), otherwise to
+// SetFailMode/SetHaveControllers. It replaces the NORMAL-only Bridge once
+// translation serves the datapath.
+//
+// Lock order for OFBridge: OFBridge.mu -> Pipeline.mu; neither is held
+// while events go to the connection manager except the pipeline's flow
+// removed and flow monitor reports, which must not block.
 package ofproto

@@ -109,3 +109,17 @@ func IPv4HeaderChecksum(h []byte) uint16 {
 	}
 	return ^CombineChecksum(Checksum(h[:10], 0), Checksum(h[12:], 0))
 }
+
+// UpdateChecksum returns a checksum field value (complemented, as stored
+// in a header) after the bytes old, covered by it, became new (RFC 1624:
+// HC' = ~(~HC + ~m + m')). old and new have the same even length and
+// start at an even offset from the start of what the checksum covers.
+func UpdateChecksum(field uint16, old, new []byte) uint16 {
+	return ^UpdateSum(^field, old, new)
+}
+
+// UpdateSum is UpdateChecksum for a field that holds an uncomplemented
+// sum: the pseudo-header sum of a partial (NEEDS_CSUM) checksum.
+func UpdateSum(sum uint16, old, new []byte) uint16 {
+	return CombineChecksum(CombineChecksum(sum, ^Checksum(old, 0)), Checksum(new, 0))
+}

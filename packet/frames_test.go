@@ -166,3 +166,14 @@ func refPseudo(src, dst []byte, proto uint8, length int) uint16 {
 	}
 	return refSum(ph, 0)
 }
+
+// nd builds an ICMPv6 neighbour solicitation or advertisement: type,
+// code 0, checksum 0, the reserved/flags word, target, then options.
+func nd(typ uint8, reserved uint32, target [16]byte, opts []byte) []byte {
+	b := []byte{typ, 0, 0, 0}
+	b = binary.BigEndian.AppendUint32(b, reserved)
+	return cat(b, target[:], opts)
+}
+
+// ndOpt builds a link-layer address option (type 1 source, 2 target).
+func ndOpt(typ uint8, mac [6]byte) []byte { return cat([]byte{typ, 1}, mac[:]) }

@@ -35,6 +35,15 @@ func FuzzParse(f *testing.F) {
 		if st == StatusOK && o.L3 == 0 {
 			t.Fatalf("status ok without an L3 offset")
 		}
+		isND := k.EtherType == EtherTypeIPv6 && k.IPProto == ProtoICMPv6 && k.ICMPCode == 0 &&
+			(k.ICMPType == ICMPv6NeighborSolicit || k.ICMPType == ICMPv6NeighborAdvert)
+		if !isND && (k.NDTarget != [16]byte{} || k.NDReserved != 0 || k.NDOptionsType != 0 ||
+			k.EtherType != EtherTypeARP && k.EtherType != EtherTypeRARP && (k.ARPSHA != [6]byte{} || k.ARPTHA != [6]byte{})) {
+			t.Fatalf("ND fields outside neighbour discovery: %+v", k)
+		}
+		if k.NDOptionsType != 0 && k.NDOptionsType != NDOptSourceLinkAddr && k.NDOptionsType != NDOptTargetLinkAddr {
+			t.Fatalf("nd_options_type %d", k.NDOptionsType)
+		}
 		var k2 Key
 		if Parse(frame, &k2) != st || k2 != k {
 			t.Fatal("Parse and ParseOffsets disagree")

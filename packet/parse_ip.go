@@ -165,6 +165,59 @@ func parseL4(b []byte, proto uint8, v6 bool, k *Key) Status {
 			return StatusTruncatedL4
 		}
 		k.ICMPType, k.ICMPCode = b[0], b[1]
+		if k.ICMPCode == 0 && (k.ICMPType == ICMPv6NeighborSolicit || k.ICMPType == ICMPv6NeighborAdvert) {
+			parseND(b, k)
+		}
 	}
 	return StatusOK
+}
+
+// ICMPv6 neighbour discovery message types and the link-layer address
+// options the key records.
+const (
+	ICMPv6NeighborSolicit uint8 = 135
+	ICMPv6NeighborAdvert  uint8 = 136
+	NDOptSourceLinkAddr   uint8 = 1
+	NDOptTargetLinkAddr   uint8 = 2
+)
+
+// parseND fills the neighbour discovery fields from a solicitation or
+// advertisement b (from the ICMPv6 header on), as Open vSwitch's
+// flow_extract does: NDReserved is the 32 bits after the checksum (an
+// advertisement's R/S/O flags), NDTarget the target address, ARPSHA and
+// ARPTHA the source and target link-layer address options, NDOptionsType
+// the type of the first of those. A message cut short keeps what was
+// read; one with a link-layer option twice has no target and no
+// addresses (OVS's "invalid").
+func parseND(b []byte, k *Key) {
+	const hdrLen, targetLen, optLen = 8, 16, 8
+	if len(b) < hdrLen {
+		return
+	}
+	k.NDReserved = uint32(b[4])<<24 | uint32(b[5])<<16 | uint32(b[6])<<8 | uint32(b[7])
+	if len(b) < hdrLen+targetLen {
+		return
+	}
+	k.NDTarget = [16]byte(b[hdrLen : hdrLen+targetLen])
+	for opts := b[hdrLen+targetLen:]; len(opts) >= optLen; {
+		n := int(opts[1]) * 8
+		if n == 0 || n > len(opts) {
+			return
+		}
+		if n == optLen && (opts[0] == NDOptSourceLinkAddr || opts[0] == NDOptTargetLinkAddr) {
+			addr := &k.ARPSHA
+			if opts[0] == NDOptTargetLinkAddr {
+				addr = &k.ARPTHA
+			}
+			if *addr != ([6]byte{}) {
+				k.NDTarget, k.ARPSHA, k.ARPTHA = [16]byte{}, [6]byte{}, [6]byte{}
+				return
+			}
+			*addr = [6]byte(opts[2:8])
+			if k.NDOptionsType == 0 {
+				k.NDOptionsType = opts[0]
+			}
+		}
+		opts = opts[n:]
+	}
 }

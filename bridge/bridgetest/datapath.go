@@ -20,9 +20,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"gvs/bridge"
 	"gvs/netdev"
+	"gvs/ofproto"
 )
 
 // Port is a port of the fake datapath as last configured.
@@ -34,6 +36,9 @@ type Port struct {
 	Stats         netdev.Stats
 	// CustomStats are what an afxdp device reports (nil: none).
 	CustomStats map[string]uint64
+	// OFPort is the OpenFlow number the port got, as ofproto numbers
+	// ports.
+	OFPort uint32
 }
 
 // Datapath is the fake.
@@ -42,6 +47,7 @@ type Datapath struct {
 	devices map[string]net.HardwareAddr // kernel devices that exist
 	made    map[string]bool             // devices we created (internal, tap)
 	bridges map[string]bridge.BridgeConfig
+	numbers map[string]*ofproto.PortNumbers // per bridge
 	ports   map[string]*Port
 	cfg     bridge.DatapathConfig
 	sockBuf int
@@ -60,6 +66,7 @@ func New() *Datapath {
 		devices: map[string]net.HardwareAddr{},
 		made:    map[string]bool{},
 		bridges: map[string]bridge.BridgeConfig{},
+		numbers: map[string]*ofproto.PortNumbers{},
 		ports:   map[string]*Port{},
 	}
 }
@@ -265,7 +272,40 @@ func (f *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 	for i, spec := range specs {
 		errs[i] = f.addPortLocked(spec)
 	}
+	// Number the ports added, per bridge, as the real datapath's ofproto
+	// bridges do.
+	reqs := map[string][]ofproto.PortRequest{}
+	for i, spec := range specs {
+		if errs[i] != nil {
+			continue
+		}
+		if spec.Name == spec.Bridge {
+			f.ports[spec.Name].OFPort = 65534
+			continue
+		}
+		reqs[spec.Bridge] = append(reqs[spec.Bridge], ofproto.PortRequest{Name: spec.Name, Request: spec.OFPortRequest, Previous: spec.PreviousOFPort})
+	}
+	for br, rs := range reqs {
+		nums := f.numbers[br]
+		if nums == nil {
+			nums = ofproto.NewPortNumbers()
+			f.numbers[br] = nums
+		}
+		got := nums.Assign(rs, func(n uint32) bool { return f.ofportUsedLocked(br, n) }, time.Now())
+		for name, n := range got {
+			f.ports[name].OFPort = n
+		}
+	}
 	return errs
+}
+
+func (f *Datapath) ofportUsedLocked(br string, n uint32) bool {
+	for _, p := range f.ports {
+		if p.Spec.Bridge == br && p.OFPort == n {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *Datapath) addPortLocked(spec bridge.PortSpec) error {
@@ -304,6 +344,15 @@ func (f *Datapath) SetPort(spec bridge.PortSpec) error {
 	if !ok {
 		return fmt.Errorf("no port %s", spec.Name)
 	}
+	// A new ofport_request renumbers the port when the number is free
+	// (ofproto.OFBridge.SetPortRequest).
+	if r := spec.OFPortRequest; r > 0 && r < 65280 && uint32(r) != p.OFPort && p.OFPort != 65534 && !f.ofportUsedLocked(spec.Bridge, uint32(r)) {
+		if nums := f.numbers[spec.Bridge]; nums != nil {
+			nums.Freed(p.OFPort, time.Now())
+		}
+		p.OFPort = uint32(r)
+	}
+	spec.PreviousOFPort = p.Spec.PreviousOFPort
 	p.Spec = spec
 	return nil
 }
@@ -316,9 +365,13 @@ func (f *Datapath) DelPorts(names []string) []error {
 	errs := make([]error, len(names))
 	for i, name := range names {
 		f.record("DelPort %s", name)
-		if _, ok := f.ports[name]; !ok {
+		p, ok := f.ports[name]
+		if !ok {
 			errs[i] = fmt.Errorf("no port %s", name)
 			continue
+		}
+		if nums := f.numbers[p.Spec.Bridge]; nums != nil {
+			nums.Freed(p.OFPort, time.Now())
 		}
 		delete(f.ports, name)
 		if f.made[name] {
@@ -357,6 +410,7 @@ func (f *Datapath) PortState(name string) (bridge.PortState, error) {
 		MAC:           mac,
 		MTU:           mtu,
 		Status:        status,
+		OFPort:        int(p.OFPort),
 	}, nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"gvs/netdev/dummy"
 	"gvs/netdev/tap"
 	"gvs/ofproto"
+	maclearn "gvs/ofproto/mac"
 )
 
 // Config configures the adapter.
@@ -81,12 +82,15 @@ type Datapath struct {
 	dp      *dpif.Datapath
 	sw      *ofproto.Switch
 	bridges map[string]*ofproto.Bridge
+	// ofbridges are the bridges' OpenFlow side: port numbering, tables,
+	// groups, meters.
+	ofbridges map[string]*ofproto.OFBridge
+	created   map[string]time.Time // when each bridge was added
+	ports     map[string]*port
+	byIndex   map[int]*port // ports by their device's ifindex
+	sockBuf   int
 	// dpTypes is each bridge's datapath_type (BridgeConfig.DatapathType).
 	dpTypes map[string]string
-	created map[string]time.Time // when each bridge was added
-	ports   map[string]*port
-	byIndex map[int]*port // ports by their device's ifindex
-	sockBuf int
 	// umem is the UMEM every afxdp port shares unless its
 	// options:xdp-shared-umem is false (made with the first afxdp port,
 	// closed by Close).
@@ -110,6 +114,7 @@ type Datapath struct {
 type port struct {
 	spec    bridge.PortSpec
 	no      uint32
+	ofport  uint32 // OpenFlow number
 	dev     netdev.Device
 	ifindex int
 	// link, mac and mtu are the device as the kernel's link events last
@@ -134,7 +139,8 @@ func New(cfg Config) *Datapath {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Datapath{cfg: cfg, log: cfg.Logger, bridges: map[string]*ofproto.Bridge{}, dpTypes: map[string]string{}, created: map[string]time.Time{}, ports: map[string]*port{},
+	return &Datapath{cfg: cfg, log: cfg.Logger, bridges: map[string]*ofproto.Bridge{}, ofbridges: map[string]*ofproto.OFBridge{},
+		dpTypes: map[string]string{}, created: map[string]time.Time{}, ports: map[string]*port{},
 		byIndex: map[int]*port{}, rings: netdev.NewMemoryBudget(0), dummies: dummy.NewRegistry()}
 }
 
@@ -242,6 +248,14 @@ func (d *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
 	}
 	d.bridges[name] = br
 	d.dpTypes[name] = cfg.DatapathType
+	ofb := ofproto.NewOFBridge(name, ofproto.OFBridgeConfig{
+		MACTableSize: cfg.MACTableSize, MACAgingTime: cfg.MACAgingTime, ForwardBPDU: cfg.ForwardBPDU,
+		Log: d.log.With("module", "ofproto", "bridge", name),
+	})
+	// Standalone with no controller (the default flow) until a
+	// connection manager takes the bridge over.
+	ofb.SetFailMode(ofproto.FailStandalone)
+	d.ofbridges[name] = ofb
 	d.created[name] = time.Now()
 	return nil
 }
@@ -257,6 +271,7 @@ func (d *Datapath) SetBridge(name string, cfg bridge.BridgeConfig) error {
 	// Ports opened already keep their devices; ports added from now on
 	// follow the new type.
 	d.dpTypes[name] = cfg.DatapathType
+	d.ofbridges[name].SetNormalConfig(cfg.MACTableSize, cfg.MACAgingTime, cfg.ForwardBPDU)
 	return nil
 }
 
@@ -269,6 +284,10 @@ func (d *Datapath) DelBridge(name string) error {
 	delete(d.bridges, name)
 	delete(d.dpTypes, name)
 	delete(d.created, name)
+	if ofb := d.ofbridges[name]; ofb != nil {
+		ofb.Close()
+		delete(d.ofbridges, name)
+	}
 	return d.sw.DelBridge(name)
 }
 
@@ -452,6 +471,7 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 			d.byIndex[p.ifindex] = p
 		}
 	}
+	d.numberPortsLocked(opened, errs)
 	if len(undo) > 0 {
 		d.dp.PortsDel(undo)
 	}
@@ -518,6 +538,44 @@ func dummyPortNo(name string) (uint32, bool) {
 	return no, true
 }
 
+// numberPortsLocked adds the ports just added to the datapath to their
+// OpenFlow bridges, which number them: per bridge in one call, so new
+// ports are numbered in name order as Open vSwitch does.
+func (d *Datapath) numberPortsLocked(opened []*port, errs []error) {
+	byBridge := map[string][]*port{}
+	for i, p := range opened {
+		if p != nil && errs[i] == nil {
+			byBridge[p.spec.Bridge] = append(byBridge[p.spec.Bridge], p)
+		}
+	}
+	for name, ps := range byBridge {
+		ofb := d.ofbridges[name]
+		specs := make([]ofproto.PortSpec, len(ps))
+		for i, p := range ps {
+			var hw [6]byte
+			copy(hw[:], p.mac)
+			specs[i] = ofproto.PortSpec{Name: p.spec.Name, DPPort: p.no, Request: p.spec.OFPortRequest,
+				Previous: p.spec.PreviousOFPort, VLAN: macPortConfig(p.spec.VLAN), MAC: hw, LinkDown: !p.link.CarrierUp}
+		}
+		nums, perrs := ofb.AddPorts(specs)
+		for i, p := range ps {
+			if perrs[i] != nil {
+				d.log.Warn("numbering port " + p.spec.Name + ": " + perrs[i].Error())
+				continue
+			}
+			p.ofport = nums[i]
+		}
+	}
+}
+
+func macPortConfig(v bridge.VLANConfig) maclearn.PortConfig {
+	c := maclearn.PortConfig{Tag: uint16(v.Tag), VLANMode: maclearn.VLANMode(v.Mode)}
+	for _, t := range v.Trunks {
+		c.Trunks = append(c.Trunks, uint16(t))
+	}
+	return c
+}
+
 func (d *Datapath) SetPort(spec bridge.PortSpec) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -529,7 +587,22 @@ func (d *Datapath) SetPort(spec bridge.PortSpec) error {
 		if err := d.bridges[spec.Bridge].SetPort(p.no, portConfig(spec.VLAN)); err != nil {
 			return err
 		}
+		if ofb := d.ofbridges[spec.Bridge]; ofb != nil {
+			if err := ofb.SetPortVLAN(spec.Name, macPortConfig(spec.VLAN)); err != nil {
+				return err
+			}
+		}
 	}
+	if spec.OFPortRequest != p.spec.OFPortRequest {
+		if ofb := d.ofbridges[spec.Bridge]; ofb != nil {
+			n, err := ofb.SetPortRequest(spec.Name, spec.OFPortRequest)
+			if err != nil {
+				return err
+			}
+			p.ofport = n
+		}
+	}
+	spec.PreviousOFPort = p.spec.PreviousOFPort
 	if spec.MTURequest > 0 && spec.MTURequest != p.dev.MTU() {
 		if err := p.dev.SetMTU(spec.MTURequest); err != nil {
 			return fmt.Errorf("setting MTU %d: %w", spec.MTURequest, err)
@@ -572,6 +645,9 @@ func (d *Datapath) delPortsLocked(names []string) []error {
 			if err := br.DelPort(p.no); err != nil {
 				errs[i] = err
 			}
+		}
+		if ofb := d.ofbridges[p.spec.Bridge]; ofb != nil && p.ofport != 0 {
+			ofb.DelPort(p.spec.Name)
 		}
 		nos, idx = append(nos, p.no), append(idx, i)
 	}
@@ -616,7 +692,7 @@ func (d *Datapath) PortState(name string) (bridge.PortState, error) {
 			p.link = p.dev.Link()
 			p.mtu = p.dev.MTU()
 		}
-		st = bridge.PortState{Link: p.link, CarrierResets: p.resets, MAC: slices.Clone(p.mac), MTU: p.mtu}
+		st = bridge.PortState{Link: p.link, CarrierResets: p.resets, MAC: slices.Clone(p.mac), MTU: p.mtu, OFPort: int(p.ofport)}
 		gone = p.gone
 	}
 	d.mu.Unlock()
@@ -689,6 +765,10 @@ func (d *Datapath) closeLocked() error {
 	errs := d.delPortsLocked(slices.Sorted(maps.Keys(d.ports)))
 	d.bridges = map[string]*ofproto.Bridge{}
 	d.dpTypes = map[string]string{}
+	for _, ofb := range d.ofbridges {
+		ofb.Close()
+	}
+	d.ofbridges = map[string]*ofproto.OFBridge{}
 	d.created = map[string]time.Time{}
 	if err := d.stopLocked(); err != nil {
 		errs = append(errs, err)

@@ -11,7 +11,8 @@ import (
 
 // View is the switch as package metrics and package appctl read it
 // (source.Switch): the adapter's datapath and bridges, with the OpenFlow
-// port numbers the reconciler assigned (bridge.Reconciler.OFPorts).
+// port numbers their bridges gave the ports (OFPorts, the numbers the
+// reconciler wrote, only fills in for a port without one).
 type View struct {
 	DP      *Datapath
 	OFPorts func(bridge string) map[string]int
@@ -42,7 +43,7 @@ func (v View) Bridges() []source.Bridge {
 	d.mu.Lock()
 	out := make([]source.Bridge, 0, len(d.bridges))
 	for _, name := range slices.Sorted(maps.Keys(d.bridges)) {
-		out = append(out, source.Bridge{Name: name, NORMAL: d.bridges[name], Created: d.created[name]})
+		out = append(out, source.Bridge{Name: name, NORMAL: d.bridges[name], OpenFlow: d.ofbridges[name], Created: d.created[name]})
 	}
 	for _, p := range d.ports {
 		typ := p.spec.Type
@@ -53,7 +54,7 @@ func (v View) Bridges() []source.Bridge {
 			if out[i].Name == p.spec.Bridge {
 				out[i].Ports = append(out[i].Ports, source.Port{
 					Port: p.spec.Port, Interface: p.spec.Name, Type: typ,
-					DPPort: p.no, InDatapath: true, SocketBufferRequest: d.sockBuf,
+					DPPort: p.no, InDatapath: true, SocketBufferRequest: d.sockBuf, OFPort: int(p.ofport),
 				})
 			}
 		}
@@ -66,7 +67,9 @@ func (v View) Bridges() []source.Bridge {
 		}
 		for j := range out[i].Ports {
 			p := &out[i].Ports[j]
-			p.OFPort = ofports[p.Interface]
+			if p.OFPort == 0 {
+				p.OFPort = ofports[p.Interface]
+			}
 			if p.Port == "" {
 				p.Port = p.Interface
 			}

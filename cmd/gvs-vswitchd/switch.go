@@ -55,6 +55,7 @@ func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop fu
 		Logger:     logger,
 		OVSVersion: compatVersion,
 		Metrics:    passes,
+		RunDir:     d.Dirs.Run,
 		DummyTypes: sc.dummy != dpadapter.DummyDisabled,
 		// Bridges of datapath_type system still get gvs's userspace
 		// datapath: only the reported types change.

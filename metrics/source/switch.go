@@ -33,6 +33,9 @@ type Bridge struct {
 	// NORMAL is the bridge's translation state (MAC table); nil when the
 	// bridge exists in the database but not (yet) in the datapath.
 	NORMAL *ofproto.Bridge
+	// OpenFlow is the bridge's OpenFlow side (tables, groups, meters,
+	// ports); nil when the bridge is not in the datapath.
+	OpenFlow *ofproto.OFBridge
 	// Created is when the bridge was added to the datapath (zero:
 	// unknown); bridge/dump-flows reports its rules' age from it.
 	Created time.Time

@@ -1,0 +1,103 @@
+package ofproto
+
+import (
+	"gvs/ofproto/ofperr"
+
+	"gvs/ofproto/pipeline"
+	"gvs/ofproto/xlate"
+)
+
+// Events is where a bridge reports asynchronous messages: the connection
+// manager (connmgr.Events once it is on main; this is the shape it has
+// there, with the bridge's own types until ofproto/ofp's land).
+type Events interface {
+	PacketIn(pi *xlate.PacketIn)
+	FlowRemoved(fr *pipeline.FlowRemoved)
+	PortStatus(reason PortReason, desc *PortDesc)
+	FlowMonitor(u *pipeline.FlowUpdate)
+}
+
+// PortReason is a port status reason (OFPPR_*).
+type PortReason uint8
+
+const (
+	PortAdded    PortReason = 0
+	PortDeleted  PortReason = 1
+	PortModified PortReason = 2
+)
+
+// PortDesc describes a port as OpenFlow does (struct ofputil_phy_port).
+type PortDesc struct {
+	OFPort   uint32
+	Name     string
+	HWAddr   [6]byte
+	Config   xlate.PortFlags // OFPPC_*
+	LinkDown bool            // OFPPS_LINK_DOWN
+	Live     bool            // OFPPS_LIVE
+}
+
+// Port mod errors, as Open vSwitch's handle_port_mod returns them.
+var (
+	errBadPort   error = ofperr.OFPPMFC_BAD_PORT
+	errBadHWAddr error = ofperr.OFPPMFC_BAD_HW_ADDR
+)
+
+type eventsBox struct{ e Events }
+
+// SetEvents connects the bridge to its controllers' connections (nil:
+// asynchronous messages are dropped).
+func (b *OFBridge) SetEvents(e Events) { b.events.Store(&eventsBox{e}) }
+
+func (b *OFBridge) sink() Events {
+	if box := b.events.Load(); box != nil {
+		return box.e
+	}
+	return nil
+}
+
+func (b *OFBridge) portStatus(reason PortReason, p *portState) {
+	if e := b.sink(); e != nil {
+		d := p.desc()
+		e.PortStatus(reason, &d)
+	}
+}
+
+func (p *portState) desc() PortDesc {
+	return PortDesc{OFPort: p.OFPort, Name: p.Name, HWAddr: p.hw, Config: p.Config, LinkDown: p.LinkDown, Live: p.Live}
+}
+
+// PortDescs describes every port in OpenFlow number order (LOCAL last).
+func (b *OFBridge) PortDescs() []PortDesc {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]PortDesc, 0, len(b.byName))
+	for _, xp := range b.ports.Load().sorted {
+		if p := b.byName[xp.Name]; p != nil {
+			out = append(out, p.desc())
+		}
+	}
+	return out
+}
+
+// SendPacketIn implements upcall.Bridge: hand a packet-in to the
+// controllers.
+func (b *OFBridge) SendPacketIn(pi *xlate.PacketIn) {
+	if e := b.sink(); e != nil {
+		e.PacketIn(pi)
+	}
+}
+
+// flowRemovedSink passes the pipeline's flow removed messages on.
+type flowRemovedSink struct{ b *OFBridge }
+
+func (s flowRemovedSink) FlowRemoved(fr pipeline.FlowRemoved) {
+	if e := s.b.sink(); e != nil {
+		e.FlowRemoved(&fr)
+	}
+}
+
+func (s flowRemovedSink) FlowChanged(u pipeline.FlowUpdate) {
+	if e := s.b.sink(); e != nil {
+		e.FlowMonitor(&u)
+	}
+}

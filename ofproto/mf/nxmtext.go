@@ -1,0 +1,155 @@
+package mf
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"gvs/ofproto/ofperr"
+)
+
+// FormatNXMatch writes the NXM/OXM entries in p as Open vSwitch's
+// nx_match_to_string does ("NXM_OF_IN_PORT(0001), NXM_NX_REG0_W(...)"),
+// "<any>" for none. It decodes entries without checking them.
+func FormatNXMatch(p []byte) string {
+	if len(p) == 0 {
+		return "<any>"
+	}
+	var s strings.Builder
+	for len(p) > 0 {
+		e, rest, err := PullEntry(p, false)
+		if err != nil && err != ofperr.OFPBMC_BAD_FIELD {
+			break
+		}
+		p = rest
+		if s.Len() > 0 {
+			s.WriteString(", ")
+		}
+		s.WriteString(headerText(e))
+		width := min(e.Header.FieldBytes(), 16)
+		s.WriteByte('(')
+		v, m := e.Value, e.Mask
+		if e.Field != nil && e.Field.isVariableLength() {
+			// Right-aligned in the Value; print the wire bytes.
+			off := e.Field.Bytes - width
+			copy(v[:], v[off:])
+			copy(m[:], m[off:])
+		}
+		s.WriteString(hex.EncodeToString(v[:width]))
+		if e.Header.HasMask {
+			s.WriteByte('/')
+			s.WriteString(hex.EncodeToString(m[:width]))
+		}
+		s.WriteByte(')')
+	}
+	if len(p) > 0 {
+		if s.Len() > 0 {
+			s.WriteString(", ")
+		}
+		fmt.Fprintf(&s, "<%d invalid bytes>", len(p))
+	}
+	return s.String()
+}
+
+func headerText(e Entry) string {
+	h := e.Header
+	name := ""
+	switch {
+	case e.Field != nil:
+		fd := e.Field
+		for _, hd := range fd.allHeaders() {
+			if hd.Class == h.Class && hd.Field == h.Field && hd.Experimenter == h.Experimenter {
+				name = hd.Name
+			}
+		}
+	case h.Class == nxCookieClass && h.Field == nxCookieField:
+		name = "NXM_NX_COOKIE"
+	default:
+		return fmt.Sprintf("%d:%d", h.Class, h.Field)
+	}
+	if h.HasMask {
+		name += "_W"
+	}
+	return name
+}
+
+func (fd *Field) allHeaders() []Header {
+	hs := make([]Header, 0, 1+len(fd.OXM))
+	if fd.NXM != nil {
+		hs = append(hs, *fd.NXM)
+	}
+	return append(hs, fd.OXM...)
+}
+
+// ParseNXMatchText encodes the text form of NXM/OXM entries (as
+// FormatNXMatch writes and ovs-ofctl parse-nx-match reads) into bytes,
+// without checking the entries' meaning (nx_match_from_string_raw).
+func ParseNXMatchText(s string) ([]byte, error) {
+	full := s
+	var b []byte
+	if s == "<any>" {
+		return b, nil
+	}
+	for s = strings.TrimLeft(s, ", "); s != ""; s = strings.TrimLeft(s, ", ") {
+		open := strings.IndexByte(s, '(')
+		if open < 0 {
+			return nil, fmt.Errorf("%s: missing ( at end of nx_match", full)
+		}
+		name := s[:open]
+		wild := false
+		fd := FieldByHeaderName(name)
+		if fd == nil && strings.HasSuffix(name, "_W") {
+			fd, wild = FieldByHeaderName(strings.TrimSuffix(name, "_W")), true
+		}
+		isCookie := name == "NXM_NX_COOKIE" || name == "NXM_NX_COOKIE_W"
+		if fd == nil && !isCookie {
+			return nil, fmt.Errorf("%s: unknown field `%s'", full, name)
+		}
+		if fd != nil && wild && !fd.Maskable {
+			return nil, fmt.Errorf("%s: unknown field `%s'", full, name)
+		}
+		s = s[open+1:]
+		closeIdx := strings.IndexByte(s, ')')
+		if closeIdx < 0 {
+			return nil, fmt.Errorf("%s: missing ) following field %s", full, name)
+		}
+		body := s[:closeIdx]
+		s = s[closeIdx+1:]
+		vs, ms, masked := strings.Cut(body, "/")
+		val, err := hex.DecodeString(vs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: bad hex value %q", full, vs)
+		}
+		var mask []byte
+		if masked {
+			if mask, err = hex.DecodeString(ms); err != nil || len(mask) != len(val) {
+				return nil, fmt.Errorf("%s: bad hex mask %q", full, ms)
+			}
+		}
+		if isCookie {
+			h := EntryHeader{Class: nxCookieClass, Field: nxCookieField, HasMask: masked, Length: uint8(len(val) + len(mask))}
+			b = append(b, byte(h.Word()>>24), byte(h.Word()>>16), byte(h.Word()>>8), byte(h.Word()))
+			b = append(append(b, val...), mask...)
+			continue
+		}
+		var hd *Header
+		for _, x := range fd.allHeaders() {
+			if x.Name == strings.TrimSuffix(name, "_W") {
+				hd = &x
+				break
+			}
+		}
+		if len(val) != fd.Bytes && !(fd.isVariableLength() && len(val) <= fd.Bytes) {
+			return nil, fmt.Errorf("%s: %d-byte value for %d-byte field %s", full, len(val), fd.Bytes, name)
+		}
+		h := EntryHeader{Class: hd.Class, Field: hd.Field, HasMask: masked, Experimenter: hd.Experimenter}
+		h.Length = uint8(len(val) + len(mask) + h.expLen())
+		w := h.Word()
+		b = append(b, byte(w>>24), byte(w>>16), byte(w>>8), byte(w))
+		if h.Class == ClassExperimenter {
+			b = append(b, byte(h.Experimenter>>24), byte(h.Experimenter>>16), byte(h.Experimenter>>8), byte(h.Experimenter))
+		}
+		b = append(append(b, val...), mask...)
+	}
+	return b, nil
+}

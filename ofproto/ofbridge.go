@@ -1,0 +1,632 @@
+package ofproto
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	maclearn "gvs/ofproto/mac"
+	"gvs/ofproto/mf"
+	"gvs/ofproto/pipeline"
+	"gvs/ofproto/xlate"
+)
+
+// FailMode is Bridge.fail_mode: what the bridge does without a controller.
+type FailMode uint8
+
+const (
+	// FailStandalone (the default): with no controller configured the
+	// bridge has the flow "priority=0 actions=NORMAL" in table 0, so it
+	// is a learning switch until a controller says otherwise.
+	FailStandalone FailMode = iota
+	// FailSecure: only the flows controllers add.
+	FailSecure
+)
+
+// OFBridgeConfig configures an OpenFlow bridge.
+type OFBridgeConfig struct {
+	// MACTableSize, MACAgingTime and ForwardBPDU are NORMAL's settings
+	// (other_config mac-table-size, mac-aging-time, forward-bpdu).
+	MACTableSize int
+	MACAgingTime time.Duration
+	ForwardBPDU  bool
+	// Now is the clock (tests); default time.Now.
+	Now func() time.Time
+	// Meters implements meters in the datapath; nil: no meters.
+	Meters pipeline.MeterProvider
+	// Log receives the bridge's warnings.
+	Log *slog.Logger
+}
+
+// OFBridge is one OpenFlow bridge: its pipeline (tables, groups, meters),
+// its ports with their OpenFlow numbers, its MAC table and its
+// translation settings. It implements xlate.Bridge (and upcall.Bridge)
+// for translation and revalidation, which call it concurrently without
+// taking its lock.
+//
+// Named OFBridge while the NORMAL-only Bridge of this package still
+// serves the datapath; it takes that name when translation replaces it.
+type OFBridge struct {
+	name string
+	log  *slog.Logger
+	now  func() time.Time
+	pipe *pipeline.Pipeline
+	macs *maclearn.Table
+
+	xcfg      atomic.Pointer[xlate.Config]
+	ports     atomic.Pointer[portSnapshot]
+	tableMiss [pipeline.NumTables]atomic.Uint32
+	events    atomic.Pointer[eventsBox]
+	changed   atomic.Pointer[func()]
+	portsHook atomic.Pointer[func()]
+	packetOut atomic.Pointer[PacketOutFunc]
+
+	mu       sync.Mutex // ports, alloc, failMode, controllers; before the pipeline's lock
+	alloc    *PortNumbers
+	byName   map[string]*portState
+	failMode FailMode
+	hasCtrl  bool
+	fragMode xlate.FragHandling
+	stop     chan struct{} // the timer goroutine (Start/Close)
+	done     chan struct{}
+}
+
+// portState is the bridge's own record of a port (under OFBridge.mu).
+type portState struct {
+	xlate.Port
+	vlan maclearn.PortConfig
+	hw   [6]byte
+	curr uint32 // OFPPF_* current features
+	// config and state as OpenFlow sees them.
+}
+
+// portSnapshot is what translation reads: immutable once published.
+type portSnapshot struct {
+	byOF   map[uint32]*xlate.Port
+	byDP   map[uint32]*xlate.Port
+	sorted []*xlate.Port
+}
+
+// NewOFBridge creates a bridge with no ports and empty tables, as Open
+// vSwitch's ofproto starts: the flows the switch owns come from whoever
+// manages its fail mode (the connection manager, through FlushFlows and
+// AddNormalFlow; or SetFailMode here), which starts out secure as
+// connmgr_create does.
+func NewOFBridge(name string, cfg OFBridgeConfig) *OFBridge {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	b := &OFBridge{
+		name: name, log: cfg.Log, now: cfg.Now,
+		macs:     maclearn.NewTable(cfg.MACTableSize, cfg.MACAgingTime),
+		alloc:    NewPortNumbers(),
+		byName:   map[string]*portState{},
+		failMode: FailSecure,
+	}
+	b.pipe = pipeline.New(pipeline.Config{
+		Now: cfg.Now, Events: flowRemovedSink{b}, Meters: cfg.Meters,
+		Changed: func(uint64) { b.notifyChanged() },
+	})
+	b.xcfg.Store(&xlate.Config{ForwardBPDU: cfg.ForwardBPDU, MissSendLen: 128, Now: cfg.Now})
+	b.ports.Store(&portSnapshot{byOF: map[uint32]*xlate.Port{}, byDP: map[uint32]*xlate.Port{}})
+	return b
+}
+
+// Pipeline returns the bridge's tables, groups and meters.
+func (b *OFBridge) Pipeline() *pipeline.Pipeline { return b.pipe }
+
+// SetChanged installs the function called after anything translation
+// depends on changed (the revalidator's kick). It must not block.
+func (b *OFBridge) SetChanged(fn func()) { b.changed.Store(&fn) }
+
+// setPortsChanged installs the function called after the bridge's ports
+// changed (the switch republishes its datapath port map).
+func (b *OFBridge) setPortsChanged(fn func()) { b.portsHook.Store(&fn) }
+
+func (b *OFBridge) portsChanged() {
+	if fn := b.portsHook.Load(); fn != nil {
+		(*fn)()
+	}
+}
+
+func (b *OFBridge) notifyChanged() {
+	if fn := b.changed.Load(); fn != nil {
+		(*fn)()
+	}
+}
+
+// SetNormalConfig changes NORMAL's settings.
+func (b *OFBridge) SetNormalConfig(size int, aging time.Duration, forwardBPDU bool) {
+	b.macs.SetLimits(size, aging)
+	c := *b.xcfg.Load()
+	if c.ForwardBPDU != forwardBPDU {
+		c.ForwardBPDU = forwardBPDU
+		b.xcfg.Store(&c)
+		b.notifyChanged()
+	}
+}
+
+// --- the default flow and fail mode (connmgr_flushed) ---
+
+// normalActions is the default flow's "actions=NORMAL".
+func normalActions() []pipeline.Action {
+	return []pipeline.Action{pipeline.OutputAction{Port: mf.PortNormal}}
+}
+
+// flushed is connmgr_flushed: after the tables were emptied, a standalone
+// bridge without controllers gets "priority=0 actions=NORMAL" back.
+func (b *OFBridge) flushed() {
+	b.mu.Lock()
+	add := b.failMode == FailStandalone && !b.hasCtrl
+	b.mu.Unlock()
+	if add {
+		b.AddNormalFlow(0)
+	}
+}
+
+// AddNormalFlow adds, in table 0, a flow matching everything with
+// actions=NORMAL at priority (Open vSwitch's ofproto_add_flow: a flow
+// the switch itself owns; above 0xffff it is hidden from OpenFlow). An
+// identical flow already there is left alone, counters and all.
+func (b *OFBridge) AddNormalFlow(priority uint32) {
+	var all mf.Match
+	if r := b.findExactly(0, &all, int(priority)); r != nil && actionsAreNormal(r.Actions) {
+		return
+	}
+	err := b.pipe.FlowMod(&pipeline.FlowMod{
+		Command: pipeline.FlowAdd, Priority: int(priority), TableID: 0,
+		NewCookie: 0, BufferID: pipeline.BufferNone, OutPort: mf.PortNone, OutGroup: pipeline.GroupAny,
+		Flags: pipeline.FlagNoReadonly, Actions: normalActions(),
+	})
+	if err != nil {
+		b.log.Warn("adding the default flow failed", "bridge", b.name, "err", err)
+	}
+}
+
+// DeleteFlow deletes the flow with exactly this match and priority in
+// table 0 (ofproto_delete_flow), without flow removed.
+func (b *OFBridge) DeleteFlow(m *mf.Match, priority uint32) {
+	if b.findExactly(0, m, int(priority)) == nil {
+		return
+	}
+	_ = b.pipe.FlowMod(&pipeline.FlowMod{
+		Command: pipeline.FlowDeleteStrict, Match: *m, Priority: int(priority), TableID: 0,
+		OutPort: mf.PortNone, OutGroup: pipeline.GroupAny, Flags: pipeline.FlagNoReadonly,
+	})
+}
+
+func (b *OFBridge) findExactly(table uint8, m *mf.Match, priority int) *pipeline.Rule {
+	rules, _ := b.pipe.Flows(&pipeline.FlowQuery{
+		TableID: table, Match: *m, Strict: true, Priority: priority,
+		OutPort: mf.PortNone, OutGroup: pipeline.GroupAny, IncludeHidden: true,
+	})
+	if len(rules) == 0 {
+		return nil
+	}
+	return rules[0]
+}
+
+func actionsAreNormal(acts []pipeline.Action) bool {
+	if len(acts) != 1 {
+		return false
+	}
+	o, ok := acts[0].(pipeline.OutputAction)
+	return ok && o.Port == mf.PortNormal
+}
+
+// FlushFlows deletes every flow, group and meter (ofproto_flush__: flow
+// removed goes out for flows that asked). The caller puts back the flows
+// the switch owns (connmgr_flushed).
+func (b *OFBridge) FlushFlows() { b.pipe.Flush() }
+
+// flushFlows is ofproto_flush_flows for a bridge whose fail mode is
+// managed here: flush, then the default flow if it is due.
+func (b *OFBridge) flushFlows() {
+	b.pipe.Flush()
+	b.flushed()
+}
+
+// SetFailMode changes Bridge.fail_mode, for a bridge no connection
+// manager manages (one that does calls FlushFlows and AddNormalFlow
+// itself). A bridge without controllers flushes its flows when the mode
+// changes, and the default flow follows the new mode
+// (connmgr_set_fail_mode): a new bridge set to standalone gets
+// "priority=0 actions=NORMAL".
+func (b *OFBridge) SetFailMode(mode FailMode) {
+	b.mu.Lock()
+	changed := b.failMode != mode
+	b.failMode = mode
+	flush := changed && !b.hasCtrl
+	b.mu.Unlock()
+	if flush {
+		b.flushFlows()
+	}
+}
+
+// SetHaveControllers says whether any controller is configured (the
+// Controller column); when that changes the flows are flushed and the
+// default flow follows (connmgr_set_controllers).
+func (b *OFBridge) SetHaveControllers(have bool) {
+	b.mu.Lock()
+	changed := b.hasCtrl != have
+	b.hasCtrl = have
+	b.mu.Unlock()
+	if changed {
+		b.flushFlows()
+	}
+}
+
+// FailMode returns the bridge's fail mode.
+func (b *OFBridge) FailMode() FailMode {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.failMode
+}
+
+// --- xlate.Bridge ---
+
+var _ xlate.Bridge = (*OFBridge)(nil)
+
+// Name implements xlate.Bridge.
+func (b *OFBridge) Name() string { return b.name }
+
+// Version implements xlate.Bridge.
+func (b *OFBridge) Version() uint64 { return b.pipe.Version() }
+
+// LookupRule implements xlate.Bridge.
+func (b *OFBridge) LookupRule(version uint64, table uint8, flow *mf.Flow, wc *mf.Wildcards) xlate.Rule {
+	r := b.pipe.Lookup(version, table, flow, wc)
+	b.pipe.CountLookup(table, r != nil)
+	if r == nil {
+		return nil
+	}
+	return xrule{r}
+}
+
+// TableMiss implements xlate.Bridge.
+func (b *OFBridge) TableMiss(table uint8) xlate.TableMiss {
+	if int(table) >= len(b.tableMiss) {
+		return xlate.MissDefault
+	}
+	return xlate.TableMiss(b.tableMiss[table].Load())
+}
+
+// SetTableMiss sets a table's miss behaviour (table mod); table
+// pipeline.TableAll sets every table's.
+func (b *OFBridge) SetTableMiss(table uint8, miss xlate.TableMiss) error {
+	if table == pipeline.TableAll {
+		for i := range b.tableMiss {
+			b.tableMiss[i].Store(uint32(miss))
+		}
+	} else if int(table) < len(b.tableMiss) {
+		b.tableMiss[table].Store(uint32(miss))
+	} else {
+		return errBadTable
+	}
+	b.notifyChanged()
+	return nil
+}
+
+var errBadTable = errors.New("ofproto: no such table")
+
+// Config implements xlate.Bridge.
+func (b *OFBridge) Config() *xlate.Config { return b.xcfg.Load() }
+
+// Port implements xlate.Bridge.
+func (b *OFBridge) Port(ofport uint32) *xlate.Port { return b.ports.Load().byOF[ofport] }
+
+// PortByDatapath implements xlate.Bridge.
+func (b *OFBridge) PortByDatapath(dpPort uint32) *xlate.Port { return b.ports.Load().byDP[dpPort] }
+
+// Ports implements xlate.Bridge.
+func (b *OFBridge) Ports() []*xlate.Port { return b.ports.Load().sorted }
+
+// Group implements xlate.Bridge.
+func (b *OFBridge) Group(version uint64, id uint32) xlate.Group {
+	g := b.pipe.Group(version, id)
+	if g == nil {
+		return nil
+	}
+	return xgroup{g}
+}
+
+// MACs implements xlate.Bridge.
+func (b *OFBridge) MACs() *maclearn.Table { return b.macs }
+
+// xrule is a pipeline rule as translation sees it. It is one pointer, so
+// converting it to the interface does not allocate.
+type xrule struct{ r *pipeline.Rule }
+
+var _ xlate.Rule = xrule{}
+
+func (x xrule) TableID() uint8               { return x.r.TableID }
+func (x xrule) Priority() uint16             { return uint16(x.r.Priority) }
+func (x xrule) Cookie() uint64               { return x.r.Cookie }
+func (x xrule) Match() *mf.Match             { return &x.r.Match }
+func (x xrule) Actions() []xlate.Action      { return x.r.Actions }
+func (x xrule) Credit(s xlate.Stats)         { x.r.Credit(s.Packets, s.Bytes, s.Used) }
+func (x xrule) PipelineRule() *pipeline.Rule { return x.r }
+
+// xgroup is a pipeline group as translation sees it.
+type xgroup struct{ g *pipeline.Group }
+
+var _ xlate.Group = xgroup{}
+
+func (x xgroup) GroupID() uint32            { return x.g.ID }
+func (x xgroup) GroupType() xlate.GroupType { return xlate.GroupType(x.g.Type) }
+func (x xgroup) Buckets() []xlate.Bucket    { return x.g.Buckets }
+func (x xgroup) Selection() (xlate.SelectionMethod, *mf.Wildcards, uint64) {
+	return x.g.Props.SelectionMethod, &x.g.Props.Fields, x.g.Props.MethodParam
+}
+func (x xgroup) Credit(bucket int, s xlate.Stats) { x.g.Credit(bucket, s.Packets, s.Bytes) }
+
+// --- ports ---
+
+// PortSpec is a port to add to the bridge.
+type PortSpec struct {
+	Name   string
+	DPPort uint32 // datapath port number
+	// Request is Interface.ofport_request (0: none); Previous the number
+	// the port had (Interface.ofport from the database; 0: none). The
+	// bridge's own port (Name == bridge name) is always LOCAL.
+	Request, Previous int
+	VLAN              maclearn.PortConfig
+	MAC               [6]byte
+	// LinkDown: the device has no carrier (OFPPS_LINK_DOWN).
+	LinkDown bool
+}
+
+// Errors of port configuration.
+var (
+	ErrPortExists = errors.New("ofproto: port exists")
+	ErrNoOFPorts  = errors.New("ofproto: no OpenFlow port number left")
+)
+
+// AddPorts adds ports, numbering them as Open vSwitch does (see
+// assignNumbers), and returns each one's OpenFlow number (0 for a port
+// that could not be added: errs says why). Port-status ADD goes to the
+// controllers for each.
+func (b *OFBridge) AddPorts(specs []PortSpec) (ofports []uint32, errs []error) {
+	ofports, errs = make([]uint32, len(specs)), make([]error, len(specs))
+	b.mu.Lock()
+	now := b.now()
+	var reqs []PortRequest
+	vlans := make([]*maclearn.VLANPort, len(specs))
+	for i, s := range specs {
+		if b.byName[s.Name] != nil {
+			errs[i] = fmt.Errorf("%w: %s", ErrPortExists, s.Name)
+			continue
+		}
+		v, err := maclearn.NewVLANPort(s.VLAN)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		vlans[i] = v
+		if s.Name != b.name {
+			reqs = append(reqs, PortRequest{Name: s.Name, Request: s.Request, Previous: s.Previous})
+		}
+	}
+	used := func(n uint32) bool {
+		for _, p := range b.byName {
+			if p.OFPort == n {
+				return true
+			}
+		}
+		return false
+	}
+	numbers := b.alloc.Assign(reqs, used, now)
+	var added []*portState
+	for i, s := range specs {
+		if errs[i] != nil {
+			continue
+		}
+		n := numbers[s.Name]
+		if s.Name == b.name {
+			n = mf.PortLocal
+		}
+		if n == 0 {
+			errs[i] = fmt.Errorf("%w: %s", ErrNoOFPorts, s.Name)
+			continue
+		}
+		p := &portState{vlan: s.VLAN, hw: s.MAC}
+		p.Port = xlate.Port{OFPort: n, DPPort: s.DPPort, Name: s.Name, LinkDown: s.LinkDown, Live: !s.LinkDown, VLAN: vlans[i]}
+		b.byName[s.Name] = p
+		ofports[i] = n
+		added = append(added, p)
+	}
+	b.publishPortsLocked()
+	b.mu.Unlock()
+	b.portsChanged()
+	for _, p := range added {
+		b.portStatus(PortAdded, p)
+	}
+	if len(added) > 0 {
+		b.notifyChanged()
+	}
+	return ofports, errs
+}
+
+// SetPortVLAN changes a port's NORMAL VLAN configuration; the MAC
+// entries learned on it are forgotten.
+func (b *OFBridge) SetPortVLAN(name string, cfg maclearn.PortConfig) error {
+	v, err := maclearn.NewVLANPort(cfg)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	p := b.byName[name]
+	if p == nil {
+		b.mu.Unlock()
+		return fmt.Errorf("%w: %s", ErrNoPort, name)
+	}
+	np := *p
+	np.VLAN, np.vlan = v, cfg
+	b.byName[name] = &np
+	b.publishPortsLocked()
+	b.mu.Unlock()
+	b.portsChanged()
+	b.macs.FlushPort(np.OFPort)
+	b.notifyChanged()
+	return nil
+}
+
+// DelPort removes a port; its number is not reused for an hour. Port
+// status DELETE goes to the controllers. Flows naming the port stay, as
+// in Open vSwitch.
+func (b *OFBridge) DelPort(name string) error {
+	b.mu.Lock()
+	p := b.byName[name]
+	if p == nil {
+		b.mu.Unlock()
+		return fmt.Errorf("%w: %s", ErrNoPort, name)
+	}
+	delete(b.byName, name)
+	b.alloc.Freed(p.OFPort, b.now())
+	b.publishPortsLocked()
+	b.mu.Unlock()
+	b.portsChanged()
+	b.macs.FlushPort(p.OFPort)
+	b.portStatus(PortDeleted, p)
+	b.notifyChanged()
+	return nil
+}
+
+// OFPort returns the OpenFlow number of the named port (0 if none).
+func (b *OFBridge) OFPort(name string) uint32 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if p := b.byName[name]; p != nil {
+		return p.OFPort
+	}
+	return 0
+}
+
+// SetPortLink records a port's link state (carrier): OFPPS_LINK_DOWN and
+// liveness for fast failover; port status MODIFY when it changed.
+func (b *OFBridge) SetPortLink(name string, up bool) {
+	b.modifyPort(name, func(p *portState) {
+		p.LinkDown = !up
+		p.Live = up && p.Config&xlate.PortDown == 0
+	})
+}
+
+// PortMod applies an OpenFlow port mod: config bits under mask. The
+// hardware address must be the port's (OFPPMFC_BAD_HW_ADDR otherwise, as
+// Open vSwitch checks).
+func (b *OFBridge) PortMod(ofport uint32, hw [6]byte, config, mask xlate.PortFlags) error {
+	b.mu.Lock()
+	var name string
+	for n, p := range b.byName {
+		if p.OFPort == ofport {
+			name = n
+			if p.hw != hw {
+				b.mu.Unlock()
+				return errBadHWAddr
+			}
+		}
+	}
+	b.mu.Unlock()
+	if name == "" {
+		return errBadPort
+	}
+	b.modifyPort(name, func(p *portState) {
+		p.Config = p.Config&^mask | config&mask
+		p.Live = !p.LinkDown && p.Config&xlate.PortDown == 0
+	})
+	return nil
+}
+
+func (b *OFBridge) modifyPort(name string, edit func(*portState)) {
+	b.mu.Lock()
+	p := b.byName[name]
+	if p == nil {
+		b.mu.Unlock()
+		return
+	}
+	np := *p
+	edit(&np)
+	if np.Port == p.Port {
+		b.mu.Unlock()
+		return
+	}
+	b.byName[name] = &np
+	b.publishPortsLocked()
+	b.mu.Unlock()
+	b.portsChanged()
+	b.portStatus(PortModified, &np)
+	b.notifyChanged()
+}
+
+// publishPortsLocked publishes a new port snapshot. Caller holds b.mu.
+func (b *OFBridge) publishPortsLocked() {
+	s := &portSnapshot{
+		byOF:   make(map[uint32]*xlate.Port, len(b.byName)),
+		byDP:   make(map[uint32]*xlate.Port, len(b.byName)),
+		sorted: make([]*xlate.Port, 0, len(b.byName)),
+	}
+	for _, p := range b.byName {
+		xp := new(xlate.Port)
+		*xp = p.Port
+		s.byOF[xp.OFPort] = xp
+		s.byDP[xp.DPPort] = xp
+		s.sorted = append(s.sorted, xp)
+	}
+	slices.SortFunc(s.sorted, func(x, y *xlate.Port) int { return int(x.OFPort) - int(y.OFPort) })
+	b.ports.Store(s)
+}
+
+// Meter implements xlate.Bridge: the datapath meter implementing
+// OpenFlow meter id.
+func (b *OFBridge) Meter(id uint32) (dpMeter uint32, ok bool) {
+	m := b.pipe.Meter(id)
+	if m == nil {
+		return 0, false
+	}
+	return m.ProviderID, true
+}
+
+// SetPortRequest applies a changed Interface.ofport_request: when the
+// number is valid, differs from the port's and no other port has it, the
+// port is renumbered, which OpenFlow sees as the port leaving and coming
+// back (Open vSwitch deletes and re-adds it). It returns the port's
+// number afterwards.
+func (b *OFBridge) SetPortRequest(name string, request int) (uint32, error) {
+	b.mu.Lock()
+	p := b.byName[name]
+	if p == nil {
+		b.mu.Unlock()
+		return 0, fmt.Errorf("%w: %s", ErrNoPort, name)
+	}
+	n := uint32(request)
+	if request < 1 || request >= int(mf.PortMax) || n == p.OFPort || p.OFPort == mf.PortLocal {
+		b.mu.Unlock()
+		return p.OFPort, nil
+	}
+	for _, o := range b.byName {
+		if o.OFPort == n {
+			b.mu.Unlock()
+			return p.OFPort, nil
+		}
+	}
+	np := *p
+	np.OFPort = n
+	b.byName[name] = &np
+	b.alloc.Freed(p.OFPort, b.now())
+	b.alloc.taken(n)
+	b.publishPortsLocked()
+	b.mu.Unlock()
+	b.portsChanged()
+	b.macs.FlushPort(p.OFPort)
+	b.portStatus(PortDeleted, p)
+	b.portStatus(PortAdded, &np)
+	b.notifyChanged()
+	return n, nil
+}

@@ -1,0 +1,169 @@
+package ofpact
+
+import (
+	"testing"
+)
+
+// Hand-written wire actions (our own values), decoded by gvs and by OVS.
+
+const of10Cases = `
+0000 0008 0003 0000                       # output:3
+0000 0008 fffd 0080                       # CONTROLLER:128
+0000 0008 fffa 0000                       # NORMAL
+0000 0008 fff8 0000                       # IN_PORT
+0000 0008 ffff 0000                       # bad port (NONE)
+0001 0008 0123 0000                       # mod_vlan_vid:291
+0001 0008 1123 0000                       # bad vid
+0002 0008 03 000000                       # mod_vlan_pcp:3
+0003 0008 00000000                        # strip_vlan
+0004 0010 0a0b0c0d0e0f 000000000000       # mod_dl_src
+0005 0010 020000000001 000000000000       # mod_dl_dst
+0006 0008 c6120001                        # mod_nw_src:198.18.0.1
+0007 0008 c6130002                        # mod_nw_dst
+0008 0008 b8 000000                       # mod_nw_tos:184
+0008 0008 b9 000000                       # bad tos
+0009 0008 1f90 0000                       # mod_tp_src:8080
+000a 0008 0035 0000                       # mod_tp_dst:53
+000b 0010 0007 000000000000 00000003      # enqueue:7:3
+ffff 0010 00002320 0001 0009 00000000     # resubmit:9
+ffff 0010 00002320 000e fff8 07 000000    # resubmit(,7)
+ffff 0010 00002320 000e 0004 ff 000000    # resubmit(4,)
+ffff 0010 00002320 002c fff8 03 000000    # resubmit(,3,ct)
+ffff 0010 00002320 000e fff8 07 000001    # bad: pad
+ffff 0010 00002320 0002 0000 0000abcd     # set_tunnel:0xabcd
+ffff 0018 00002320 0009 000000000000 0000000100000002 # set_tunnel64
+ffff 0010 00002320 0004 0000 00000005     # set_queue:5
+ffff 0010 00002320 0005 000000000000      # pop_queue
+ffff 0018 00002320 0006 0008 0000 0008 00010004 00010204 # move:NXM_NX_REG0[0..7]->NXM_NX_REG1[8..15]
+ffff 0018 00002320 0007 0007 00010004 000000000000002a # load:0x2a->NXM_NX_REG0[0..7]
+ffff 0018 00002320 0007 01c7 00010204 00000000000000ff # load:0xff->NXM_NX_REG1[7..14]
+ffff 0018 00002320 0007 0007 00010004 0000000000000200 # bad: value too wide
+ffff 0018 00002320 0007 001f 00000002 0000000000000001 # load to in_port? width 32 of 16-bit
+ffff 0018 00002320 0007 000f 00000002 0000000000000001 # load:0x1->NXM_OF_IN_PORT[]
+ffff 0018 00002320 0007 003f 00012008 0000000000000064 # load tun_id
+ffff 0010 00002320 0008 48656c6c6f21      # note
+ffff 0018 00002320 0008 01020304050607080900000000 00  # note longer
+ffff 0010 00002320 0011 000000000000      # exit
+ffff 0010 00002320 0012 000000000000      # dec_ttl
+ffff 0018 00002320 0015 0002 00000000 0001000200000000 # dec_ttl(1,2)
+ffff 0010 00002320 0013 000a 0014 0000    # fin_timeout
+ffff 0010 00002320 0013 000a 0000 0000    # fin_timeout idle
+ffff 0010 00002320 0014 0040 0003 00 00   # controller(max_len=64,id=3,reason=no_match)
+ffff 0010 00002320 0014 ffff 0000 01 00   # CONTROLLER:65535 via NX
+ffff 0020 00002320 0016 000000000000 0000000000000010 00000000000000f0 # write_metadata (actions only: bad)
+ffff 0018 00002320 001b 0004 00010004 0010 00000000 0000 # push:NXM_NX_REG0[4..19]
+ffff 0018 00002320 001c 0000 00010204 0020 00000000 0000 # pop:NXM_NX_REG1[]
+ffff 0018 00002320 001d 0064 00000001 00000002 00000003 # sample
+ffff 0010 00002320 0022 01 03 0000007b    # conjunction(123,2/3)
+ffff 0010 00002320 0022 03 03 0000007b    # bad conjunction
+ffff 0010 00002320 0027 0005 000005dc     # output(port=5,max_len=1500)
+ffff 0010 00002320 0027 0005 0000000a     # bad trunc
+ffff 0010 00002320 002b 000000000000      # ct_clear
+ffff 0010 00002320 0028 0000 00000009     # group:9
+ffff 0018 00002320 000f 0000 00010004 ffff 000000000000 # output:NXM_NX_REG0[]
+ffff 0018 00002320 000f 0010 00010204 0080 000000000000 # output_reg 0..16 max_len
+ffff 0020 00002320 000a 0000 0032 0000 0000 001f 00000000 0000 0004 00010004 # multipath
+ffff 0018 00002320 0031 05dc 0010 00010204 000000000000 # check_pkt_larger(1500)->NXM_NX_REG1[16]
+ffff 0018 00002320 0031 0040 0000 00010004 000000000001 # bad pad
+ffff 0010 00002320 00fe 000000000000      # debug_slow: not enabled in ovs-ofctl
+ffff 0010 00002320 1234 000000000000      # bad vendor type
+ffff 0010 00001234 0001 000000000000      # bad vendor
+0063 0008 00000000                        # bad type
+0000 0010 0003 0000 0000000000000000      # bad len output
+`
+
+func TestOF10ActionsAgainstOVS(t *testing.T) {
+	compareWithOVS(t, false, of10, hexCases(t, of10Cases))
+}
+
+const of13Cases = `
+0000 0010 00000005 ffe5 000000000000       # output:5
+0000 0010 fffffffd ffff 000000000000       # CONTROLLER:65535
+0000 0010 fffffff0 0000 000000000000       # bad port 0xfffffff0
+0011 0008 8100 0000                        # push_vlan:0x8100
+0011 0008 0800 0000                        # bad push_vlan
+0012 0008 00000000                         # pop_vlan
+0015 0008 00000007                         # set_queue
+0016 0008 00000011                         # group
+0017 0008 40 000000                        # mod_nw_ttl:64
+0018 0008 00000000                         # dec_ttl
+0019 0010 80000c02 1064 0000               # set_field vlan_vid 100
+0019 0010 80000c02 0064 0000               # bad: no present bit
+0019 0010 80000806 0a0b0c0d0e0f            # set_field eth_src
+0019 0010 80001604 c6120009 00000000       # set_field ip_src
+0019 0010 00010004 0000abcd 00000000       # set_field reg0
+0019 0010 80000004 00000001 00000000       # bad: in_port_oxm
+0019 0018 80010810 0000000000000001 00000000 00000000 # bad: xreg1 wrong length
+0019 0010 80010808 0000000000000005        # set_field xreg1? (len mismatch means header for xreg)
+0019 0018 0001d604 00000007 0000000000000000 # set_field ct_mark outside ct
+0019 0010 8000090c 00000001 0000           # bad unknown
+ffff 0018 00002320 0021 00010108 00000005 0000000f # reg_load2 masked (bad: missing padding)
+ffff 0018 00002320 0021 80010810 0000000000000005 # reg_load2 xreg1? 
+ffff 0020 00002320 0021 0001010800000005 0000000f 00000000 000000 # reg_load2 reg0/0xf
+ffff 0020 4f4e4600 0c80 0000 0010 0000 0008 0000 00010004 00010204 # ONF copy_field
+ffff 0020 00002320 0023 0001 00000000 0000 ff 000000 0000 ffff 0018 00002320 0024 0000 0001 0001 c6120001 00000000 # ct(commit,nat(src=..))
+ffff 0018 00002320 0023 0000 00000000 0005 03 000000 0000 # ct(table=3,zone=5)
+ffff 0018 00002320 0023 0000 0001a802 0000 ff 000000 0000 # ct zone reg13? (ofs_nbits 0)
+ffff 0018 00002320 0023 0000 0001a804 000f ff 000000 0000 # ct zone=NXM_NX_REG13[0..15]
+ffff 0030 00002320 0023 0001 00000000 0000 ff 000000 0015 ffff 0018 00002320 0007 001f 0001d604 0000000000000001 # ct(commit,alg=ftp,exec(load ct_mark))
+ffff 0020 00002320 0023 0002 00000000 0000 ff 000000 0000 ffff 0010 00002320 002b 000000000000 # bad force without commit
+ffff 0028 00002320 002a 000000000000 0000 0010 00000001 0000 000000000000 ffff 0010 00002320 0011 000000000000 # bad clone? 
+ffff 0020 00002320 002a 000000000000 0000 0010 00000001 0000 000000000000 # clone(output:1)
+ffff 0030 00002320 0025 000000000000 0000 0008 0040 0000 0001 0003 0000 0004 00000001 0000 0005 00000000 00000000 # controller2
+ffff 0038 00002320 0025 000000000000 0003 0009 0102030405 000000 0004 0004 00000000 0005 0008 00000007 00000000 # controller2 userdata pause meter
+`
+
+func TestOF13ActionsAgainstOVS(t *testing.T) {
+	compareWithOVS(t, false, of13, hexCases(t, of13Cases))
+}
+
+const of15Cases = `
+0019 0010 80000806 0a0b0c0d0e0f            # set_field eth_src
+0019 0018 80000906 0a0b0c0d0e0f ffffff000000 0000 # masked eth_src? (hasmask bit)
+0019 0018 8000170c c6120000 ffff0000 00000000 # masked ip_dst? (hasmask bit set in 0x17)
+0019 0010 0001010800000005 0000000f         # set_field reg0/0xf (masked NXM)
+001c 0018 0010 0000 0008 0000 00010004 00010204 # copy_field
+001d 0008 00000005                         # meter action
+0000 0010 00000001 0000 000000000000       # output:1
+`
+
+func TestOF15ActionsAgainstOVS(t *testing.T) {
+	compareWithOVS(t, false, of15, hexCases(t, of15Cases))
+}
+
+const of13Instructions = `
+0001 0008 05 000000                        # goto_table:5
+0006 0008 00000003                         # meter:3
+0004 0018 00000000 0000 0010 00000002 ffff 000000000000 # apply output:2
+0005 0008 00000000                         # clear_actions
+0003 0018 00000000 0000 0010 00000002 ffff 000000000000 # write_actions(output:2)
+0003 0018 00000000 ffff 0010 00002320 0011 000000000000 # write_actions(exit): bad
+0002 0018 00000000 0000000000000010 00000000000000ff # write_metadata
+0006 0008 00000003 0004 0018 00000000 0000 0010 00000002 ffff 000000000000 0005 0008 00000000 0003 0018 00000000 0000 0010 00000003 ffff 000000000000 0002 0018 00000000 0000000000000010 ffffffffffffffff 0001 0008 05 000000 # all
+0001 0008 05 000000 0006 0008 00000003      # out of order on the wire: OVS sorts
+0001 0008 05 000000 0001 0008 06 000000      # dup
+0007 0008 00000000                         # unknown
+ffff 0008 00000000                         # experimenter
+0001 0010 05 000000 0000000000000000        # bad len goto
+0004 0008 00000000                         # empty apply
+`
+
+func TestOF13InstructionsAgainstOVS(t *testing.T) {
+	compareWithOVS(t, true, of13, hexCases(t, of13Instructions))
+}
+
+func TestOF11InstructionsAgainstOVS(t *testing.T) {
+	compareWithOVS(t, true, of11, hexCases(t, `
+0001 0008 05 000000
+0004 0018 00000000 0001 0008 0009 0000 0002 0008 05 000000
+0004 0018 00000000 0008 0008 02 000000 0007 0008 b8 000000
+0006 0008 00000003
+`))
+}
+
+func TestOF10InstructionsAgainstOVS(t *testing.T) {
+	compareWithOVS(t, true, of10, hexCases(t, `
+ffff 0020 00002320 0016 000000000000 0000000000000010 00000000000000f0
+0000 0008 0003 0000 ffff 0010 00002320 000e fff8 07 000000
+`))
+}

@@ -1,0 +1,34 @@
+// Package pipeline is the OpenFlow state of one bridge, after Open
+// vSwitch's ofproto.c: 255 rule tables, the group table and the meter
+// table, and the semantics of the messages that change them (flow mod,
+// group mod, meter mod) and of bundles that change several at once.
+//
+// # Versions
+//
+// Every change is made in a transaction (Txn) at a new version: the
+// rules and groups it adds are visible from that version, the ones it
+// replaces or deletes are invisible from it. Lookups run at the version
+// Pipeline.Version returned when translation started, so they never see
+// half a transaction: a bundle commits atomically, and a transaction that
+// fails part way is reverted before its version is ever published. This
+// is Open vSwitch's ofproto_flow_mod start/revert/finish split.
+//
+// # Goroutines and lock order
+//
+// One writer at a time: every change (flow mods, group mods, meter mods,
+// expiry) holds Pipeline.mu for the whole transaction. Readers
+// (translation on the upcall and revalidator goroutines) never take it:
+// they read the published version atomically, look rules up in the
+// tables (the classifier's own concurrency contract) and groups and meters
+// in copy-on-write snapshots. Rule counters are atomics credited by the
+// revalidator (Rule.Credit); a rule replaced with its counters kept
+// forwards later credits to its successor, as ofproto-dpif does.
+//
+// # Ownership
+//
+// A Rule, Group or Meter is immutable once its transaction committed,
+// except for its counters; callers must not modify one they got from a
+// lookup. The events of a transaction (flow removed) are delivered to the
+// EventSink after the new version is published, with Pipeline.mu held,
+// so the sink must not call back into the pipeline.
+package pipeline

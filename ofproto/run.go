@@ -1,0 +1,87 @@
+package ofproto
+
+import (
+	"time"
+
+	"gvs/ofproto/mf"
+	"gvs/ofproto/pipeline"
+	"gvs/ofproto/upcall"
+	"gvs/ofproto/xlate"
+)
+
+var _ upcall.Bridge = (*OFBridge)(nil)
+
+// Learn implements upcall.Bridge: add the flow a learn action produced
+// (a modify-strict that adds when nothing matches, as learn_execute
+// builds it), or restart its hard timeout when the same flow is already
+// there (ofproto_flow_mod_learn_refresh), which changes nothing the
+// revalidator would have to redo.
+func (b *OFBridge) Learn(f *xlate.LearnedFlow) error {
+	if r := b.findExactly(f.TableID, &f.Match, int(f.Priority)); r != nil &&
+		r.Cookie == f.Cookie && pipeline.ActionsEqual(r.Actions, f.Actions) {
+		r.Refresh(b.now())
+		return nil
+	}
+	var flags pipeline.Flags
+	if f.Flags&ofpffSendFlowRem != 0 {
+		flags |= pipeline.FlagSendFlowRem
+	}
+	return b.pipe.FlowMod(&pipeline.FlowMod{
+		Command: pipeline.FlowModifyStrict, Match: f.Match, Priority: int(f.Priority), TableID: f.TableID,
+		NewCookie: f.Cookie, ModifyCookie: true,
+		IdleTimeout: f.IdleTimeout, HardTimeout: f.HardTimeout, Flags: flags,
+		BufferID: pipeline.BufferNone, OutPort: mf.PortNone, OutGroup: pipeline.GroupAny,
+		Actions: f.Actions,
+	})
+}
+
+// ofpffSendFlowRem is OFPFF_SEND_FLOW_REM in every OpenFlow version.
+const ofpffSendFlowRem = 1
+
+// RunTimers expires flows whose idle or hard timeout passed and MAC
+// entries idle longer than the aging time, as of now (Open vSwitch's
+// ofproto-dpif run: rule expiry and mac_learning_run). The bridge's timer
+// goroutine calls it every second; tests call it with a chosen time.
+func (b *OFBridge) RunTimers(now time.Time) (flows, macs int) {
+	flows = b.pipe.Expire(now)
+	macs = b.macs.Expire(now)
+	if macs > 0 {
+		b.notifyChanged()
+	}
+	return flows, macs
+}
+
+// Start runs the bridge's timers every interval until Close.
+func (b *OFBridge) Start(interval time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stop != nil {
+		return
+	}
+	b.stop, b.done = make(chan struct{}), make(chan struct{})
+	go func(stop, done chan struct{}) {
+		defer close(done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				b.RunTimers(b.now())
+			}
+		}
+	}(b.stop, b.done)
+}
+
+// Close stops the timers.
+func (b *OFBridge) Close() {
+	b.mu.Lock()
+	stop, done := b.stop, b.done
+	b.stop = nil
+	b.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
+}

@@ -1,0 +1,47 @@
+// Package upcall is the datapath's upcall handler and revalidator for
+// OpenFlow bridges, after Open vSwitch's ofproto-dpif-upcall.
+//
+// A Handler is the dpif.UpcallHandler of one datapath. For a miss it maps
+// the datapath input port to the bridge and OpenFlow port through a
+// Ports snapshot published atomically (no lock per upcall), translates
+// the flow (ofproto/xlate) and answers UpcallInstall with the megaflow
+// (the translation's wildcards, in_port exact) or UpcallSlow when the
+// flow must not be cached; the slow path sends the packet-ins and applies
+// learned flows.
+//
+// The revalidator goroutine keeps the installed flows right without tags:
+// when a bridge's tables, groups, ports or MAC table change (Handler.Changed,
+// or a MAC table's Seq) and every RevalidateInterval anyway, it dumps the
+// datapath's flows, translates each again, changes the actions of the
+// flows whose actions changed, deletes those whose new translation needs
+// bits their mask lacks or failed, and credits each flow's statistics
+// delta to the rules and groups its translation hit (rule counters and
+// used times, for idle timeouts; NORMAL's MAC entries, for aging).
+//
+// A controller action is a userspace datapath action naming a frozen state
+// (xlate.RecircTable, one per Handler): the megaflow stays cached and
+// UserspaceAction turns each packet that takes it into a packet-in. A
+// recirculated packet (recirc_id set) resumes its frozen state.
+//
+// # Wiring (the ofproto core)
+//
+//	h := upcall.New(dp, upcall.Config{})
+//	dp.SetUpcallHandler(h)
+//	h.SetPorts(ports)  // after every port change: datapath port -> bridge, port
+//	h.Changed()        // after every flow, group, meter or setting change
+//	h.PacketOut(dp, br, inPort, frame, actions)
+//	h.Resume(dp, br, continuation, frame)
+//	h.Close()
+//
+// The revalidator also ages each bridge's MAC table (after crediting the
+// traffic of installed flows to its entries): the bridge need not.
+//
+// # Goroutines
+//
+// Upcall runs on PMD goroutines, concurrently; SlowUpcall on the PMDs'
+// slow-path goroutines; the revalidator on its own goroutine. Each keeps
+// its own xlate.Translator. SetPorts and Changed may be called from any
+// goroutine. The only lock is the revalidator's own table of installed
+// flows, taken by upcalls that install (not per packet: a flow's later
+// packets never reach the handler).
+package upcall

@@ -1,0 +1,250 @@
+package upcall
+
+import (
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gvs/dpif"
+	"gvs/ofproto/mf"
+	"gvs/ofproto/xlate"
+	"gvs/packet"
+)
+
+// Config configures a Handler.
+type Config struct {
+	// RevalidateInterval is how often the revalidator runs without being
+	// asked (Open vSwitch's is 500 ms); 0 means 500 ms.
+	RevalidateInterval time.Duration
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
+// Datapath is what the handler needs from the datapath: its flow table,
+// for the revalidator. *dpif.Datapath implements it.
+type Datapath interface {
+	Dump() []dpif.FlowEntry
+	Put(spec dpif.FlowSpec) error
+	Del(key packet.Key, mask packet.Mask) (dpif.FlowStats, error)
+}
+
+// Handler is the upcall handler and revalidator of one datapath.
+type Handler struct {
+	dp  Datapath
+	log *slog.Logger
+
+	ports  atomic.Pointer[Ports]
+	recirc *xlate.RecircTable
+	xl     sync.Pool // *xlate.Translator, one per concurrent upcall
+
+	changes  atomic.Uint64 // bumped by Changed: revalidate everything
+	wake     chan struct{}
+	interval time.Duration
+
+	// The revalidator's state: owned by whichever goroutine holds revMu
+	// (the revalidator goroutine, or Revalidate called by a test or the
+	// bridge).
+	revMu sync.Mutex
+	rev   revalidator
+
+	stop chan struct{}
+	done chan struct{}
+
+	stats handlerStats
+}
+
+type handlerStats struct {
+	upcalls, installs, slow, drops, errors atomic.Uint64
+}
+
+// Compile-time checks.
+var (
+	_ dpif.UpcallHandler     = (*Handler)(nil)
+	_ dpif.SlowUpcallHandler = (*Handler)(nil)
+)
+
+// New returns a handler for dp (not yet installed: the caller calls
+// dp.SetUpcallHandler(h)) and starts its revalidator goroutine; Close
+// stops it.
+func New(dp Datapath, cfg Config) *Handler {
+	if cfg.RevalidateInterval <= 0 {
+		cfg.RevalidateInterval = 500 * time.Millisecond
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := &Handler{
+		dp: dp, log: cfg.Logger, interval: cfg.RevalidateInterval,
+		wake: make(chan struct{}, 1), recirc: xlate.NewRecircTable(),
+		stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	h.xl.New = func() any { return xlate.NewTranslator() }
+	h.ports.Store(&Ports{})
+	h.rev.init(h)
+	go h.run()
+	return h
+}
+
+// SetPorts publishes a new port map (the bridge layer's, after any port
+// change) and revalidates every flow.
+func (h *Handler) SetPorts(p Ports) {
+	h.ports.Store(&p)
+	h.Changed()
+}
+
+// Changed tells the revalidator that translations may have changed (a
+// flow table, group, meter, port or bridge setting changed): it
+// revalidates every installed flow soon.
+func (h *Handler) Changed() {
+	h.changes.Add(1)
+	h.kick()
+}
+
+// kick wakes the revalidator without invalidating every translation
+// (the flows that consulted a changed MAC table know it by its Seq).
+func (h *Handler) kick() {
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops the revalidator.
+func (h *Handler) Close() {
+	select {
+	case <-h.stop:
+		return
+	default:
+	}
+	close(h.stop)
+	<-h.done
+}
+
+// flowFor converts a datapath key into the flow translation starts from.
+func flowFor(b *Binding, k *packet.Key) mf.Flow {
+	var f mf.Flow
+	f.Key = *k
+	f.InPort = b.Port.OFPort
+	return f
+}
+
+// Upcall implements dpif.UpcallHandler: translate and install, on the PMD
+// that missed. Side effects other than MAC learning (learned flows,
+// packet-ins) need the packet and may block, so such translations go to
+// the slow path.
+func (h *Handler) Upcall(u *dpif.Upcall) dpif.UpcallResult {
+	h.stats.upcalls.Add(1)
+	b, ok := (*h.ports.Load())[u.Key.InPort]
+	if !ok || b.Bridge == nil || b.Port == nil {
+		h.stats.drops.Add(1)
+		return dpif.UpcallDrop
+	}
+	in, ok := h.input(&b, u.Key)
+	if !ok {
+		h.stats.drops.Add(1)
+		return dpif.UpcallDrop
+	}
+	t := h.xl.Get().(*xlate.Translator)
+	defer h.xl.Put(t)
+	macSeq := macSeqOf(b.Bridge)
+	res := t.Translate(&in)
+	if macSeqOf(b.Bridge) != macSeq {
+		h.kick() // NORMAL learned: flows that flooded may now be wrong
+	}
+	if res.Slow != 0 || len(res.Cache.Learned) > 0 {
+		h.stats.slow.Add(1)
+		return dpif.UpcallSlow
+	}
+	return h.answer(u, &b, res)
+}
+
+// answer fills u with res's megaflow.
+func (h *Handler) answer(u *dpif.Upcall, b *Binding, res *xlate.Result) dpif.UpcallResult {
+	if res.Error != nil {
+		h.stats.errors.Add(1)
+	}
+	u.Mask = res.Wildcards.DatapathMask()
+	u.Mask.InPort = ^uint32(0)
+	u.Actions = append(u.Actions[:0], res.Actions...)
+	if res.AvoidCaching {
+		return dpif.UpcallExecute
+	}
+	h.stats.installs.Add(1)
+	return dpif.UpcallInstall
+}
+
+// SlowUpcall implements dpif.SlowUpcallHandler: translate with the packet,
+// carry out the side effects (learned flows, packet-ins), then install
+// the megaflow or, for a flow that must stay slow, execute the actions on
+// this packet only.
+func (h *Handler) SlowUpcall(u *dpif.Upcall) dpif.UpcallResult {
+	b, ok := (*h.ports.Load())[u.Key.InPort]
+	if !ok || b.Bridge == nil || b.Port == nil {
+		return dpif.UpcallDrop
+	}
+	in, ok := h.input(&b, u.Key)
+	if !ok {
+		return dpif.UpcallDrop
+	}
+	t := h.xl.Get().(*xlate.Translator)
+	defer h.xl.Put(t)
+	if u.Packet != nil {
+		in.Packet = u.Packet.Data()
+	}
+	res := t.Translate(&in)
+	for i := range res.Cache.Learned {
+		if err := b.Bridge.Learn(&res.Cache.Learned[i]); err != nil {
+			h.log.Debug("learn failed", "bridge", b.Bridge.Name(), "err", err)
+		}
+	}
+	for i := range res.PacketIns {
+		pi := res.PacketIns[i]
+		pi.Packet = slices.Clone(pi.Packet) // the datapath reuses its buffer
+		b.Bridge.SendPacketIn(&pi)
+	}
+	if len(res.Cache.Learned) > 0 {
+		h.Changed() // the learned flows may change other flows' translations
+	}
+	if res.Slow != 0 {
+		// Nothing is cached, so no datapath flow will count this packet:
+		// credit it now.
+		var n uint64
+		if u.Packet != nil {
+			n = uint64(u.Packet.Len())
+		}
+		xlate.PushStats(b.Bridge, &res.Cache, xlate.Stats{Packets: 1, Bytes: n, Used: time.Now()})
+		u.Actions = append(u.Actions[:0], res.Actions...)
+		return dpif.UpcallExecute
+	}
+	return h.answer(u, &b, res)
+}
+
+// input is the translation input for a packet with key k from b: a new
+// translation from table 0, or (recirc_id set) the frozen state it
+// resumes. False: the recirc_id names no state (any more).
+func (h *Handler) input(b *Binding, k *packet.Key) (xlate.Input, bool) {
+	in := xlate.Input{Bridge: b.Bridge, Version: b.Bridge.Version(), Flow: flowFor(b, k), SideEffects: true, Recirc: h.recirc}
+	if k.RecircID == 0 {
+		return in, true
+	}
+	fz := h.recirc.Lookup(k.RecircID)
+	if fz == nil || fz.Bridge != xlate.Bridge(b.Bridge) {
+		return in, false
+	}
+	in.Frozen, in.Flow, in.Table = fz, fz.Thaw(k), fz.Table
+	in.Actions = fz.Actions
+	return in, true
+}
+
+// Recirc is the handler's table of frozen states (packet-in
+// continuations, NXT_RESUME).
+func (h *Handler) Recirc() *xlate.RecircTable { return h.recirc }
+
+func macSeqOf(br xlate.Bridge) uint64 {
+	if m := br.MACs(); m != nil {
+		return m.Seq()
+	}
+	return 0
+}

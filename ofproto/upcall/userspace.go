@@ -1,0 +1,70 @@
+//go:build pending
+
+package upcall
+
+import (
+	"slices"
+	"time"
+
+	"gvs/dpif"
+	"gvs/ofproto/xlate"
+)
+
+var _ dpif.UserspaceHandler = (*Handler)(nil)
+
+// UserspaceAction implements dpif.UserspaceHandler: a packet took a
+// cached flow's controller action; its cookie names the frozen state
+// that holds the rest of the packet-in.
+func (h *Handler) UserspaceAction(u *dpif.UserspaceUpcall) {
+	c := u.Cookie
+	if c == nil || c.Type != dpif.CookieController || c.DontSend {
+		return
+	}
+	fz := h.recirc.Lookup(c.RecircID)
+	if fz == nil {
+		return
+	}
+	br, ok := fz.Bridge.(Bridge)
+	if !ok {
+		return
+	}
+	pi := xlate.PacketIn{
+		Reason: xlate.PacketInReason(c.Reason), TableID: fz.Table, Cookie: c.RuleCookie,
+		ControllerID: c.ControllerID, MaxLen: c.MaxLen, Userdata: fz.Userdata,
+		Flow: fz.Thaw(u.Key), Packet: slices.Clone(u.Packet),
+	}
+	if c.Continuation {
+		pi.Continuation = fz
+	}
+	br.SendPacketIn(&pi)
+}
+
+// sweepRecirc frees the frozen states no installed flow refers to and no
+// translation used for a while.
+func (r *revalidator) sweepRecirc(flows []dpif.FlowEntry) {
+	live := map[uint32]bool{}
+	var walk func(dpif.Actions)
+	walk = func(as dpif.Actions) {
+		for _, a := range as {
+			switch a.Kind {
+			case dpif.ActUserspace:
+				if a.Userspace != nil {
+					live[a.Userspace.RecircID] = true
+				}
+			case dpif.ActRecirc:
+				live[a.Arg] = true
+			}
+			walk(a.Nested[0])
+			walk(a.Nested[1])
+		}
+	}
+	for i := range flows {
+		walk(flows[i].Actions)
+		live[flows[i].Key.RecircID] = true
+	}
+	r.h.recirc.Sweep(func(id uint32) bool { return live[id] }, time.Now().Add(-recircGrace))
+}
+
+// recircGrace keeps a frozen state this long after its last use, for
+// packets already on their way up.
+const recircGrace = 10 * time.Second

@@ -1,0 +1,41 @@
+// Package xlate is OpenFlow translation, after Open vSwitch's
+// ofproto-dpif-xlate: it walks a bridge's rule tables for a flow,
+// following resubmit, goto_table, groups, clone and the action set, and
+// produces what the datapath caches (a megaflow: the wildcards of every
+// bit any lookup or action consulted, and datapath actions) or a
+// slow-path decision, together with the rules and groups it hit (the
+// xlate cache, for statistics), NORMAL's MAC learning, learned flows and
+// packet-ins.
+//
+// The NORMAL action is one action here (normal.go): it learns the source
+// and outputs to the learned port or floods within the VLAN, adding the
+// bits it consulted (in_port, the outer VLAN tag, both MAC addresses) to
+// the wildcards.
+//
+// # Datapath actions
+//
+// Actions that change the flow change Context's working copy only; the
+// difference from the flow the datapath last saw is committed as
+// datapath set actions when it matters (before an output, a
+// recirculation, a userspace action), as Open vSwitch's
+// commit_odp_actions. Pipeline state (metadata, registers) never reaches
+// the datapath.
+//
+// # Frozen states
+//
+// What a datapath flow cannot carry (the pipeline's registers and
+// metadata, the actions left to run) is frozen into a RecircTable entry
+// whose id the datapath actions name: a controller action's userspace
+// cookie, or a recirculation. Equal states share an id, so translating a
+// flow again yields the same datapath actions.
+//
+// # Goroutines and ownership
+//
+// A Translator is one goroutine's reusable scratch space: Translate must
+// not be called concurrently on the same Translator, and the Result it
+// returns is valid until the next call. Translators for the same bridge
+// run concurrently: everything they read from the Bridge is immutable or
+// synchronised by the Bridge (see the Bridge interface), and the only
+// shared state they write is the MAC table (its own lock) when
+// Input.SideEffects is set.
+package xlate

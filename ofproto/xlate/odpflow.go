@@ -1,0 +1,257 @@
+package xlate
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"gvs/packet"
+)
+
+// ParseODPFlow parses a datapath flow key in Open vSwitch's odp syntax,
+// as ofproto/trace accepts it and dpctl/dump-flows prints it:
+// "in_port(1),eth(src=...,dst=...),eth_type(0x0800),ipv4(src=...,...),
+// tcp(src=..,dst=..)". Masks ("/...") are accepted and ignored: the key
+// is the packet's. in_port is the datapath port number. Unknown
+// attributes are an error, as Open vSwitch's odp_flow_from_string.
+func ParseODPFlow(s string) (packet.Key, error) {
+	var k packet.Key
+	attrs, err := splitAttrs(s)
+	if err != nil {
+		return k, err
+	}
+	vlan := 0
+	for _, a := range attrs {
+		if err := parseODPAttr(&k, a.name, a.args, &vlan); err != nil {
+			return k, fmt.Errorf("%s: %w", a.name, err)
+		}
+	}
+	return k, nil
+}
+
+type odpAttr struct{ name, args string }
+
+// splitAttrs splits "a(x),b(y(z))" at top-level commas.
+func splitAttrs(s string) ([]odpAttr, error) {
+	var out []odpAttr
+	s = strings.TrimSpace(s)
+	for s != "" {
+		open := strings.IndexByte(s, '(')
+		if open <= 0 {
+			return nil, fmt.Errorf("syntax error at %q", s)
+		}
+		depth, end := 0, -1
+		for i := open; i < len(s); i++ {
+			switch s[i] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+			if depth == 0 {
+				end = i
+				break
+			}
+		}
+		if end < 0 {
+			return nil, errors.New("unbalanced parentheses")
+		}
+		out = append(out, odpAttr{strings.TrimSpace(s[:open]), s[open+1 : end]})
+		s = strings.TrimSpace(s[end+1:])
+		s = strings.TrimPrefix(s, ",")
+		s = strings.TrimSpace(s)
+	}
+	return out, nil
+}
+
+// fields parses "a=x,b=y" into pairs, dropping masks.
+func odpFields(s string) ([][2]string, error) {
+	var out [][2]string
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q: expected field=value", p)
+		}
+		v, _, _ = strings.Cut(v, "/")
+		out = append(out, [2]string{k, v})
+	}
+	return out, nil
+}
+
+func odpUint(s string, bits int) (uint64, error) {
+	s, _, _ = strings.Cut(s, "/")
+	return strconv.ParseUint(s, 0, bits)
+}
+
+func odpMAC(s string) ([6]byte, error) {
+	var m [6]byte
+	hw, err := net.ParseMAC(s)
+	if err != nil || len(hw) != 6 {
+		return m, fmt.Errorf("bad Ethernet address %q", s)
+	}
+	copy(m[:], hw)
+	return m, nil
+}
+
+func odpIP4(s string) ([4]byte, error) {
+	a, err := netip.ParseAddr(s)
+	if err != nil || !a.Is4() {
+		return [4]byte{}, fmt.Errorf("bad IPv4 address %q", s)
+	}
+	return a.As4(), nil
+}
+
+func odpIP6(s string) ([16]byte, error) {
+	a, err := netip.ParseAddr(s)
+	if err != nil || !a.Is6() {
+		return [16]byte{}, fmt.Errorf("bad IPv6 address %q", s)
+	}
+	return a.As16(), nil
+}
+
+func parseODPAttr(k *packet.Key, name, args string, vlan *int) error {
+	scalar := func(bits int) (uint64, error) { return odpUint(strings.TrimSpace(args), bits) }
+	switch name {
+	case "in_port":
+		v, err := scalar(32)
+		k.InPort = uint32(v)
+		return err
+	case "recirc_id":
+		v, err := scalar(32)
+		k.RecircID = uint32(v)
+		return err
+	case "dp_hash":
+		v, err := scalar(32)
+		k.DPHash = uint32(v)
+		return err
+	case "skb_priority":
+		v, err := scalar(32)
+		k.SkbPriority = uint32(v)
+		return err
+	case "skb_mark":
+		v, err := scalar(32)
+		k.PktMark = uint32(v)
+		return err
+	case "eth_type":
+		v, err := scalar(16)
+		if err != nil {
+			return err
+		}
+		if (uint16(v) == packet.EtherTypeVLAN || uint16(v) == 0x88a8) && *vlan < packet.MaxVLANs {
+			k.VLANs[*vlan].TPID = uint16(v)
+			return nil
+		}
+		k.EtherType = uint16(v)
+		return nil
+	case "encap":
+		// The inner attributes of a VLAN-tagged frame.
+		*vlan++
+		attrs, err := splitAttrs(args)
+		if err != nil {
+			return err
+		}
+		for _, a := range attrs {
+			if err := parseODPAttr(k, a.name, a.args, vlan); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "packet_type", "ct_state", "ct_zone", "ct_mark", "ct_label", "tunnel", "tcp_flags", "ufid":
+		return nil // metadata traces start without; flags are not the packet's
+	}
+	fs, err := odpFields(args)
+	if err != nil {
+		return err
+	}
+	for _, f := range fs {
+		if err := setODPField(k, name, f[0], f[1], *vlan); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func setODPField(k *packet.Key, attr, field, v string, vlan int) error {
+	var err error
+	u := func(bits int) uint64 {
+		var n uint64
+		if err == nil {
+			n, err = odpUint(v, bits)
+		}
+		return n
+	}
+	switch attr + "." + field {
+	case "eth.src":
+		k.SrcMAC, err = odpMAC(v)
+	case "eth.dst":
+		k.DstMAC, err = odpMAC(v)
+	case "vlan.vid":
+		if vlan < packet.MaxVLANs {
+			if k.VLANs[vlan].TPID == 0 {
+				k.VLANs[vlan].TPID = packet.EtherTypeVLAN
+			}
+			k.VLANs[vlan].TCI = k.VLANs[vlan].TCI&^0x0fff | uint16(u(12))
+		}
+	case "vlan.pcp":
+		if vlan < packet.MaxVLANs {
+			if k.VLANs[vlan].TPID == 0 {
+				k.VLANs[vlan].TPID = packet.EtherTypeVLAN
+			}
+			k.VLANs[vlan].TCI = k.VLANs[vlan].TCI&^0xe000 | uint16(u(3))<<13
+		}
+	case "vlan.cfi":
+	case "ipv4.src", "arp.sip":
+		k.SrcIPv4, err = odpIP4(v)
+	case "ipv4.dst", "arp.tip":
+		k.DstIPv4, err = odpIP4(v)
+	case "ipv4.proto", "ipv6.proto":
+		k.IPProto = uint8(u(8))
+	case "ipv4.tos", "ipv6.tclass":
+		k.IPTOS = uint8(u(8))
+	case "ipv4.ttl", "ipv6.hlimit":
+		k.IPTTL = uint8(u(8))
+	case "ipv4.frag", "ipv6.frag":
+		switch v {
+		case "no":
+			k.IPFrag = 0
+		case "first":
+			k.IPFrag = packet.FragAny
+		case "later":
+			k.IPFrag = packet.FragAny | packet.FragLater
+		default:
+			err = fmt.Errorf("bad frag %q", v)
+		}
+	case "ipv6.src":
+		k.SrcIPv6, err = odpIP6(v)
+	case "ipv6.dst":
+		k.DstIPv6, err = odpIP6(v)
+	case "ipv6.label":
+		k.FlowLabel = uint32(u(20))
+	case "tcp.src", "udp.src", "sctp.src":
+		k.SrcPort = uint16(u(16))
+	case "tcp.dst", "udp.dst", "sctp.dst":
+		k.DstPort = uint16(u(16))
+	case "icmp.type", "icmpv6.type":
+		k.ICMPType = uint8(u(8))
+	case "icmp.code", "icmpv6.code":
+		k.ICMPCode = uint8(u(8))
+	case "arp.op":
+		k.ARPOp = uint16(u(16))
+	case "arp.sha", "nd.sll":
+		k.ARPSHA, err = odpMAC(v)
+	case "arp.tha", "nd.tll":
+		k.ARPTHA, err = odpMAC(v)
+	case "nd.target":
+		k.NDTarget, err = odpIP6(v)
+	default:
+		return fmt.Errorf("unknown field %s in %s", field, attr)
+	}
+	return err
+}

@@ -1,0 +1,328 @@
+package xlate
+
+import (
+	"errors"
+	"fmt"
+
+	"gvs/dpif"
+	"gvs/ofproto/mf"
+	"gvs/packet"
+)
+
+// Translation limits, as Open vSwitch's: resubmit depth (each resubmit to
+// the same or an earlier table, each group bucket, each clone deepens)
+// and resubmits in total.
+const (
+	MaxDepth     = 64
+	MaxResubmits = MaxDepth * MaxDepth
+	// maxStack is the push/pop stack limit (Open vSwitch: 64 kB of
+	// 16-byte entries).
+	maxStack = 65536 / 16
+)
+
+// Errors that stop a translation; the flow then drops. The texts are
+// Open vSwitch's xlate_strerror, which its logs and ofproto/trace print.
+var (
+	ErrRecursionTooDeep  = errors.New("Recursion too deep")
+	ErrTooManyResubmits  = errors.New("Too many resubmits")
+	ErrStackTooDeep      = errors.New("Stack too deep")
+	ErrNoRecircContext   = errors.New("No recirculation context")
+	ErrForwardingDisable = errors.New("Forwarding is disabled")
+)
+
+// Translator translates flows; see the package comment for its use from
+// goroutines.
+type Translator struct {
+	ctx context
+	res Result
+}
+
+// NewTranslator returns a Translator.
+func NewTranslator() *Translator { return &Translator{} }
+
+// context is one translation's state, after Open vSwitch's xlate_ctx.
+type context struct {
+	in  *Input
+	br  Bridge
+	cfg *Config
+	res *Result
+	wc  *mf.Wildcards
+
+	// flow is the flow as the actions so far made it; base is the flow
+	// as the datapath actions emitted so far leave the packet (commit
+	// compares the two).
+	flow mf.Flow
+	base mf.Flow
+
+	depth     int
+	resubmits int
+	tableID   uint8
+	rule      Rule
+	cookie    uint64
+
+	exit        bool // exit action, error, or freezing: stop
+	inActionSet bool
+	inGroup     bool
+	inPacketOut bool
+
+	actionSet      []Action // written by write_actions; run at the end
+	actsetHasGroup bool
+
+	// Freezing (a paused controller action, a select group by dp_hash):
+	// every level of the pipeline adds the actions it has left, innermost
+	// first, as it unwinds; finishFreeze makes them a frozen state.
+	freezing     bool
+	freezeKind   freezeKind
+	frozenActs   []Action
+	freezeTable  uint8
+	freezeCookie uint64
+	pauseArgs    controllerArgs
+	hashBasis    uint32
+	stack        []Subvalue
+	trace        *Trace
+}
+
+// Translate translates in and returns the result, valid until the next
+// call on t.
+func (t *Translator) Translate(in *Input) *Result {
+	res := &t.res
+	res.Actions = res.Actions[:0]
+	res.Cache.Reset()
+	clear(res.PacketIns)
+	res.PacketIns = res.PacketIns[:0]
+	res.Wildcards = mf.Wildcards{}
+	res.Slow, res.AvoidCaching, res.Error = 0, false, nil
+
+	ctx := &t.ctx
+	*ctx = context{
+		in: in, br: in.Bridge, cfg: in.Bridge.Config(), res: res, wc: &res.Wildcards,
+		flow: in.Flow, base: in.Flow, tableID: in.Table,
+		actionSet: ctx.actionSet[:0], stack: ctx.stack[:0], trace: in.Trace,
+		frozenActs: ctx.frozenActs[:0],
+	}
+	if fz := in.Frozen; fz != nil {
+		ctx.actionSet = append(ctx.actionSet, fz.ActionSet...)
+		ctx.stack = append(ctx.stack, fz.Stack...)
+	}
+	if ctx.flow.ActsetOutput == 0 {
+		ctx.flow.ActsetOutput = mf.PortUnset
+	}
+	ctx.initWildcards()
+
+	if ctx.trace != nil {
+		ctx.trace.enter(nodeBridge, fmt.Sprintf("bridge(%q)", ctx.br.Name()))
+	}
+	if in.Actions != nil || in.PacketOut {
+		ctx.inPacketOut = in.PacketOut || in.Frozen == nil
+		ctx.doActions(in.Actions, true)
+	} else {
+		ctx.lookupAndRun(ctx.flow.InPort, in.Table, true, true, false)
+	}
+	ctx.runActionSet()
+	if ctx.freezing {
+		ctx.finishFreeze()
+	}
+	if res.Error != nil {
+		// Open vSwitch drops on an error: no datapath actions, but the
+		// wildcards stay (the same packets fail the same way).
+		res.Actions = res.Actions[:0]
+	}
+	// No commit here: changes after the last output reach no port.
+	ctx.finishWildcards()
+	res.FinalFlow = ctx.flow
+	return res
+}
+
+type freezeKind uint8
+
+const (
+	freezePause freezeKind = iota + 1
+	freezeHash
+)
+
+// initWildcards marks the fields every translation examines, as Open
+// vSwitch's xlate_wc_init: in_port, dl_type, the IP fragment bits and
+// recirc_id.
+func (ctx *context) initWildcards() {
+	m := &ctx.wc.Masks
+	m.InPort = ^uint32(0)
+	m.EtherType = 0xffff
+	if isIP(&ctx.flow) {
+		m.IPFrag = packet.FragAny | packet.FragLater
+	}
+	m.RecircID = ^uint32(0)
+	// A tagged and an untagged packet never share a megaflow: Open
+	// vSwitch's datapath key has the outer EtherType (0x8100 for a tagged
+	// frame), which it always matches; here each tag's TPID says whether
+	// it is there.
+	for i := range m.VLANs {
+		m.VLANs[i].TPID = 0xffff
+	}
+}
+
+// finishWildcards adjusts the wildcards for the datapath as Open vSwitch's
+// xlate_wc_finish: a matched VLAN tag matches its presence (TPID) too; a
+// later fragment has no L4 ports to match; ICMP type and code are 8 bits.
+func (ctx *context) finishWildcards() {
+	m := &ctx.wc.Masks
+	for i := range m.VLANs {
+		if m.VLANs[i].TCI != 0 {
+			m.VLANs[i].TPID = 0xffff
+		}
+	}
+	if ctx.in.Flow.IsLaterFragment() {
+		m.SrcPort, m.DstPort = 0, 0
+	}
+}
+
+func isIP(f *mf.Flow) bool {
+	return f.EtherType == packet.EtherTypeIPv4 || f.EtherType == packet.EtherTypeIPv6
+}
+
+// setError stops the translation with err (the first error wins).
+func (ctx *context) setError(err error) {
+	if ctx.res.Error == nil {
+		ctx.res.Error = err
+	}
+	ctx.exit = true
+}
+
+// resourceCheck is Open vSwitch's xlate_resubmit_resource_check.
+func (ctx *context) resourceCheck() bool {
+	switch {
+	case ctx.depth >= MaxDepth:
+		ctx.errorMsg(fmt.Sprintf("over max translation depth %d", MaxDepth))
+		ctx.setError(ErrRecursionTooDeep)
+	case ctx.resubmits >= MaxResubmits:
+		ctx.errorMsg(fmt.Sprintf("over %d resubmit actions", MaxResubmits))
+		ctx.setError(ErrTooManyResubmits)
+	case len(ctx.stack) >= maxStack:
+		ctx.errorMsg("resubmits yielded over 64 kB of stack")
+		ctx.setError(ErrStackTooDeep)
+	default:
+		return true
+	}
+	return false
+}
+
+// lookupAndRun looks table up (and the following tables while they miss
+// with MissContinue) for the flow with in_port inPort, and runs the
+// matching rule's actions: Open vSwitch's xlate_table_action with
+// rule_dpif_lookup_from_table. mayPacketIn: a miss may send a packet-in
+// (false for resubmit, as Open vSwitch's). deepens: a resubmit to the
+// same or an earlier table (a loop risk) counts towards MaxDepth.
+func (ctx *context) lookupAndRun(inPort uint32, table uint8, mayPacketIn, honorMiss, deepens bool) {
+	if !ctx.resourceCheck() {
+		return
+	}
+	oldTable := ctx.tableID
+	ctx.tableID = table
+	defer func() { ctx.tableID = oldTable }()
+
+	oldIn := ctx.flow.InPort
+	oldSrc, oldDst := ctx.flow.SrcPort, ctx.flow.DstPort
+	if ctx.flow.IsFragment() {
+		switch ctx.cfg.FragHandling {
+		case FragDrop:
+			if ctx.trace != nil {
+				ctx.trace.report(nodeTable, fmt.Sprintf("%2d. Packets are IP fragments and the fragment handling mode is \"drop\".", table))
+			}
+			return
+		case FragNormal, FragReasm:
+			ctx.flow.SrcPort, ctx.flow.DstPort = 0, 0
+		}
+	}
+	ctx.flow.InPort = inPort
+
+	var rule Rule
+	miss := MissContinue
+	for t := int(table); t < numTables; t++ {
+		if t == tableInternal {
+			continue
+		}
+		ctx.tableID = uint8(t)
+		rule = ctx.br.LookupRule(ctx.in.Version, uint8(t), &ctx.flow, ctx.wc)
+		if rule != nil {
+			break
+		}
+		if honorMiss {
+			if miss = ctx.br.TableMiss(uint8(t)); miss == MissContinue {
+				continue
+			}
+		}
+		break
+	}
+	ctx.flow.InPort, ctx.flow.SrcPort, ctx.flow.DstPort = oldIn, oldSrc, oldDst
+
+	if rule == nil {
+		ctx.tableMiss(miss, mayPacketIn)
+		return
+	}
+	ctx.res.Cache.Rules = append(ctx.res.Cache.Rules, rule)
+	var saved *[]*traceNode
+	if ctx.trace != nil {
+		saved = ctx.trace.enter(nodeTable, ruleText(ctx.tableID, rule))
+	}
+	callerRule, callerCookie := ctx.rule, ctx.cookie
+	ctx.runRule(rule, deepens)
+	ctx.trace.leave(saved)
+	if ctx.freezing {
+		// The caller's remaining actions run in the caller's table.
+		ctx.unrollTo(oldTable, callerRule, callerCookie)
+	}
+}
+
+// Open vSwitch has 255 tables; table 254 is its internal table, never
+// looked up by a resubmit chain.
+const (
+	numTables     = 255
+	tableInternal = 254
+)
+
+// runRule runs rule's actions one resubmit level deeper (if deepens).
+func (ctx *context) runRule(rule Rule, deepens bool) {
+	oldRule, oldCookie := ctx.rule, ctx.cookie
+	ctx.resubmits++
+	if deepens {
+		ctx.depth++
+	}
+	ctx.rule, ctx.cookie = rule, rule.Cookie()
+	ctx.doActions(rule.Actions(), true)
+	if deepens {
+		ctx.depth--
+	}
+	ctx.rule, ctx.cookie = oldRule, oldCookie
+}
+
+// tableMiss is the miss behaviour of rule_dpif_lookup_from_table: a
+// packet-in (reason no_match) when the table says so, or the bridge's
+// connections want it and the input port allows it; otherwise drop.
+func (ctx *context) tableMiss(miss TableMiss, mayPacketIn bool) {
+	send := false
+	if mayPacketIn {
+		switch miss {
+		case MissContinue, MissController:
+			p := ctx.br.Port(ctx.flow.InPort)
+			send = p != nil && p.Config&PortNoPacketIn == 0
+		case MissDefault:
+			send = ctx.cfg.PacketInOnMiss
+		}
+	}
+	if !send {
+		if ctx.trace != nil {
+			ctx.trace.report(nodeTable, fmt.Sprintf("%2d. No match.", ctx.tableID))
+		}
+		return
+	}
+	if ctx.trace != nil {
+		ctx.trace.report(nodeTable, fmt.Sprintf("%2d. No match, and a \"packet-in\" is called for.", ctx.tableID))
+	}
+	maxLen := ctx.cfg.MissSendLen
+	if maxLen == 0 {
+		maxLen = 128
+	}
+	ctx.controller(controllerArgs{maxLen: maxLen, reason: ReasonNoMatch})
+}
+
+// emit appends a datapath action.
+func (ctx *context) emit(a dpif.Action) { ctx.res.Actions = append(ctx.res.Actions, a) }
