@@ -2,6 +2,8 @@ package appctl
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -227,7 +229,15 @@ func (c *Commands) dpifShow([]string) (string, error) {
 			if pt.InDatapath {
 				dpPort = fmt.Sprint(pt.DPPort)
 			}
-			fmt.Fprintf(&b, "    %s %d/%s: (%s)\n", pt.Interface, pt.OFPort, dpPort, netdevType(pt.Type))
+			fmt.Fprintf(&b, "    %s %d/%s: (%s", pt.Interface, pt.OFPort, dpPort, netdevType(pt.Type))
+			for i, k := range slices.Sorted(maps.Keys(pt.Config)) {
+				sep := ","
+				if i == 0 {
+					sep = ":"
+				}
+				fmt.Fprintf(&b, "%s %s=%s", sep, k, pt.Config[k])
+			}
+			b.WriteString(")\n")
 		}
 	}
 	return b.String(), nil

@@ -7,6 +7,7 @@ import (
 
 	"gvs/dpif"
 	"gvs/metrics/source"
+	"gvs/netdev"
 )
 
 // View is the switch as package metrics and package appctl read it
@@ -55,6 +56,7 @@ func (v View) Bridges() []source.Bridge {
 				out[i].Ports = append(out[i].Ports, source.Port{
 					Port: p.spec.Port, Interface: p.spec.Name, Type: typ,
 					DPPort: p.no, InDatapath: true, SocketBufferRequest: d.sockBuf, OFPort: int(p.ofport),
+					Config: showConfig(p.dev),
 				})
 			}
 		}
@@ -77,4 +79,13 @@ func (v View) Bridges() []source.Bridge {
 		slices.SortFunc(out[i].Ports, func(a, b source.Port) int { return strings.Compare(a.Port, b.Port) })
 	}
 	return out
+}
+
+// showConfig is the device's configuration as dpif/show prints it, for
+// devices that have one to show (dummy ports' streams).
+func showConfig(dev netdev.Device) map[string]string {
+	if c, ok := dev.(interface{ ShowConfig() map[string]string }); ok {
+		return c.ShowConfig()
+	}
+	return nil
 }

@@ -59,6 +59,10 @@ type Port struct {
 	// port (0: kernel defaults). Devices that report it themselves (in
 	// Status "socket_buf_requested") take precedence.
 	SocketBufferRequest int
+	// Config is what dpif/show prints after the type, as Open vSwitch
+	// prints a netdev's get_config (a dummy port's pstream and stream);
+	// nil for none.
+	Config map[string]string
 }
 
 // OFPortLocal is the OpenFlow number of a bridge's own port.

@@ -343,6 +343,23 @@ func maxFrameSize(mtu int, frame []byte) int {
 	return n
 }
 
+// ShowConfig is the configuration dpif/show prints for the device, as
+// netdev-dummy's get_config reports it: pstream and stream (the pcap
+// files are not reported, as Open vSwitch forgets their names).
+func (d *Device) ShowConfig() map[string]string {
+	c := map[string]string{}
+	if d.cfg.PStream != "" {
+		c["pstream"] = d.cfg.PStream
+	}
+	if d.cfg.Stream != "" {
+		c["stream"] = d.cfg.Stream
+	}
+	if len(c) == 0 {
+		return nil
+	}
+	return c
+}
+
 // ConnState is netdev-dummy/conn-state's word for the device: "connected"
 // or "disconnected" for options:stream, "unknown" otherwise.
 func (d *Device) ConnState() string { return d.streams.state() }

@@ -94,16 +94,16 @@ func TestDummyAgainstDebian(t *testing.T) {
 		"ovs-appctl netdev-dummy/conn-state p1",
 		"ovs-appctl netdev-dummy/conn-state",
 		"ovs-appctl netdev-dummy/ip4addr nosuch 198.18.0.1/24",
-		// The datapath's port numbers follow Open vSwitch's dummy
-		// datapath (p1: 1, br0: 100); the header line names the
-		// datapath, which gvs shares between its bridges. (Before
-		// the stream ports: ovs-vswitchd shows their options, gvs not yet.)
-		"ovs-appctl dpif/show | tail -n +2",
 		"!ovs-vsctl add-port br0 s1 -- set interface s1 type=dummy options:pstream=punix:s1.sock -- add-port br0 s2 -- set interface s2 type=dummy options:stream=unix:s1.sock",
 		"!for i in $(seq 200); do ovs-appctl netdev-dummy/conn-state s2 | grep -q ' connected' && break; sleep 0.01; done",
 		"ovs-appctl netdev-dummy/conn-state s2",
 		"ovs-appctl netdev-dummy/conn-state s1",
 		"ovs-appctl netdev-dummy/conn-state",
+		// The datapath's port numbers follow Open vSwitch's dummy
+		// datapath (p1: 1, br0: 100), stream ports show their options;
+		// the header line names the datapath, which gvs shares between
+		// its bridges.
+		"ovs-appctl dpif/show | tail -n +2",
 		"ovs-appctl netdev-dummy/set-admin-state p2 down",
 	)
 	// The admin state reaches the database on the next pass.
