@@ -40,6 +40,9 @@ type Bridge struct {
 	// unknown); bridge/dump-flows reports its rules' age from it.
 	Created time.Time
 	Ports   []Port
+	// Dummy: the bridge's datapath_type is dummy (gvs-vswitchd
+	// --enable-dummy); dpif/show lists it under dummy@ovs-dummy.
+	Dummy bool
 }
 
 // Port is one interface of a bridge. Open vSwitch names a Port row and
