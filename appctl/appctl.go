@@ -128,6 +128,7 @@ func (c *Commands) Register(s *unixctl.Server) {
 	s.Register("fdb/stats-show", "bridge", 1, 1, c.fdbStatsShow)
 	s.Register("bridge/dump-flows", "[--offload-stats] bridge", 1, 2, c.bridgeDumpFlows)
 	s.Register("ofproto/list", "", 0, 0, c.ofprotoList)
+	s.Register("ofproto/trace", "{[dp_name] odp_flow | bridge br_flow} [OPTIONS...] [-generate|packet]", 1, 8, c.ofprotoTrace)
 	s.Register("memory/show", "", 0, 0, c.memoryShow)
 	s.Register("coverage/show", "", 0, 0, c.coverageShow)
 	s.Register("gvs/sock-buf-show", "[bridge]", 0, 1, c.sockBufShow)
@@ -136,7 +137,7 @@ func (c *Commands) Register(s *unixctl.Server) {
 // bridge finds a bridge running in the datapath by name.
 func (c *Commands) bridge(name string) (source.Bridge, bool) {
 	for _, br := range c.sw.Bridges() {
-		if br.Name == name && br.NORMAL != nil {
+		if br.Name == name && br.OpenFlow != nil {
 			return br, true
 		}
 	}

@@ -108,10 +108,10 @@ func (c *Commands) sampleDevices(record bool, dropAge time.Duration) {
 		}
 	}
 	for _, br := range c.sw.Bridges() {
-		if br.NORMAL == nil {
+		if br.OpenFlow == nil {
 			continue
 		}
-		m := br.NORMAL.MACStats()
+		m := br.OpenFlow.MACStats()
 		// MAC tables are per bridge: the key carries the bridge's name
 		// after a NUL, which the totals drop.
 		for _, e := range []struct {
@@ -291,8 +291,8 @@ func (c *Commands) memoryShow([]string) (string, error) {
 	for _, br := range c.sw.Bridges() {
 		usage["bridges"]++
 		usage["ports"] += uint64(len(br.Ports))
-		if br.NORMAL != nil {
-			usage["mac-entries"] += uint64(br.NORMAL.MACStats().Entries)
+		if br.OpenFlow != nil {
+			usage["mac-entries"] += uint64(br.OpenFlow.MACStats().Entries)
 		}
 	}
 	if dp := c.sw.Datapath(); dp != nil {

@@ -137,6 +137,20 @@ func (e *env) ok(t *testing.T, args ...string) string {
 	return r.out
 }
 
+// eventuallyOK runs a command until its output satisfies done (at most 5
+// s) and returns the last output.
+func (e *env) eventuallyOK(t *testing.T, done func(string) bool, args ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		out := e.ok(t, args...)
+		if done(out) || time.Now().After(deadline) {
+			return out
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // fails runs a command that must fail with Open vSwitch's exit status 2
 // and the given stderr.
 func (e *env) fails(t *testing.T, wantErr string, args ...string) {

@@ -14,7 +14,7 @@ import (
 // does nothing, as in Open vSwitch, where translation only emits sets
 // the megaflow's match guarantees. Checksums are updated incrementally
 // (RFC 1624): the IPv4 header checksum, and TCP, UDP, ICMPv6 checksums
-// for the pseudo-header; an IPv4 UDP checksum of 0 (none) stays 0; a
+// for the pseudo-header; a UDP checksum of 0 (none) stays 0; a
 // partial checksum (virtio NEEDS_CSUM) has its pseudo-header sum updated
 // instead; SCTP's CRC32c is recomputed, keeping any error it had.
 
@@ -118,7 +118,9 @@ func updateField(f []byte, old, new []byte, partial, udp bool) {
 		return
 	}
 	if udp && c == 0 {
-		return // IPv4 UDP without checksum
+		// UDP without a checksum (IPv4), or one that is wrong anyway
+		// (IPv6): left alone, as Open vSwitch does.
+		return
 	}
 	c = packet.UpdateChecksum(c, old, new)
 	if udp && c == 0 {
@@ -132,7 +134,7 @@ func updateField(f []byte, old, new []byte, partial, udp bool) {
 func pseudoChanged(b *packet.Buffer, d []byte, old, new []byte) {
 	if f := l4CsumField(b, d); f != nil {
 		p := b.Key.IPProto
-		updateField(f, old, new, partialCsum(b), (p == packet.ProtoUDP || p == packet.ProtoUDPLite) && b.Key.EtherType == packet.EtherTypeIPv4)
+		updateField(f, old, new, partialCsum(b), p == packet.ProtoUDP)
 	}
 }
 
@@ -250,7 +252,7 @@ func setPorts(b *packet.Buffer, d []byte, attr KeyAttr, v *packet.Key, m *packet
 		binary.BigEndian.PutUint16(h[0:], sp)
 		binary.BigEndian.PutUint16(h[2:], dp)
 		if !partialCsum(b) { // ports are not in the pseudo-header
-			updateField(h[csumAt:csumAt+2], old[:], h[0:4], false, attr == AttrUDP && k.EtherType == packet.EtherTypeIPv4)
+			updateField(h[csumAt:csumAt+2], old[:], h[0:4], false, k.IPProto == packet.ProtoUDP)
 		}
 	}
 	k.SrcPort, k.DstPort = sp, dp

@@ -138,7 +138,7 @@ func (c *SwitchCollector) Describe(ch chan<- *prometheus.Desc) { c.descs.describ
 func (c *SwitchCollector) Collect(ch chan<- prometheus.Metric) {
 	bridges := c.sw.Bridges()
 	for _, br := range bridges {
-		if br.NORMAL != nil {
+		if br.OpenFlow != nil {
 			c.collectMACs(ch, br)
 		}
 	}
@@ -304,7 +304,7 @@ func (c *SwitchCollector) collectPMD(ch chan<- prometheus.Metric, p dpif.PMDStat
 }
 
 func (c *SwitchCollector) collectMACs(ch chan<- prometheus.Metric, br source.Bridge) {
-	s := br.NORMAL.MACStats()
+	s := br.OpenFlow.MACStats()
 	ch <- gauge(c.macEntries, float64(s.Entries), br.Name)
 	ch <- gauge(c.macMax, float64(s.Max), br.Name)
 	ch <- counter(c.macLearned, s.Learned, br.Name)

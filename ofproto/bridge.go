@@ -1,263 +1,647 @@
 package ofproto
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"gvs/dpif"
+	maclearn "gvs/ofproto/mac"
+	"gvs/ofproto/mf"
+	"gvs/ofproto/ofpact"
+	"gvs/ofproto/pipeline"
+	"gvs/ofproto/xlate"
 )
 
-// BridgeConfig is a bridge's NORMAL configuration (Bridge other_config).
+// FailMode is Bridge.fail_mode: what the bridge does without a controller.
+type FailMode uint8
+
+const (
+	// FailStandalone (the default): with no controller configured the
+	// bridge has the flow "priority=0 actions=NORMAL" in table 0, so it
+	// is a learning switch until a controller says otherwise.
+	FailStandalone FailMode = iota
+	// FailSecure: only the flows controllers add.
+	FailSecure
+)
+
+// BridgeConfig configures an OpenFlow bridge.
 type BridgeConfig struct {
-	// MACTableSize (mac-table-size), default 8192.
+	// MACTableSize, MACAgingTime and ForwardBPDU are NORMAL's settings
+	// (other_config mac-table-size, mac-aging-time, forward-bpdu).
 	MACTableSize int
-	// MACAgingTime (mac-aging-time), default 300 s.
 	MACAgingTime time.Duration
-	// ForwardBPDU (forward-bpdu): forward frames to reserved multicast
-	// addresses 01:80:c2:00:00:0x instead of dropping them.
-	ForwardBPDU bool
+	ForwardBPDU  bool
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
-	// AgingInterval: how often the aging goroutine runs; default 1 s.
-	AgingInterval time.Duration
+	// Meters implements meters in the datapath; nil: no meters.
+	Meters pipeline.MeterProvider
+	// Log receives the bridge's warnings.
+	Log *slog.Logger
 }
 
-func (c *BridgeConfig) setDefaults() {
-	if c.MACTableSize <= 0 {
-		c.MACTableSize = DefaultMACTableSize
-	}
-	c.MACTableSize = min(max(c.MACTableSize, minMACTableSize), macTableSizeMaximum)
-	if c.MACAgingTime <= 0 {
-		c.MACAgingTime = DefaultMACAgingTime
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	if c.AgingInterval <= 0 {
-		c.AgingInterval = time.Second
-	}
-}
-
-// Bridge is one NORMAL switch over a set of datapath ports, with its own
-// MAC table. All methods are safe from any goroutine.
+// Bridge is one OpenFlow bridge: its pipeline (tables, groups, meters),
+// its ports with their OpenFlow numbers, its MAC table and its
+// translation settings. It implements xlate.Bridge (and upcall.Bridge)
+// for translation and revalidation, which call it concurrently without
+// taking its lock.
+//
+// Named Bridge while the NORMAL-only Bridge of this package still
+// serves the datapath; it takes that name when translation replaces it.
 type Bridge struct {
-	sw   *Switch
-	dp   *dpif.Datapath
 	name string
-	id   uint64
+	log  *slog.Logger
+	now  func() time.Time
+	pipe *pipeline.Pipeline
+	macs *maclearn.Table
 
-	mu    sync.Mutex // everything below; held before the datapath's flow lock
-	cfg   BridgeConfig
-	ports map[uint32]*bport
-	order []*bport // by port number: the flooding order
-	macs  *macTable
+	xcfg      atomic.Pointer[xlate.Config]
+	ports     atomic.Pointer[portSnapshot]
+	tableMiss [pipeline.NumTables]atomic.Uint32
+	events    atomic.Pointer[eventsBox]
+	changed   atomic.Pointer[func()]
+	portsHook atomic.Pointer[func()]
+	packetOut atomic.Pointer[PacketOutFunc]
 
-	stop chan struct{}
-	done chan struct{}
+	mu       sync.Mutex // ports, alloc, failMode, controllers; before the pipeline's lock
+	alloc    *PortNumbers
+	byName   map[string]*portState
+	failMode FailMode
+	hasCtrl  bool
+	fragMode xlate.FragHandling
+	stop     chan struct{} // the timer goroutine (Start/Close)
+	done     chan struct{}
 }
 
-func newBridge(sw *Switch, name string, id uint64, cfg BridgeConfig) *Bridge {
-	cfg.setDefaults()
-	br := &Bridge{
-		sw: sw, dp: sw.dp, name: name, id: id, cfg: cfg,
-		ports: map[uint32]*bport{},
-		macs:  newMACTable(cfg.MACTableSize, cfg.MACAgingTime),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
-	}
-	go br.runAging(cfg.AgingInterval)
-	return br
+// portState is the bridge's own record of a port (under Bridge.mu).
+type portState struct {
+	xlate.Port
+	vlan maclearn.PortConfig
+	hw   [6]byte
+	curr uint32 // OFPPF_* current features
+	// config and state as OpenFlow sees them.
 }
 
-// Name returns the bridge's name.
-func (br *Bridge) Name() string { return br.name }
+// portSnapshot is what translation reads: immutable once published.
+type portSnapshot struct {
+	byOF   map[uint32]*xlate.Port
+	byDP   map[uint32]*xlate.Port
+	sorted []*xlate.Port
+}
 
-// SetConfig changes mac-table-size, mac-aging-time and forward-bpdu. A
-// smaller table evicts fairly (see macTable) now. Flows are revalidated.
-func (br *Bridge) SetConfig(cfg BridgeConfig) {
-	br.mu.Lock()
-	defer br.mu.Unlock()
+// NewBridge creates a bridge with no ports and empty tables, as Open
+// vSwitch's ofproto starts: the flows the switch owns come from whoever
+// manages its fail mode (the connection manager, through FlushFlows and
+// AddNormalFlow; or SetFailMode here), which starts out secure as
+// connmgr_create does.
+func NewBridge(name string, cfg BridgeConfig) *Bridge {
 	if cfg.Now == nil {
-		cfg.Now = br.cfg.Now
+		cfg.Now = time.Now
 	}
-	cfg.setDefaults()
-	br.cfg = cfg
-	br.macs.max, br.macs.aging = cfg.MACTableSize, cfg.MACAgingTime
-	br.macs.shrink()
-	br.flushFlowsLocked()
-}
-
-// AddPort adds datapath port no to the bridge (or reconfigures it, like
-// SetPort).
-func (br *Bridge) AddPort(no uint32, cfg PortConfig) error {
-	p, err := compilePort(no, cfg)
-	if err != nil {
-		return err
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	if err := br.sw.claimPort(br, no); err != nil {
-		return err
+	b := &Bridge{
+		name: name, log: cfg.Log, now: cfg.Now,
+		macs:     maclearn.NewTable(cfg.MACTableSize, cfg.MACAgingTime),
+		alloc:    NewPortNumbers(),
+		byName:   map[string]*portState{},
+		failMode: FailSecure,
 	}
-	br.mu.Lock()
-	defer br.mu.Unlock()
-	br.setPortLocked(p)
-	return nil
+	b.pipe = pipeline.New(pipeline.Config{
+		Now: cfg.Now, Events: flowRemovedSink{b}, Meters: cfg.Meters,
+		Changed: func(uint64) { b.notifyChanged() },
+	})
+	b.xcfg.Store(&xlate.Config{ForwardBPDU: cfg.ForwardBPDU, MissSendLen: 128, Now: cfg.Now})
+	b.ports.Store(&portSnapshot{byOF: map[uint32]*xlate.Port{}, byDP: map[uint32]*xlate.Port{}})
+	return b
 }
 
-// SetPort changes a port's VLAN configuration: MAC entries learned on it
-// are forgotten and the bridge's flows revalidated.
-func (br *Bridge) SetPort(no uint32, cfg PortConfig) error {
-	p, err := compilePort(no, cfg)
-	if err != nil {
-		return err
-	}
-	br.mu.Lock()
-	defer br.mu.Unlock()
-	if br.ports[no] == nil {
-		return fmt.Errorf("%w: %d", ErrNoPort, no)
-	}
-	br.setPortLocked(p)
-	return nil
-}
+// Pipeline returns the bridge's tables, groups and meters.
+func (b *Bridge) Pipeline() *pipeline.Pipeline { return b.pipe }
 
-func (br *Bridge) setPortLocked(p *bport) {
-	br.ports[p.no] = p
-	br.reorderLocked()
-	br.flushPortMACsLocked(p.no)
-	br.flushFlowsLocked()
-}
+// SetChanged installs the function called after anything translation
+// depends on changed (the revalidator's kick). It must not block.
+func (b *Bridge) SetChanged(fn func()) { b.changed.Store(&fn) }
 
-// DelPort removes a port from the bridge.
-func (br *Bridge) DelPort(no uint32) error {
-	br.mu.Lock()
-	if br.ports[no] == nil {
-		br.mu.Unlock()
-		return fmt.Errorf("%w: %d", ErrNoPort, no)
-	}
-	delete(br.ports, no)
-	br.reorderLocked()
-	br.flushPortMACsLocked(no)
-	br.flushFlowsLocked()
-	br.mu.Unlock()
-	br.sw.releasePort(br, no)
-	return nil
-}
+// setPortsChanged installs the function called after the bridge's ports
+// changed (the switch republishes its datapath port map).
+func (b *Bridge) setPortsChanged(fn func()) { b.portsHook.Store(&fn) }
 
-// Ports returns the bridge's port numbers in order.
-func (br *Bridge) Ports() []uint32 {
-	br.mu.Lock()
-	defer br.mu.Unlock()
-	out := make([]uint32, len(br.order))
-	for i, p := range br.order {
-		out[i] = p.no
-	}
-	return out
-}
-
-// MACs lists the MAC table, oldest first (fdb/show).
-func (br *Bridge) MACs() []MACEntry {
-	br.mu.Lock()
-	defer br.mu.Unlock()
-	return br.macs.list(br.cfg.Now())
-}
-
-// MACStats returns the MAC table counters (fdb/stats-show).
-func (br *Bridge) MACStats() MACStats {
-	br.mu.Lock()
-	defer br.mu.Unlock()
-	return br.macs.snapshot()
-}
-
-// FlushMACs empties the MAC table (fdb/flush) and revalidates flows. The
-// learned/expired/evicted/moved totals carry on, as in Open vSwitch
-// (flushed entries are not counted as expired): they are counters that
-// must never go back.
-func (br *Bridge) FlushMACs() {
-	br.mu.Lock()
-	defer br.mu.Unlock()
-	totals := br.macs.stats
-	br.macs = newMACTable(br.cfg.MACTableSize, br.cfg.MACAgingTime)
-	br.macs.stats = totals
-	br.flushFlowsLocked()
-}
-
-func (br *Bridge) reorderLocked() {
-	br.order = br.order[:0]
-	for _, p := range br.ports {
-		br.order = append(br.order, p)
-	}
-	slices.SortFunc(br.order, func(a, b *bport) int { return int(int64(a.no) - int64(b.no)) })
-}
-
-func (br *Bridge) flushPortMACsLocked(no uint32) {
-	br.macs.removePort(no)
-}
-
-// flushFlowsLocked deletes every datapath flow this bridge installed.
-func (br *Bridge) flushFlowsLocked() { br.dp.DelTagged(br.bridgeTag()) }
-
-// RunAging expires MAC entries idle for longer than the aging time, as of
-// now. An entry whose source still sends through an installed flow (so
-// no upcall refreshes it) is kept alive from the flow's last use, as Open
-// vSwitch's revalidators push flow statistics into the MAC table. The
-// aging goroutine calls it; tests may call it with a chosen time.
-func (br *Bridge) RunAging(now time.Time) (expired int) {
-	br.mu.Lock()
-	defer br.mu.Unlock()
-	limit := now.Add(-br.cfg.MACAgingTime)
-	// Decide for every old entry before deleting any flow: deleting one
-	// entry's flows would hide the use of another's (A->B is both A's
-	// source flow and B's destination flow).
-	var keep []*macEntry
-	var keepAt []time.Time
-	var doomed []*macEntry
-	for e := br.macs.oldest(); e != nil && e.updated.Before(limit); e = e.newer() {
-		if used, ok := br.dp.TagUsed(br.srcTag(e.vlan, e.mac)); ok && !used.Before(limit) {
-			keep, keepAt = append(keep, e), append(keepAt, used)
-		} else {
-			doomed = append(doomed, e)
-		}
-	}
-	for i, e := range keep {
-		br.macs.touch(e, keepAt[i])
-	}
-	for _, e := range doomed {
-		br.macs.remove(e)
-		br.macs.stats.Expired++
-		br.forgetLocked(e.vlan, e.mac)
-	}
-	return len(doomed)
-}
-
-// runAging ticks at the interval given at creation (passed in: reading
-// br.cfg here would race with SetConfig).
-func (br *Bridge) runAging(interval time.Duration) {
-	defer close(br.done)
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-br.stop:
-			return
-		case <-t.C:
-			br.mu.Lock()
-			now := br.cfg.Now()
-			br.mu.Unlock()
-			br.RunAging(now)
-		}
+func (b *Bridge) portsChanged() {
+	if fn := b.portsHook.Load(); fn != nil {
+		(*fn)()
 	}
 }
 
-func (br *Bridge) close() {
-	select {
-	case <-br.stop:
+func (b *Bridge) notifyChanged() {
+	if fn := b.changed.Load(); fn != nil {
+		(*fn)()
+	}
+}
+
+// SetNormalConfig changes NORMAL's settings.
+func (b *Bridge) SetNormalConfig(size int, aging time.Duration, forwardBPDU bool) {
+	b.macs.SetLimits(size, aging)
+	c := *b.xcfg.Load()
+	if c.ForwardBPDU != forwardBPDU {
+		c.ForwardBPDU = forwardBPDU
+		b.xcfg.Store(&c)
+		b.notifyChanged()
+	}
+}
+
+// --- the default flow and fail mode (connmgr_flushed) ---
+
+// normalActions is the default flow's "actions=NORMAL".
+func normalActions() []pipeline.Action {
+	return []pipeline.Action{&ofpact.Output{Port: mf.PortNormal}}
+}
+
+// flushed is connmgr_flushed: after the tables were emptied, a standalone
+// bridge without controllers gets "priority=0 actions=NORMAL" back.
+func (b *Bridge) flushed() {
+	b.mu.Lock()
+	add := b.failMode == FailStandalone && !b.hasCtrl
+	b.mu.Unlock()
+	if add {
+		b.AddNormalFlow(0)
+	}
+}
+
+// AddNormalFlow adds, in table 0, a flow matching everything with
+// actions=NORMAL at priority (Open vSwitch's ofproto_add_flow: a flow
+// the switch itself owns; above 0xffff it is hidden from OpenFlow). An
+// identical flow already there is left alone, counters and all.
+func (b *Bridge) AddNormalFlow(priority uint32) {
+	var all mf.Match
+	if r := b.findExactly(0, &all, int(priority)); r != nil && actionsAreNormal(r.Actions) {
 		return
-	default:
 	}
-	close(br.stop)
-	<-br.done
-	br.mu.Lock()
-	defer br.mu.Unlock()
-	br.flushFlowsLocked()
+	err := b.pipe.FlowMod(&pipeline.FlowMod{
+		Command: pipeline.FlowAdd, Priority: int(priority), TableID: 0,
+		NewCookie: 0, BufferID: pipeline.BufferNone, OutPort: mf.PortNone, OutGroup: pipeline.GroupAny,
+		Flags: pipeline.FlagNoReadonly, Actions: normalActions(),
+	})
+	if err != nil {
+		b.log.Warn("adding the default flow failed", "bridge", b.name, "err", err)
+	}
+}
+
+// DeleteFlow deletes the flow with exactly this match and priority in
+// table 0 (ofproto_delete_flow), without flow removed.
+func (b *Bridge) DeleteFlow(m *mf.Match, priority uint32) {
+	if b.findExactly(0, m, int(priority)) == nil {
+		return
+	}
+	_ = b.pipe.FlowMod(&pipeline.FlowMod{
+		Command: pipeline.FlowDeleteStrict, Match: *m, Priority: int(priority), TableID: 0,
+		OutPort: mf.PortNone, OutGroup: pipeline.GroupAny, Flags: pipeline.FlagNoReadonly,
+	})
+}
+
+func (b *Bridge) findExactly(table uint8, m *mf.Match, priority int) *pipeline.Rule {
+	rules, _ := b.pipe.Flows(&pipeline.FlowQuery{
+		TableID: table, Match: *m, Strict: true, Priority: priority,
+		OutPort: mf.PortNone, OutGroup: pipeline.GroupAny, IncludeHidden: true,
+	})
+	if len(rules) == 0 {
+		return nil
+	}
+	return rules[0]
+}
+
+func actionsAreNormal(acts []pipeline.Action) bool {
+	if len(acts) != 1 {
+		return false
+	}
+	o, ok := acts[0].(*ofpact.Output)
+	return ok && o.Port == mf.PortNormal
+}
+
+// FlushFlows deletes every flow, group and meter (ofproto_flush__: flow
+// removed goes out for flows that asked). The caller puts back the flows
+// the switch owns (connmgr_flushed).
+func (b *Bridge) FlushFlows() { b.pipe.Flush() }
+
+// flushFlows is ofproto_flush_flows for a bridge whose fail mode is
+// managed here: flush, then the default flow if it is due.
+func (b *Bridge) flushFlows() {
+	b.pipe.Flush()
+	b.flushed()
+}
+
+// SetFailMode changes Bridge.fail_mode, for a bridge no connection
+// manager manages (one that does calls FlushFlows and AddNormalFlow
+// itself). A bridge without controllers flushes its flows when the mode
+// changes, and the default flow follows the new mode
+// (connmgr_set_fail_mode): a new bridge set to standalone gets
+// "priority=0 actions=NORMAL".
+func (b *Bridge) SetFailMode(mode FailMode) {
+	b.mu.Lock()
+	changed := b.failMode != mode
+	b.failMode = mode
+	flush := changed && !b.hasCtrl
+	b.mu.Unlock()
+	if flush {
+		b.flushFlows()
+	}
+}
+
+// SetHaveControllers says whether any controller is configured (the
+// Controller column); when that changes the flows are flushed and the
+// default flow follows (connmgr_set_controllers).
+func (b *Bridge) SetHaveControllers(have bool) {
+	b.mu.Lock()
+	changed := b.hasCtrl != have
+	b.hasCtrl = have
+	b.mu.Unlock()
+	if changed {
+		b.flushFlows()
+	}
+}
+
+// FailMode returns the bridge's fail mode.
+func (b *Bridge) FailMode() FailMode {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.failMode
+}
+
+// --- xlate.Bridge ---
+
+var _ xlate.Bridge = (*Bridge)(nil)
+
+// Name implements xlate.Bridge.
+func (b *Bridge) Name() string { return b.name }
+
+// Version implements xlate.Bridge.
+func (b *Bridge) Version() uint64 { return b.pipe.Version() }
+
+// LookupRule implements xlate.Bridge.
+func (b *Bridge) LookupRule(version uint64, table uint8, flow *mf.Flow, wc *mf.Wildcards) xlate.Rule {
+	r := b.pipe.Lookup(version, table, flow, wc)
+	b.pipe.CountLookup(table, r != nil)
+	if r == nil {
+		return nil
+	}
+	return xrule{r}
+}
+
+// TableMiss implements xlate.Bridge.
+func (b *Bridge) TableMiss(table uint8) xlate.TableMiss {
+	if int(table) >= len(b.tableMiss) {
+		return xlate.MissDefault
+	}
+	return xlate.TableMiss(b.tableMiss[table].Load())
+}
+
+// SetTableMiss sets a table's miss behaviour (table mod); table
+// pipeline.TableAll sets every table's.
+func (b *Bridge) SetTableMiss(table uint8, miss xlate.TableMiss) error {
+	if table == pipeline.TableAll {
+		for i := range b.tableMiss {
+			b.tableMiss[i].Store(uint32(miss))
+		}
+	} else if int(table) < len(b.tableMiss) {
+		b.tableMiss[table].Store(uint32(miss))
+	} else {
+		return errBadTable
+	}
+	b.notifyChanged()
+	return nil
+}
+
+var errBadTable = errors.New("ofproto: no such table")
+
+// Config implements xlate.Bridge.
+func (b *Bridge) Config() *xlate.Config { return b.xcfg.Load() }
+
+// Port implements xlate.Bridge.
+func (b *Bridge) Port(ofport uint32) *xlate.Port { return b.ports.Load().byOF[ofport] }
+
+// PortByDatapath implements xlate.Bridge.
+func (b *Bridge) PortByDatapath(dpPort uint32) *xlate.Port { return b.ports.Load().byDP[dpPort] }
+
+// Ports implements xlate.Bridge.
+func (b *Bridge) Ports() []*xlate.Port { return b.ports.Load().sorted }
+
+// Group implements xlate.Bridge.
+func (b *Bridge) Group(version uint64, id uint32) xlate.Group {
+	g := b.pipe.Group(version, id)
+	if g == nil {
+		return nil
+	}
+	return xgroup{g}
+}
+
+// MACs implements xlate.Bridge.
+func (b *Bridge) MACs() *maclearn.Table { return b.macs }
+
+// xrule is a pipeline rule as translation sees it. It is one pointer, so
+// converting it to the interface does not allocate.
+type xrule struct{ r *pipeline.Rule }
+
+var _ xlate.Rule = xrule{}
+
+func (x xrule) TableID() uint8               { return x.r.TableID }
+func (x xrule) Priority() uint16             { return uint16(x.r.Priority) }
+func (x xrule) Cookie() uint64               { return x.r.Cookie }
+func (x xrule) Match() *mf.Match             { return &x.r.Match }
+func (x xrule) Actions() []xlate.Action      { return x.r.Actions }
+func (x xrule) Credit(s xlate.Stats)         { x.r.Credit(s.Packets, s.Bytes, s.Used) }
+func (x xrule) PipelineRule() *pipeline.Rule { return x.r }
+
+// xgroup is a pipeline group as translation sees it.
+type xgroup struct{ g *pipeline.Group }
+
+var _ xlate.Group = xgroup{}
+
+func (x xgroup) GroupID() uint32            { return x.g.ID }
+func (x xgroup) GroupType() xlate.GroupType { return xlate.GroupType(x.g.Type) }
+func (x xgroup) Buckets() []xlate.Bucket    { return x.g.Buckets }
+func (x xgroup) Selection() (xlate.SelectionMethod, *mf.Wildcards, uint64) {
+	return x.g.Props.SelectionMethod, &x.g.Props.Fields, x.g.Props.MethodParam
+}
+func (x xgroup) Credit(bucket int, s xlate.Stats) { x.g.Credit(bucket, s.Packets, s.Bytes) }
+
+// --- ports ---
+
+// PortSpec is a port to add to the bridge.
+type PortSpec struct {
+	Name   string
+	DPPort uint32 // datapath port number
+	// Request is Interface.ofport_request (0: none); Previous the number
+	// the port had (Interface.ofport from the database; 0: none). The
+	// bridge's own port (Name == bridge name) is always LOCAL.
+	Request, Previous int
+	VLAN              maclearn.PortConfig
+	MAC               [6]byte
+	// LinkDown: the device has no carrier (OFPPS_LINK_DOWN).
+	LinkDown bool
+}
+
+// Errors of port configuration.
+var (
+	ErrPortExists = errors.New("ofproto: port exists")
+	ErrNoOFPorts  = errors.New("ofproto: no OpenFlow port number left")
+)
+
+// AddPorts adds ports, numbering them as Open vSwitch does (see
+// assignNumbers), and returns each one's OpenFlow number (0 for a port
+// that could not be added: errs says why). Port-status ADD goes to the
+// controllers for each.
+func (b *Bridge) AddPorts(specs []PortSpec) (ofports []uint32, errs []error) {
+	ofports, errs = make([]uint32, len(specs)), make([]error, len(specs))
+	b.mu.Lock()
+	now := b.now()
+	var reqs []PortRequest
+	vlans := make([]*maclearn.VLANPort, len(specs))
+	for i, s := range specs {
+		if b.byName[s.Name] != nil {
+			errs[i] = fmt.Errorf("%w: %s", ErrPortExists, s.Name)
+			continue
+		}
+		v, err := maclearn.NewVLANPort(s.VLAN)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		vlans[i] = v
+		if s.Name != b.name {
+			reqs = append(reqs, PortRequest{Name: s.Name, Request: s.Request, Previous: s.Previous})
+		}
+	}
+	used := func(n uint32) bool {
+		for _, p := range b.byName {
+			if p.OFPort == n {
+				return true
+			}
+		}
+		return false
+	}
+	numbers := b.alloc.Assign(reqs, used, now)
+	var added []*portState
+	for i, s := range specs {
+		if errs[i] != nil {
+			continue
+		}
+		n := numbers[s.Name]
+		if s.Name == b.name {
+			n = mf.PortLocal
+		}
+		if n == 0 {
+			errs[i] = fmt.Errorf("%w: %s", ErrNoOFPorts, s.Name)
+			continue
+		}
+		p := &portState{vlan: s.VLAN, hw: s.MAC}
+		p.Port = xlate.Port{OFPort: n, DPPort: s.DPPort, Name: s.Name, LinkDown: s.LinkDown, Live: !s.LinkDown, VLAN: vlans[i]}
+		b.byName[s.Name] = p
+		ofports[i] = n
+		added = append(added, p)
+	}
+	b.publishPortsLocked()
+	b.mu.Unlock()
+	b.portsChanged()
+	for _, p := range added {
+		b.portStatus(PortAdded, p)
+	}
+	if len(added) > 0 {
+		b.notifyChanged()
+	}
+	return ofports, errs
+}
+
+// SetPortVLAN changes a port's NORMAL VLAN configuration; the MAC
+// entries learned on it are forgotten.
+func (b *Bridge) SetPortVLAN(name string, cfg maclearn.PortConfig) error {
+	v, err := maclearn.NewVLANPort(cfg)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	p := b.byName[name]
+	if p == nil {
+		b.mu.Unlock()
+		return fmt.Errorf("%w: %s", ErrNoPort, name)
+	}
+	np := *p
+	np.VLAN, np.vlan = v, cfg
+	b.byName[name] = &np
+	b.publishPortsLocked()
+	b.mu.Unlock()
+	b.portsChanged()
+	b.macs.FlushPort(np.OFPort)
+	b.notifyChanged()
+	return nil
+}
+
+// DelPort removes a port; its number is not reused for an hour. Port
+// status DELETE goes to the controllers. Flows naming the port stay, as
+// in Open vSwitch.
+func (b *Bridge) DelPort(name string) error {
+	b.mu.Lock()
+	p := b.byName[name]
+	if p == nil {
+		b.mu.Unlock()
+		return fmt.Errorf("%w: %s", ErrNoPort, name)
+	}
+	delete(b.byName, name)
+	b.alloc.Freed(p.OFPort, b.now())
+	b.publishPortsLocked()
+	b.mu.Unlock()
+	b.portsChanged()
+	b.macs.FlushPort(p.OFPort)
+	b.portStatus(PortDeleted, p)
+	b.notifyChanged()
+	return nil
+}
+
+// OFPort returns the OpenFlow number of the named port (0 if none).
+func (b *Bridge) OFPort(name string) uint32 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if p := b.byName[name]; p != nil {
+		return p.OFPort
+	}
+	return 0
+}
+
+// SetPortLink records a port's link state (carrier): OFPPS_LINK_DOWN and
+// liveness for fast failover; port status MODIFY when it changed.
+func (b *Bridge) SetPortLink(name string, up bool) {
+	b.modifyPort(name, func(p *portState) {
+		p.LinkDown = !up
+		p.Live = up && p.Config&xlate.PortDown == 0
+	})
+}
+
+// PortMod applies an OpenFlow port mod: config bits under mask. The
+// hardware address must be the port's (OFPPMFC_BAD_HW_ADDR otherwise, as
+// Open vSwitch checks).
+func (b *Bridge) PortMod(ofport uint32, hw [6]byte, config, mask xlate.PortFlags) error {
+	b.mu.Lock()
+	var name string
+	for n, p := range b.byName {
+		if p.OFPort == ofport {
+			name = n
+			if p.hw != hw {
+				b.mu.Unlock()
+				return errBadHWAddr
+			}
+		}
+	}
+	b.mu.Unlock()
+	if name == "" {
+		return errBadPort
+	}
+	b.modifyPort(name, func(p *portState) {
+		p.Config = p.Config&^mask | config&mask
+		p.Live = !p.LinkDown && p.Config&xlate.PortDown == 0
+	})
+	return nil
+}
+
+func (b *Bridge) modifyPort(name string, edit func(*portState)) {
+	b.mu.Lock()
+	p := b.byName[name]
+	if p == nil {
+		b.mu.Unlock()
+		return
+	}
+	np := *p
+	edit(&np)
+	if np.Port == p.Port {
+		b.mu.Unlock()
+		return
+	}
+	b.byName[name] = &np
+	b.publishPortsLocked()
+	b.mu.Unlock()
+	b.portsChanged()
+	b.portStatus(PortModified, &np)
+	b.notifyChanged()
+}
+
+// publishPortsLocked publishes a new port snapshot. Caller holds b.mu.
+func (b *Bridge) publishPortsLocked() {
+	s := &portSnapshot{
+		byOF:   make(map[uint32]*xlate.Port, len(b.byName)),
+		byDP:   make(map[uint32]*xlate.Port, len(b.byName)),
+		sorted: make([]*xlate.Port, 0, len(b.byName)),
+	}
+	for _, p := range b.byName {
+		xp := new(xlate.Port)
+		*xp = p.Port
+		s.byOF[xp.OFPort] = xp
+		s.byDP[xp.DPPort] = xp
+		s.sorted = append(s.sorted, xp)
+	}
+	slices.SortFunc(s.sorted, func(x, y *xlate.Port) int { return int(x.OFPort) - int(y.OFPort) })
+	b.ports.Store(s)
+}
+
+// Meter implements xlate.Bridge: the datapath meter implementing
+// OpenFlow meter id.
+func (b *Bridge) Meter(id uint32) (dpMeter uint32, ok bool) {
+	m := b.pipe.Meter(id)
+	if m == nil {
+		return 0, false
+	}
+	return m.ProviderID, true
+}
+
+// SetPortRequest applies a changed Interface.ofport_request: when the
+// number is valid, differs from the port's and no other port has it, the
+// port is renumbered, which OpenFlow sees as the port leaving and coming
+// back (Open vSwitch deletes and re-adds it). It returns the port's
+// number afterwards.
+func (b *Bridge) SetPortRequest(name string, request int) (uint32, error) {
+	b.mu.Lock()
+	p := b.byName[name]
+	if p == nil {
+		b.mu.Unlock()
+		return 0, fmt.Errorf("%w: %s", ErrNoPort, name)
+	}
+	n := uint32(request)
+	if request < 1 || request >= int(mf.PortMax) || n == p.OFPort || p.OFPort == mf.PortLocal {
+		b.mu.Unlock()
+		return p.OFPort, nil
+	}
+	for _, o := range b.byName {
+		if o.OFPort == n {
+			b.mu.Unlock()
+			return p.OFPort, nil
+		}
+	}
+	np := *p
+	np.OFPort = n
+	b.byName[name] = &np
+	b.alloc.Freed(p.OFPort, b.now())
+	b.alloc.taken(n)
+	b.publishPortsLocked()
+	b.mu.Unlock()
+	b.portsChanged()
+	b.macs.FlushPort(p.OFPort)
+	b.portStatus(PortDeleted, p)
+	b.portStatus(PortAdded, &np)
+	b.notifyChanged()
+	return n, nil
+}
+
+// MACEntries lists the MAC table, least recently used first (fdb/show);
+// ports are OpenFlow port numbers.
+func (b *Bridge) MACEntries() []maclearn.Entry { return b.macs.Entries(b.now()) }
+
+// MACStats returns the MAC table's counters (fdb/stats-show).
+func (b *Bridge) MACStats() maclearn.Stats { return b.macs.Stats() }
+
+// FlushMACs empties the MAC table (fdb/flush); flows that depended on it
+// are revalidated.
+func (b *Bridge) FlushMACs() {
+	b.macs.Flush()
+	b.notifyChanged()
 }

@@ -37,20 +37,20 @@ type BundleMsg struct {
 // PacketOutFunc runs a packet out through the pipeline at a version (the
 // switch layer installs it; translation and execution are not the
 // bridge's).
-type PacketOutFunc func(b *OFBridge, po *PacketOut, version uint64) error
+type PacketOutFunc func(b *Bridge, po *PacketOut, version uint64) error
 
 // SetPacketOut installs the function that executes packet outs.
-func (b *OFBridge) SetPacketOut(fn PacketOutFunc) { b.packetOut.Store(&fn) }
+func (b *Bridge) SetPacketOut(fn PacketOutFunc) { b.packetOut.Store(&fn) }
 
 // PacketOut runs a packet out at the current version.
-func (b *OFBridge) PacketOut(po *PacketOut) error {
+func (b *Bridge) PacketOut(po *PacketOut) error {
 	if err := b.checkPacketOut(po); err != nil {
 		return err
 	}
 	return b.runPacketOut(po, b.Version())
 }
 
-func (b *OFBridge) runPacketOut(po *PacketOut, version uint64) error {
+func (b *Bridge) runPacketOut(po *PacketOut, version uint64) error {
 	fn := b.packetOut.Load()
 	if fn == nil {
 		return ofperr.OFPBRC_EPERM
@@ -60,7 +60,7 @@ func (b *OFBridge) runPacketOut(po *PacketOut, version uint64) error {
 
 // checkPacketOut is ofproto_packet_out_init's check of the input port:
 // a real port of the bridge, LOCAL, CONTROLLER or NONE.
-func (b *OFBridge) checkPacketOut(po *PacketOut) error {
+func (b *Bridge) checkPacketOut(po *PacketOut) error {
 	switch po.InPort {
 	case mf.PortLocal, mf.PortController, mf.PortNone:
 		return nil
@@ -72,12 +72,12 @@ func (b *OFBridge) checkPacketOut(po *PacketOut) error {
 }
 
 // ApplyPortMod applies a port mod now.
-func (b *OFBridge) ApplyPortMod(pm *PortMod) error {
+func (b *Bridge) ApplyPortMod(pm *PortMod) error {
 	return b.PortMod(pm.OFPort, pm.HWAddr, pm.Config, pm.Mask)
 }
 
 // checkPortMod is port_mod_start: the port exists with that address.
-func (b *OFBridge) checkPortMod(pm *PortMod) error {
+func (b *Bridge) checkPortMod(pm *PortMod) error {
 	p := b.Port(pm.OFPort)
 	if p == nil {
 		return ofperr.OFPPMFC_BAD_PORT
@@ -97,7 +97,7 @@ func (b *OFBridge) checkPortMod(pm *PortMod) error {
 // error everything is reverted and failed is that message's index, err
 // its error. On success the version is published at once (no lookup sees
 // part of the bundle), then the port mods and packet outs run in order.
-func (b *OFBridge) CommitBundle(msgs []BundleMsg, atomic bool) (failed int, err error) {
+func (b *Bridge) CommitBundle(msgs []BundleMsg, atomic bool) (failed int, err error) {
 	t := b.pipe.Begin()
 	for i, m := range msgs {
 		switch {

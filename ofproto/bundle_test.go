@@ -2,6 +2,7 @@ package ofproto
 
 import (
 	"errors"
+	"gvs/ofproto/ofpact"
 	"testing"
 
 	"gvs/ofproto/mf"
@@ -17,11 +18,11 @@ func addMod(port uint32, prio int, acts ...pipeline.Action) *pipeline.FlowMod {
 }
 
 func TestCommitBundle(t *testing.T) {
-	b := NewOFBridge("br0", OFBridgeConfig{})
+	b := NewBridge("br0", BridgeConfig{})
 	hw := [6]byte{2, 0, 0, 0, 0, 7}
 	nums, _ := b.AddPorts([]PortSpec{{Name: "p", DPPort: 4, MAC: hw}})
 	var ran []uint32
-	b.SetPacketOut(func(_ *OFBridge, po *PacketOut, v uint64) error {
+	b.SetPacketOut(func(_ *Bridge, po *PacketOut, v uint64) error {
 		if v != b.Version() {
 			t.Errorf("packet out ran at version %d, published %d", v, b.Version())
 		}
@@ -30,11 +31,11 @@ func TestCommitBundle(t *testing.T) {
 	})
 	v0 := b.Version()
 	msgs := []BundleMsg{
-		{FlowMod: addMod(1, 5, pipeline.OutputAction{Port: 2})},
+		{FlowMod: addMod(1, 5, &ofpact.Output{Port: 2})},
 		{GroupMod: &pipeline.GroupMod{Command: pipeline.GroupAdd, GroupID: 9}},
-		{FlowMod: addMod(2, 5, pipeline.GroupAction{ID: 9})},
+		{FlowMod: addMod(2, 5, &ofpact.Group{ID: 9})},
 		{PacketOut: &PacketOut{InPort: mf.PortController}},
-		{FlowMod: addMod(3, 5, pipeline.GroupAction{ID: 10})}, // no group 10
+		{FlowMod: addMod(3, 5, &ofpact.Group{ID: 10})}, // no group 10
 	}
 	failed, err := b.CommitBundle(msgs, true)
 	if failed != 4 || !errors.Is(err, ofperr.OFPBAC_BAD_OUT_GROUP) {

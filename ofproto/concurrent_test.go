@@ -2,6 +2,7 @@ package ofproto
 
 import (
 	"fmt"
+	"gvs/ofproto/ofpact"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,7 +15,7 @@ import (
 // run while flow mods, group mods and port changes go on (run with
 // -race).
 func TestConcurrentReaders(t *testing.T) {
-	b := NewOFBridge("br0", OFBridgeConfig{})
+	b := NewBridge("br0", BridgeConfig{})
 	b.SetFailMode(FailStandalone)
 	var stop atomic.Bool
 	var wg sync.WaitGroup
@@ -51,7 +52,7 @@ func TestConcurrentReaders(t *testing.T) {
 		var m mf.Match
 		m.Flow.InPort, m.Wildcards.Masks.InPort = uint32(i%7), ^uint32(0)
 		if err := b.Pipeline().FlowMod(&pipeline.FlowMod{Command: pipeline.FlowAdd, Match: m, Priority: 10,
-			OutPort: mf.PortNone, OutGroup: pipeline.GroupAny, Actions: []pipeline.Action{pipeline.OutputAction{Port: 2}}}); err != nil {
+			OutPort: mf.PortNone, OutGroup: pipeline.GroupAny, Actions: []pipeline.Action{&ofpact.Output{Port: 2}}}); err != nil {
 			t.Fatal(err)
 		}
 		cmd := pipeline.GroupAddOrModify

@@ -39,9 +39,9 @@
 // The handler reads the upcall's key only; it never touches the packet,
 // and it answers with actions the datapath executes on it.
 //
-// # OpenFlow bridges (OFBridge)
+// # OpenFlow bridges (Bridge)
 //
-// OFBridge is the OpenFlow switch of Open vSwitch's ofproto.c: its
+// Bridge is the OpenFlow switch of Open vSwitch's ofproto.c: its
 // pipeline (package ofproto/pipeline: 255 rule tables over
 // ofproto/classifier, groups, meters, flow mod semantics, versioned
 // transactions for bundles, timeouts), its ports with their OpenFlow
@@ -57,7 +57,7 @@
 // SetFailMode/SetHaveControllers. It replaces the NORMAL-only Bridge once
 // translation serves the datapath.
 //
-// Lock order for OFBridge: OFBridge.mu -> Pipeline.mu; neither is held
+// Lock order for Bridge: Bridge.mu -> Pipeline.mu; neither is held
 // while events go to the connection manager except the pipeline's flow
 // removed and flow monitor reports, which must not block.
 package ofproto

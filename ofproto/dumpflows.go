@@ -1,5 +1,3 @@
-//go:build pending
-
 package ofproto
 
 import (
@@ -8,12 +6,13 @@ import (
 	"time"
 
 	"gvs/ofproto/ofpact"
+	"gvs/ofproto/pipeline"
 )
 
 // DumpFlows is bridge/dump-flows: every flow of every table, hidden ones
 // included, as Open vSwitch's ofproto_get_all_flows/flow_stats_ds print
 // them.
-func (b *OFBridge) DumpFlows(offloadStats bool) string {
+func (b *Bridge) DumpFlows(offloadStats bool) string {
 	now := b.now()
 	var s strings.Builder
 	for _, r := range b.pipe.AllRules() {
@@ -28,7 +27,20 @@ func (b *OFBridge) DumpFlows(offloadStats bool) string {
 			s.WriteString("n_offload_packets=0, n_offload_bytes=0, ")
 		}
 		s.WriteString(r.Match.Format(r.Priority))
-		s.WriteString(",actions=" + ofpact.Format(r.Actions) + "\n")
+		s.WriteString(",actions=" + ofpact.Format(ofpacts(r.Actions)) + "\n")
 	}
 	return s.String()
+}
+
+// ofpacts converts a rule's actions to ofpact's slice type (the same
+// values; translation's Action type is ofpact.Action or, while
+// translation builds without ofpact, any).
+func ofpacts(acts []pipeline.Action) []ofpact.Action {
+	out := make([]ofpact.Action, 0, len(acts))
+	for _, a := range acts {
+		if x, ok := any(a).(ofpact.Action); ok {
+			out = append(out, x)
+		}
+	}
+	return out
 }

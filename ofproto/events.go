@@ -46,16 +46,16 @@ type eventsBox struct{ e Events }
 
 // SetEvents connects the bridge to its controllers' connections (nil:
 // asynchronous messages are dropped).
-func (b *OFBridge) SetEvents(e Events) { b.events.Store(&eventsBox{e}) }
+func (b *Bridge) SetEvents(e Events) { b.events.Store(&eventsBox{e}) }
 
-func (b *OFBridge) sink() Events {
+func (b *Bridge) sink() Events {
 	if box := b.events.Load(); box != nil {
 		return box.e
 	}
 	return nil
 }
 
-func (b *OFBridge) portStatus(reason PortReason, p *portState) {
+func (b *Bridge) portStatus(reason PortReason, p *portState) {
 	if e := b.sink(); e != nil {
 		d := p.desc()
 		e.PortStatus(reason, &d)
@@ -67,7 +67,7 @@ func (p *portState) desc() PortDesc {
 }
 
 // PortDescs describes every port in OpenFlow number order (LOCAL last).
-func (b *OFBridge) PortDescs() []PortDesc {
+func (b *Bridge) PortDescs() []PortDesc {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := make([]PortDesc, 0, len(b.byName))
@@ -81,14 +81,14 @@ func (b *OFBridge) PortDescs() []PortDesc {
 
 // SendPacketIn implements upcall.Bridge: hand a packet-in to the
 // controllers.
-func (b *OFBridge) SendPacketIn(pi *xlate.PacketIn) {
+func (b *Bridge) SendPacketIn(pi *xlate.PacketIn) {
 	if e := b.sink(); e != nil {
 		e.PacketIn(pi)
 	}
 }
 
 // flowRemovedSink passes the pipeline's flow removed messages on.
-type flowRemovedSink struct{ b *OFBridge }
+type flowRemovedSink struct{ b *Bridge }
 
 func (s flowRemovedSink) FlowRemoved(fr pipeline.FlowRemoved) {
 	if e := s.b.sink(); e != nil {

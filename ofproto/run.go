@@ -9,14 +9,14 @@ import (
 	"gvs/ofproto/xlate"
 )
 
-var _ upcall.Bridge = (*OFBridge)(nil)
+var _ upcall.Bridge = (*Bridge)(nil)
 
 // Learn implements upcall.Bridge: add the flow a learn action produced
 // (a modify-strict that adds when nothing matches, as learn_execute
 // builds it), or restart its hard timeout when the same flow is already
 // there (ofproto_flow_mod_learn_refresh), which changes nothing the
 // revalidator would have to redo.
-func (b *OFBridge) Learn(f *xlate.LearnedFlow) error {
+func (b *Bridge) Learn(f *xlate.LearnedFlow) error {
 	if r := b.findExactly(f.TableID, &f.Match, int(f.Priority)); r != nil &&
 		r.Cookie == f.Cookie && pipeline.ActionsEqual(r.Actions, f.Actions) {
 		r.Refresh(b.now())
@@ -42,7 +42,7 @@ const ofpffSendFlowRem = 1
 // entries idle longer than the aging time, as of now (Open vSwitch's
 // ofproto-dpif run: rule expiry and mac_learning_run). The bridge's timer
 // goroutine calls it every second; tests call it with a chosen time.
-func (b *OFBridge) RunTimers(now time.Time) (flows, macs int) {
+func (b *Bridge) RunTimers(now time.Time) (flows, macs int) {
 	flows = b.pipe.Expire(now)
 	macs = b.macs.Expire(now)
 	if macs > 0 {
@@ -52,7 +52,7 @@ func (b *OFBridge) RunTimers(now time.Time) (flows, macs int) {
 }
 
 // Start runs the bridge's timers every interval until Close.
-func (b *OFBridge) Start(interval time.Duration) {
+func (b *Bridge) Start(interval time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.stop != nil {
@@ -75,7 +75,7 @@ func (b *OFBridge) Start(interval time.Duration) {
 }
 
 // Close stops the timers.
-func (b *OFBridge) Close() {
+func (b *Bridge) Close() {
 	b.mu.Lock()
 	stop, done := b.stop, b.done
 	b.stop = nil

@@ -41,7 +41,7 @@ func (r *FlowStatsRequest) query() *pipeline.FlowQuery {
 
 // FlowStats answers a flow statistics request as
 // handle_flow_stats_request does.
-func (b *OFBridge) FlowStats(req *FlowStatsRequest) ([]FlowStats, error) {
+func (b *Bridge) FlowStats(req *FlowStatsRequest) ([]FlowStats, error) {
 	rules, err := b.pipe.Flows(req.query())
 	if err != nil {
 		return nil, err
@@ -79,13 +79,13 @@ type AggregateStats struct {
 }
 
 // AggregateStats sums the flows a request selects.
-func (b *OFBridge) AggregateStats(req *FlowStatsRequest) (AggregateStats, error) {
+func (b *Bridge) AggregateStats(req *FlowStatsRequest) (AggregateStats, error) {
 	pk, by, n, err := b.pipe.Aggregate(req.query())
 	return AggregateStats{Packets: pk, Bytes: by, Flows: n}, err
 }
 
 // TableStats returns every OpenFlow table's statistics.
-func (b *OFBridge) TableStats() []pipeline.TableStats { return b.pipe.TableStats() }
+func (b *Bridge) TableStats() []pipeline.TableStats { return b.pipe.TableStats() }
 
 // GroupStats are one group's statistics (struct ofputil_group_stats).
 type GroupStats struct {
@@ -102,7 +102,7 @@ type BucketStats struct{ Packets, Bytes uint64 }
 // GroupStats returns the statistics of group id, or of every group for
 // pipeline.GroupAll; a missing group gives none (Open vSwitch replies
 // with an empty list).
-func (b *OFBridge) GroupStats(id uint32) []GroupStats {
+func (b *Bridge) GroupStats(id uint32) []GroupStats {
 	var out []GroupStats
 	now := b.now()
 	for _, g := range b.groups(id) {
@@ -119,9 +119,9 @@ func (b *OFBridge) GroupStats(id uint32) []GroupStats {
 }
 
 // GroupDescs returns the groups (id, or all for pipeline.GroupAll).
-func (b *OFBridge) GroupDescs(id uint32) []*pipeline.Group { return b.groups(id) }
+func (b *Bridge) GroupDescs(id uint32) []*pipeline.Group { return b.groups(id) }
 
-func (b *OFBridge) groups(id uint32) []*pipeline.Group {
+func (b *Bridge) groups(id uint32) []*pipeline.Group {
 	if id == pipeline.GroupAll {
 		return b.pipe.Groups()
 	}
@@ -141,7 +141,7 @@ type MeterStats struct {
 
 // MeterStats returns meter id's statistics, or every meter's for
 // pipeline.MeterAll.
-func (b *OFBridge) MeterStats(id uint32) []MeterStats {
+func (b *Bridge) MeterStats(id uint32) []MeterStats {
 	var out []MeterStats
 	now := b.now()
 	for _, m := range b.meters(id) {
@@ -152,7 +152,7 @@ func (b *OFBridge) MeterStats(id uint32) []MeterStats {
 }
 
 // MeterConfigs returns meter id's configuration, or every meter's.
-func (b *OFBridge) MeterConfigs(id uint32) []pipeline.MeterConfig {
+func (b *Bridge) MeterConfigs(id uint32) []pipeline.MeterConfig {
 	var out []pipeline.MeterConfig
 	for _, m := range b.meters(id) {
 		out = append(out, m.Config)
@@ -160,7 +160,7 @@ func (b *OFBridge) MeterConfigs(id uint32) []pipeline.MeterConfig {
 	return out
 }
 
-func (b *OFBridge) meters(id uint32) []*pipeline.Meter {
+func (b *Bridge) meters(id uint32) []*pipeline.Meter {
 	if id == pipeline.MeterAll {
 		return b.pipe.Meters()
 	}

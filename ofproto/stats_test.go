@@ -1,6 +1,7 @@
 package ofproto
 
 import (
+	"gvs/ofproto/ofpact"
 	"testing"
 	"time"
 
@@ -10,12 +11,12 @@ import (
 
 func TestFlowAndGroupStats(t *testing.T) {
 	clock := time.Unix(1_000_000, 0)
-	b := NewOFBridge("br0", OFBridgeConfig{Now: func() time.Time { return clock }})
+	b := NewBridge("br0", BridgeConfig{Now: func() time.Time { return clock }})
 	if err := b.Pipeline().GroupMod(&pipeline.GroupMod{Command: pipeline.GroupAdd, GroupID: 3,
 		Buckets: []pipeline.Bucket{{ID: 0, WatchPort: mf.PortNone, WatchGroup: pipeline.GroupAny}, {ID: 1}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Pipeline().FlowMod(addMod(1, 5, pipeline.GroupAction{ID: 3})); err != nil {
+	if err := b.Pipeline().FlowMod(addMod(1, 5, &ofpact.Group{ID: 3})); err != nil {
 		t.Fatal(err)
 	}
 	clock = clock.Add(10 * time.Second)

@@ -34,10 +34,22 @@
 // Parse, ParseOffsets, Key.Hash, Key.ApplyMask, Pool.Get and Put, Batch
 // operations, VLAN push and pop, virtio_net_hdr encode and decode,
 // Segmenter and the checksum functions never allocate; alloc_test.go and
-// segment_test.go prove it with testing.AllocsPerRun. Only NewPool and
+// segment_test.go prove it with testing.AllocsPerRun; UpdateChecksum and
+// UpdateSum (incremental checksum updates, RFC 1624) likewise. Only NewPool and
 // NewBuffer allocate. Neither Parse nor Segmenter panics on any input
 // (FuzzParse, FuzzSegment); a malformed frame yields a Status (or an
 // error) that the caller counts, and a key holding what could be parsed.
+//
+// # Metadata and neighbour discovery
+//
+// A Key's first words are metadata (in_port, recirc_id, dp_hash,
+// pkt_mark, skb_priority, conntrack and tunnel fields): Parse keeps
+// them, Buffer.Reset (so Pool.Get) zeroes them, ClearMetadata zeroes all
+// but InPort. Parse fills the ND fields of ICMPv6 neighbour solicitations
+// and advertisements as Open vSwitch's flow_extract does: NDReserved
+// (the word after the checksum), NDTarget, the source and target
+// link-layer address options in ARPSHA and ARPTHA, and NDOptionsType
+// (the first of those options' type).
 //
 // # Byte order
 //

@@ -82,13 +82,10 @@ type Datapath struct {
 	dp      *dpif.Datapath
 	sw      *ofproto.Switch
 	bridges map[string]*ofproto.Bridge
-	// ofbridges are the bridges' OpenFlow side: port numbering, tables,
-	// groups, meters.
-	ofbridges map[string]*ofproto.OFBridge
-	created   map[string]time.Time // when each bridge was added
-	ports     map[string]*port
-	byIndex   map[int]*port // ports by their device's ifindex
-	sockBuf   int
+	created map[string]time.Time // when each bridge was added
+	ports   map[string]*port
+	byIndex map[int]*port // ports by their device's ifindex
+	sockBuf int
 	// dpTypes is each bridge's datapath_type (BridgeConfig.DatapathType).
 	dpTypes map[string]string
 	// umem is the UMEM every afxdp port shares unless its
@@ -139,7 +136,7 @@ func New(cfg Config) *Datapath {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Datapath{cfg: cfg, log: cfg.Logger, bridges: map[string]*ofproto.Bridge{}, ofbridges: map[string]*ofproto.OFBridge{},
+	return &Datapath{cfg: cfg, log: cfg.Logger, bridges: map[string]*ofproto.Bridge{},
 		dpTypes: map[string]string{}, created: map[string]time.Time{}, ports: map[string]*port{},
 		byIndex: map[int]*port{}, rings: netdev.NewMemoryBudget(0), dummies: dummy.NewRegistry()}
 }
@@ -229,8 +226,9 @@ func (d *Datapath) ensureLocked() error {
 	return nil
 }
 
-func bridgeConfig(c bridge.BridgeConfig) ofproto.BridgeConfig {
-	return ofproto.BridgeConfig{MACTableSize: c.MACTableSize, MACAgingTime: c.MACAgingTime, ForwardBPDU: c.ForwardBPDU}
+func bridgeConfig(name string, c bridge.BridgeConfig, log *slog.Logger) ofproto.BridgeConfig {
+	return ofproto.BridgeConfig{MACTableSize: c.MACTableSize, MACAgingTime: c.MACAgingTime, ForwardBPDU: c.ForwardBPDU,
+		Log: log.With("module", "ofproto", "bridge", name)}
 }
 
 func (d *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
@@ -242,20 +240,15 @@ func (d *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
 	if err := d.ensureLocked(); err != nil {
 		return err
 	}
-	br, err := d.sw.AddBridge(name, bridgeConfig(cfg))
+	br, err := d.sw.AddBridge(name, bridgeConfig(name, cfg, d.log))
 	if err != nil {
 		return err
 	}
-	d.bridges[name] = br
-	d.dpTypes[name] = cfg.DatapathType
-	ofb := ofproto.NewOFBridge(name, ofproto.OFBridgeConfig{
-		MACTableSize: cfg.MACTableSize, MACAgingTime: cfg.MACAgingTime, ForwardBPDU: cfg.ForwardBPDU,
-		Log: d.log.With("module", "ofproto", "bridge", name),
-	})
 	// Standalone with no controller (the default flow) until a
 	// connection manager takes the bridge over.
-	ofb.SetFailMode(ofproto.FailStandalone)
-	d.ofbridges[name] = ofb
+	br.SetFailMode(ofproto.FailStandalone)
+	d.bridges[name] = br
+	d.dpTypes[name] = cfg.DatapathType
 	d.created[name] = time.Now()
 	return nil
 }
@@ -267,11 +260,10 @@ func (d *Datapath) SetBridge(name string, cfg bridge.BridgeConfig) error {
 	if br == nil {
 		return fmt.Errorf("%w: %s", ofproto.ErrNoBridge, name)
 	}
-	br.SetConfig(bridgeConfig(cfg))
+	br.SetNormalConfig(cfg.MACTableSize, cfg.MACAgingTime, cfg.ForwardBPDU)
 	// Ports opened already keep their devices; ports added from now on
 	// follow the new type.
 	d.dpTypes[name] = cfg.DatapathType
-	d.ofbridges[name].SetNormalConfig(cfg.MACTableSize, cfg.MACAgingTime, cfg.ForwardBPDU)
 	return nil
 }
 
@@ -284,10 +276,6 @@ func (d *Datapath) DelBridge(name string) error {
 	delete(d.bridges, name)
 	delete(d.dpTypes, name)
 	delete(d.created, name)
-	if ofb := d.ofbridges[name]; ofb != nil {
-		ofb.Close()
-		delete(d.ofbridges, name)
-	}
 	return d.sw.DelBridge(name)
 }
 
@@ -328,14 +316,6 @@ func (d *Datapath) open(spec bridge.PortSpec, dpType string, sockBuf int, umem *
 		return afxdp.Open(cfg)
 	}
 	return nil, fmt.Errorf("%s: type %q: %w", spec.Name, spec.Type, bridge.ErrUnsupportedType)
-}
-
-func portConfig(v bridge.VLANConfig) ofproto.PortConfig {
-	c := ofproto.PortConfig{Tag: uint16(v.Tag), VLANMode: ofproto.VLANMode(v.Mode)}
-	for _, t := range v.Trunks {
-		c.Trunks = append(c.Trunks, uint16(t))
-	}
-	return c
 }
 
 // AddPort adds one port: AddPorts of one spec.
@@ -461,17 +441,12 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 			errs[i] = fmt.Errorf("%w: %s", ofproto.ErrNoBridge, p.spec.Bridge)
 			continue
 		}
-		if err := br.AddPort(p.no, portConfig(p.spec.VLAN)); err != nil {
-			undo = append(undo, p.no) // PortsDel closes the device
-			errs[i] = err
-			continue
-		}
 		d.ports[p.spec.Name] = p
 		if p.ifindex != 0 {
 			d.byIndex[p.ifindex] = p
 		}
 	}
-	d.numberPortsLocked(opened, errs)
+	undo = append(undo, d.addToBridgesLocked(opened, errs)...)
 	if len(undo) > 0 {
 		d.dp.PortsDel(undo)
 	}
@@ -538,34 +513,43 @@ func dummyPortNo(name string) (uint32, bool) {
 	return no, true
 }
 
-// numberPortsLocked adds the ports just added to the datapath to their
-// OpenFlow bridges, which number them: per bridge in one call, so new
-// ports are numbered in name order as Open vSwitch does.
-func (d *Datapath) numberPortsLocked(opened []*port, errs []error) {
-	byBridge := map[string][]*port{}
+// addToBridgesLocked adds the ports just added to the datapath to their
+// bridges, which number them (per bridge in one call, so new ports are
+// numbered in name order as Open vSwitch does). It returns the datapath
+// ports of those a bridge refused, with their errors set in errs.
+func (d *Datapath) addToBridgesLocked(opened []*port, errs []error) (undo []uint32) {
+	byBridge := map[string][]int{}
 	for i, p := range opened {
-		if p != nil && errs[i] == nil {
-			byBridge[p.spec.Bridge] = append(byBridge[p.spec.Bridge], p)
+		if p != nil && errs[i] == nil && d.ports[p.spec.Name] == p {
+			byBridge[p.spec.Bridge] = append(byBridge[p.spec.Bridge], i)
 		}
 	}
-	for name, ps := range byBridge {
-		ofb := d.ofbridges[name]
-		specs := make([]ofproto.PortSpec, len(ps))
-		for i, p := range ps {
+	for name, idx := range byBridge {
+		br := d.bridges[name]
+		specs := make([]ofproto.PortSpec, len(idx))
+		for j, i := range idx {
+			p := opened[i]
 			var hw [6]byte
 			copy(hw[:], p.mac)
-			specs[i] = ofproto.PortSpec{Name: p.spec.Name, DPPort: p.no, Request: p.spec.OFPortRequest,
+			specs[j] = ofproto.PortSpec{Name: p.spec.Name, DPPort: p.no, Request: p.spec.OFPortRequest,
 				Previous: p.spec.PreviousOFPort, VLAN: macPortConfig(p.spec.VLAN), MAC: hw, LinkDown: !p.link.CarrierUp}
 		}
-		nums, perrs := ofb.AddPorts(specs)
-		for i, p := range ps {
-			if perrs[i] != nil {
-				d.log.Warn("numbering port " + p.spec.Name + ": " + perrs[i].Error())
+		nums, perrs := br.AddPorts(specs)
+		for j, i := range idx {
+			p := opened[i]
+			if perrs[j] != nil {
+				errs[i] = perrs[j]
+				delete(d.ports, p.spec.Name)
+				if d.byIndex[p.ifindex] == p {
+					delete(d.byIndex, p.ifindex)
+				}
+				undo = append(undo, p.no) // PortsDel closes the device
 				continue
 			}
-			p.ofport = nums[i]
+			p.ofport = nums[j]
 		}
 	}
+	return undo
 }
 
 func macPortConfig(v bridge.VLANConfig) maclearn.PortConfig {
@@ -583,24 +567,21 @@ func (d *Datapath) SetPort(spec bridge.PortSpec) error {
 	if p == nil {
 		return fmt.Errorf("%s: %w", spec.Name, dpif.ErrNoPort)
 	}
+	br := d.bridges[spec.Bridge]
+	if br == nil {
+		return fmt.Errorf("%w: %s", ofproto.ErrNoBridge, spec.Bridge)
+	}
 	if !slices.Equal(p.spec.VLAN.Trunks, spec.VLAN.Trunks) || p.spec.VLAN.Tag != spec.VLAN.Tag || p.spec.VLAN.Mode != spec.VLAN.Mode {
-		if err := d.bridges[spec.Bridge].SetPort(p.no, portConfig(spec.VLAN)); err != nil {
+		if err := br.SetPortVLAN(spec.Name, macPortConfig(spec.VLAN)); err != nil {
 			return err
-		}
-		if ofb := d.ofbridges[spec.Bridge]; ofb != nil {
-			if err := ofb.SetPortVLAN(spec.Name, macPortConfig(spec.VLAN)); err != nil {
-				return err
-			}
 		}
 	}
 	if spec.OFPortRequest != p.spec.OFPortRequest {
-		if ofb := d.ofbridges[spec.Bridge]; ofb != nil {
-			n, err := ofb.SetPortRequest(spec.Name, spec.OFPortRequest)
-			if err != nil {
-				return err
-			}
-			p.ofport = n
+		n, err := br.SetPortRequest(spec.Name, spec.OFPortRequest)
+		if err != nil {
+			return err
 		}
+		p.ofport = n
 	}
 	spec.PreviousOFPort = p.spec.PreviousOFPort
 	if spec.MTURequest > 0 && spec.MTURequest != p.dev.MTU() {
@@ -642,12 +623,9 @@ func (d *Datapath) delPortsLocked(names []string) []error {
 			delete(d.byIndex, p.ifindex)
 		}
 		if br := d.bridges[p.spec.Bridge]; br != nil {
-			if err := br.DelPort(p.no); err != nil {
+			if err := br.DelPort(p.spec.Name); err != nil {
 				errs[i] = err
 			}
-		}
-		if ofb := d.ofbridges[p.spec.Bridge]; ofb != nil && p.ofport != 0 {
-			ofb.DelPort(p.spec.Name)
 		}
 		nos, idx = append(nos, p.no), append(idx, i)
 	}
@@ -765,10 +743,6 @@ func (d *Datapath) closeLocked() error {
 	errs := d.delPortsLocked(slices.Sorted(maps.Keys(d.ports)))
 	d.bridges = map[string]*ofproto.Bridge{}
 	d.dpTypes = map[string]string{}
-	for _, ofb := range d.ofbridges {
-		ofb.Close()
-	}
-	d.ofbridges = map[string]*ofproto.OFBridge{}
 	d.created = map[string]time.Time{}
 	if err := d.stopLocked(); err != nil {
 		errs = append(errs, err)

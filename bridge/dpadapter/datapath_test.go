@@ -91,7 +91,7 @@ func TestPortsOnRealDevices(t *testing.T) {
 	// numbers only fill in for a port without one.
 	view := View{DP: d, OFPorts: func(string) map[string]int { return map[string]int{"gvbat0": 65534, "gvbav1": 3} }}
 	brs := view.Bridges()
-	if view.Datapath() == nil || len(brs) != 1 || brs[0].NORMAL == nil || brs[0].OpenFlow == nil || len(brs[0].Ports) != 2 ||
+	if view.Datapath() == nil || len(brs) != 1 || brs[0].OpenFlow == nil || len(brs[0].Ports) != 2 ||
 		brs[0].Ports[0].OFPort != 65534 || brs[0].Ports[1].Interface != "gvbav1" || brs[0].Ports[1].OFPort != 1 ||
 		brs[0].Ports[1].SocketBufferRequest != 4<<20 {
 		t.Errorf("view: %+v", brs)

@@ -222,8 +222,8 @@ func (d *Datapath) applyLocked(p *port, u LinkUpdate) {
 			// The speed comes with the carrier (sysfs reads -1 without).
 			p.link.SpeedMbps = p.dev.Link().SpeedMbps
 			// OpenFlow's OFPPS_LINK_DOWN and liveness (fast failover).
-			if ofb := d.ofbridges[p.spec.Bridge]; ofb != nil && p.ofport != 0 {
-				ofb.SetPortLink(p.spec.Name, u.CarrierUp)
+			if br := d.bridges[p.spec.Bridge]; br != nil && p.ofport != 0 {
+				br.SetPortLink(p.spec.Name, u.CarrierUp)
 			}
 		}
 	}

@@ -44,7 +44,7 @@ func (v View) Bridges() []source.Bridge {
 	d.mu.Lock()
 	out := make([]source.Bridge, 0, len(d.bridges))
 	for _, name := range slices.Sorted(maps.Keys(d.bridges)) {
-		out = append(out, source.Bridge{Name: name, NORMAL: d.bridges[name], OpenFlow: d.ofbridges[name], Created: d.created[name],
+		out = append(out, source.Bridge{Name: name, OpenFlow: d.bridges[name], Created: d.created[name],
 			Dummy: d.dpTypes[name] == "dummy"})
 	}
 	for _, p := range d.ports {

@@ -30,12 +30,10 @@ type Switch interface {
 // Bridge is one bridge of a Switch snapshot.
 type Bridge struct {
 	Name string
-	// NORMAL is the bridge's translation state (MAC table); nil when the
+	// OpenFlow is the bridge (tables, groups, meters, ports, the MAC
+	// table NORMAL learns in); nil when the
 	// bridge exists in the database but not (yet) in the datapath.
-	NORMAL *ofproto.Bridge
-	// OpenFlow is the bridge's OpenFlow side (tables, groups, meters,
-	// ports); nil when the bridge is not in the datapath.
-	OpenFlow *ofproto.OFBridge
+	OpenFlow *ofproto.Bridge
 	// Created is when the bridge was added to the datapath (zero:
 	// unknown); bridge/dump-flows reports its rules' age from it.
 	Created time.Time

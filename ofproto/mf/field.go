@@ -464,18 +464,15 @@ func (fd *Field) SetMatch(m *Match, v Value) {
 // Maskable still accepts any mask here: checking masks is the codecs'
 // job (they return OFPBMC_BAD_MASK).
 func (fd *Field) SetMatchMasked(m *Match, v, mask Value) {
-	switch fd.ID {
-	case DLVLAN, VLANVID, DLVLANPCP, VLANPCP:
-		// These share vlan_tci with other bits: add to its mask, as
-		// Open vSwitch's match_set_dl_vlan/vlan_pcp do.
-		fd.write(&m.Wildcards.Masks, mask, true)
-		fd.write(&m.Flow, v.And(mask), false)
-		m.Normalize()
-		return
-	}
 	fd.write(&m.Wildcards.Masks, mask, true)
 	fd.write(&m.Flow, v.And(mask), false)
-	m.Normalize()
+	if fd.acc.get != nil {
+		// Ports and VLAN fields: their storage is not the value's bits
+		// (a VLAN field's mask also covers the tag's presence, as Open
+		// vSwitch's match_set_dl_vlan/vlan_pcp do), so clear what the
+		// mask does not cover.
+		m.Normalize()
+	}
 }
 
 // SetWild makes m ignore the field (mf_set_wild).
@@ -498,7 +495,10 @@ func (fd *Field) SetWild(m *Match) {
 		return
 	}
 	fd.write(&m.Wildcards.Masks, Value{}, true)
-	m.Normalize()
+	fd.write(&m.Flow, Value{}, false)
+	if fd.acc.get != nil {
+		m.Normalize()
+	}
 }
 
 // FieldByID returns the field with the given ID, or nil.

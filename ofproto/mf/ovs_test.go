@@ -153,8 +153,8 @@ func randomMatch(r *rand.Rand) Match {
 		switch id {
 		case InPort:
 			v = ValueFromUint(uint64(r.IntN(0xff00)), 2)
-		case ArpOpForRandom:
-			v = ValueFromUint(uint64(r.IntN(256)), 2)
+		case ARPOp:
+			v = ValueFromUint(uint64(r.IntN(256)), 2) // Open vSwitch keeps 8 bits
 		case CTState:
 			v = ValueFromUint(uint64(r.IntN(256)), 4)
 		}
@@ -243,8 +243,6 @@ func randomMatch(r *rand.Rand) Match {
 	return m
 }
 
-// ArpOpForRandom is arp_op, whose valid values are below 256.
-const ArpOpForRandom = ARPOp
 
 // Random matches encoded by us are a fixed point of ovs-ofctl's strict
 // decode and re-encode in NXM and every OXM version: same entries, same

@@ -3,8 +3,8 @@ package ofp
 import (
 	"bufio"
 	"encoding/hex"
-	"errors"
 	"os"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -50,19 +50,23 @@ var ovsDecodeError = regexp.MustCompile(`\*\*\*decode error: ([A-Z0-9_]+)\*\*\*`
 // re-encode the same bytes (or, where Open vSwitch itself would
 // normalise, bytes ovs-ofctl prints identically); where it reports a
 // decode error, we must report the same one.
+//
+// notYet lists the vectors gvs knowingly does not handle like Open vSwitch.
+var notYet = map[string]string{}
+
 func TestOVSMessages(t *testing.T) {
-	var decoded, same, equivalent, standIn int
+	var decoded, same, equivalent int
 	for _, v := range loadVectors(t, "testdata/ovs-messages.txt") {
+		if why, ok := notYet[v.name]; ok {
+			t.Logf("%s: skipped: %s", v.name, why)
+			continue
+		}
 		ovs := ofpPrint(t, v.msg, 2)
 		ovsErr := ""
 		if m := ovsDecodeError.FindStringSubmatch(ovs); m != nil && !strings.Contains(ovs, "OFPT_ERROR") {
 			ovsErr = m[1]
 		}
 		h, m, err := Decode(v.msg)
-		if errors.Is(err, errMatchStandIn) {
-			standIn++
-			continue
-		}
 		switch {
 		case err != nil && ovsErr == "":
 			if strings.Contains(ovs, "***") {
@@ -89,11 +93,44 @@ func TestOVSMessages(t *testing.T) {
 			same++
 			continue
 		}
+		if h.Version == Version10 {
+			// OpenFlow 1.0 matches are normalised when decoded (Open
+			// vSwitch's decoder does the same; ofp-print shows the
+			// original): the re-encoding must decode to the same message.
+			if _, m2, err := Decode(again); err == nil && reflect.DeepEqual(m2, m) {
+				equivalent++
+				continue
+			}
+		}
 		if ours := ofpPrint(t, again, 2); ours != ovs {
 			t.Errorf("%s: re-encoded %T differs:\n%x\n%s\nOVS's:\n%x\n%s", v.name, m, again, ours, v.msg, ovs)
 			continue
 		}
 		equivalent++
 	}
-	t.Logf("decoded %d (re-encoded identically %d, equivalently %d); %d wait for the mf/ofpact codecs", decoded, same, equivalent, standIn)
+	t.Logf("decoded %d (re-encoded identically %d, equivalently %d)", decoded, same, equivalent)
+}
+
+// TestOVSSwitchTraffic decodes what ovs-ofctl and the real ovs-vswitchd
+// exchanged (testdata/ovs-switch.txt) and re-encodes it to the same bytes.
+func TestOVSSwitchTraffic(t *testing.T) {
+	var same int
+	for _, v := range loadVectors(t, "testdata/ovs-switch.txt") {
+		h, m, err := Decode(v.msg)
+		if err != nil {
+			t.Errorf("%s: %x: %v", v.name, v.msg, err)
+			continue
+		}
+		again, err := Encode(h.Version, h.Xid, m)
+		if err != nil {
+			t.Errorf("%s: re-encode %T: %v", v.name, m, err)
+			continue
+		}
+		if string(again) != string(v.msg) {
+			t.Errorf("%s: re-encoded %T:\n%x\nwant\n%x", v.name, m, again, v.msg)
+			continue
+		}
+		same++
+	}
+	t.Logf("%d messages re-encoded identically", same)
 }

@@ -21,11 +21,25 @@
 // OFPBRC_BAD_STAT, OFPBRC_BAD_VENDOR, OFPBRC_BAD_SUBTYPE,
 // OFPBRC_BAD_VERSION, and the message's own), never a panic.
 //
+// Helpers for the switch side: NewErrorReply (the error Open vSwitch
+// sends for a failed request, echoing it), Continuation (what a paused
+// translation resumes from, carried in NXT_PACKET_IN2 and NXT_RESUME),
+// SetAsync.Apply (Open vSwitch's set-async semantics over a basis),
+// DefaultTableFeatures (the TABLE_FEATURES reply Open vSwitch gives, for
+// gvs's fields), BundleAdd.Inner.
+//
 // Port numbers are in Open vSwitch's 16-bit space (mf.PortLocal etc.):
 // the codecs convert OpenFlow 1.1+'s 32-bit numbers (PortTo11,
 // PortFrom11). Matches are mf.Match and actions/instructions
-// ofpact.Action lists; the match and action codecs are ofproto/mf's and
-// ofproto/ofpact's (standin.go bridges to them).
+// ofpact.Action lists (instructions included, as in Open vSwitch); the
+// match and action codecs are ofproto/mf's and ofproto/ofpact's
+// (codecs.go names the forms each message uses).
+//
+// The tests hold the codecs to Open vSwitch: the messages of its
+// ofp-print tests and the traffic between ovs-ofctl and a real
+// ovs-vswitchd (testdata/) decode and re-encode to the same bytes or to
+// bytes ovs-ofctl prints the same; ovs-ofctl itself runs against a fake
+// switch built on this package; ofp-print checks what we build.
 //
 // # Ownership and goroutines
 //

@@ -189,21 +189,6 @@ func (m *FlowMod) appendBody(b []byte, v uint8) ([]byte, error) {
 	return appendInstructions(b, m.Actions, v), nil
 }
 
-// pullMatch11 pulls an OpenFlow 1.1 standard match or a 1.2+ OXM match.
-func pullMatch11(b []byte, v uint8) (Match, []byte, error) {
-	if v == Version11 {
-		if len(b) < 88 {
-			return Match{}, b, ofperr.OFPBRC_BAD_LEN
-		}
-		if binary.BigEndian.Uint16(b) != 0 || binary.BigEndian.Uint16(b[2:]) != 88 {
-			return Match{}, b, ofperr.OFPBMC_BAD_TYPE
-		}
-		m, err := pull11Match(b[:88])
-		return m, b[88:], err
-	}
-	return pullOXMMatch(b)
-}
-
 func decodeFlowMod(h *Header, body []byte) (Msg, error) {
 	m := &FlowMod{}
 	v := h.Version

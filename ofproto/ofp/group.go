@@ -3,6 +3,8 @@ package ofp
 import (
 	"encoding/binary"
 
+	"gvs/ofproto/mf"
+
 	"gvs/ofproto/ofperr"
 )
 
@@ -40,12 +42,18 @@ type Bucket struct {
 
 // GroupProps are a group's properties: Open vSwitch's (Netronome)
 // selection method extension for select groups, "hash" or "dp_hash", its
-// parameter, and for "hash" the fields hashed (OXM headers, with masks
-// for masked fields, as sent).
+// parameter (the hash basis), and for "hash" the fields hashed.
 type GroupProps struct {
 	SelectionMethod      string
 	SelectionMethodParam uint64
-	Fields               []byte
+	Fields               []GroupField
+}
+
+// GroupField is a field a "hash" select group hashes, with the bits used
+// (all-ones for the whole field), e.g. fields(ip_dst=255.255.255.0).
+type GroupField struct {
+	Field *mf.Field
+	Mask  mf.Value
 }
 
 const (
@@ -86,7 +94,7 @@ func (m *GroupMod) appendBody(b []byte, v uint8) ([]byte, error) {
 	bstart := len(b)
 	b = appendBuckets15(b, m.Buckets, m.Type, v)
 	binary.BigEndian.PutUint16(b[start+8:], uint16(len(b)-bstart))
-	return appendGroupProps(b, &m.Props), nil
+	return appendGroupProps(b, &m.Props, v), nil
 }
 
 func appendBuckets11(b []byte, buckets []Bucket, v uint8) []byte {
@@ -128,7 +136,7 @@ func appendBuckets15(b []byte, buckets []Bucket, typ uint8, v uint8) []byte {
 	return b
 }
 
-func appendGroupProps(b []byte, p *GroupProps) []byte {
+func appendGroupProps(b []byte, p *GroupProps, v uint8) []byte {
 	if p.SelectionMethod == "" {
 		return b
 	}
@@ -140,7 +148,9 @@ func appendGroupProps(b []byte, p *GroupProps) []byte {
 	b = pad(b, 4)
 	b = putStr(b, p.SelectionMethod, 16)
 	b = put64(b, p.SelectionMethodParam)
-	b = append(b, p.Fields...)
+	for _, gf := range p.Fields {
+		b = mf.AppendEntry(b, gf.Field, v, gf.Mask, nil)
+	}
 	setLen16(b, start, 2)
 	return pad8(b, start)
 }
@@ -281,7 +291,22 @@ func pullGroupProps(b []byte, typ uint8, command uint16) (GroupProps, error) {
 			if gp.SelectionMethod != "hash" {
 				return gp, ofperr.OFPBPC_BAD_VALUE
 			}
-			gp.Fields = fields
+			seen := map[*mf.Field]bool{}
+			for len(fields) > 0 {
+				e, rest, err := mf.PullEntry(fields, false)
+				if err != nil {
+					return gp, err
+				}
+				if e.Field == nil {
+					return gp, ofperr.OFPBMC_BAD_FIELD
+				}
+				if seen[e.Field] {
+					return gp, ofperr.OFPBMC_DUP_FIELD
+				}
+				seen[e.Field] = true
+				gp.Fields = append(gp.Fields, GroupField{Field: e.Field, Mask: e.Value})
+				fields = rest
+			}
 		}
 	}
 	return gp, nil
@@ -433,7 +458,7 @@ func (m *GroupDescReply) appendEntry(b []byte, v uint8, i int) ([]byte, error) {
 		bs := len(b)
 		b = appendBuckets15(b, g.Buckets, g.Type, v)
 		binary.BigEndian.PutUint16(b[start+8:], uint16(len(b)-bs))
-		b = appendGroupProps(b, &g.Props)
+		b = appendGroupProps(b, &g.Props, v)
 	}
 	setLen16(b, start, 0)
 	return b, nil

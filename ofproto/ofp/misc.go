@@ -392,16 +392,173 @@ func (m *CTFlushZone) appendBody(b []byte, _ uint8) ([]byte, error) {
 	return put16(pad(b, 6), m.Zone), nil
 }
 
-// CTFlush (NXT_CT_FLUSH) flushes conntrack entries of a zone matching the
-// original/reply tuples in Props (NXCTFT_* properties, as sent).
-type CTFlush struct {
-	Zone  uint16
-	Props []Prop
+// CTTuple is one direction of a connection to flush: addresses as IPv6
+// (IPv4 mapped into ::ffff:0:0/96), zero when not matched.
+type CTTuple struct {
+	Src, Dst         [16]byte
+	SrcPort, DstPort uint16
+	ICMPID           uint16
+	ICMPType         uint8
+	ICMPCode         uint8
 }
 
+// CTFlush (NXT_CT_FLUSH) flushes the conntrack entries matching the IP
+// protocol and tuples (zero fields match anything), in Zone if HasZone.
+type CTFlush struct {
+	IPProto uint8
+	Orig    CTTuple
+	Reply   CTTuple
+	HasZone bool
+	Zone    uint16
+}
+
+// NXT_CT_FLUSH property types.
+const (
+	ctFlushOrig  = 0
+	ctFlushReply = 1
+	ctFlushZone  = 2
+
+	ctTupleSrc      = 0
+	ctTupleDst      = 1
+	ctTupleSrcPort  = 2
+	ctTupleDstPort  = 3
+	ctTupleICMPID   = 4
+	ctTupleICMPType = 5
+	ctTupleICMPCode = 6
+)
+
 func (*CTFlush) raw(uint8) (Raw, error) { return rawNXCTFlush, nil }
+
+func appendCTTuple(b []byte, t *CTTuple, typ uint16, proto uint8) []byte {
+	var in []byte
+	if t.Src != [16]byte{} {
+		in = appendProp(in, ctTupleSrc, t.Src[:], 8)
+	}
+	if t.Dst != [16]byte{} {
+		in = appendProp(in, ctTupleDst, t.Dst[:], 8)
+	}
+	if proto == 1 || proto == 58 {
+		in = appendProp(in, ctTupleICMPID, []byte{byte(t.ICMPID >> 8), byte(t.ICMPID), 0, 0}, 8)
+		in = appendProp(in, ctTupleICMPType, []byte{t.ICMPType}, 8)
+		in = appendProp(in, ctTupleICMPCode, []byte{t.ICMPCode}, 8)
+	} else {
+		if t.SrcPort != 0 {
+			in = appendProp(in, ctTupleSrcPort, []byte{byte(t.SrcPort >> 8), byte(t.SrcPort), 0, 0}, 8)
+		}
+		if t.DstPort != 0 {
+			in = appendProp(in, ctTupleDstPort, []byte{byte(t.DstPort >> 8), byte(t.DstPort), 0, 0}, 8)
+		}
+	}
+	if len(in) == 0 {
+		return b
+	}
+	return appendNested(b, typ, func(b []byte) []byte { return append(b, in...) })
+}
+
 func (m *CTFlush) appendBody(b []byte, _ uint8) ([]byte, error) {
-	return appendProps(pad(put16(b, m.Zone), 6), m.Props), nil
+	b = pad(put8(b, m.IPProto), 7)
+	b = appendCTTuple(b, &m.Orig, ctFlushOrig, m.IPProto)
+	b = appendCTTuple(b, &m.Reply, ctFlushReply, m.IPProto)
+	if m.HasZone {
+		b = appendProp(b, ctFlushZone, []byte{byte(m.Zone >> 8), byte(m.Zone), 0, 0}, 8)
+	}
+	return b, nil
+}
+
+// l3Of is 4 for an IPv4-mapped address, 6 for another, 0 for zero.
+func l3Of(a *[16]byte) int {
+	switch {
+	case *a == [16]byte{}:
+		return 0
+	case [12]byte(a[:12]) == [12]byte{10: 0xff, 11: 0xff}:
+		return 4
+	}
+	return 6
+}
+
+// pullCTTuple is Open vSwitch's ofp_ct_tuple_decode_nested; l3 carries
+// the address family across both tuples (a mismatch is OFPBPC_BAD_VALUE).
+func pullCTTuple(body []byte, t *CTTuple, l3 *int) error {
+	if len(body) < 4 {
+		return ofperr.OFPBPC_BAD_LEN
+	}
+	props, err := pullProps(body[4:], 8)
+	if err != nil {
+		return err
+	}
+	for _, p := range props {
+		switch p.Type {
+		case ctTupleSrc, ctTupleDst:
+			if len(p.Body) < 16 {
+				return ofperr.OFPBPC_BAD_LEN
+			}
+			a := &t.Src
+			if p.Type == ctTupleDst {
+				a = &t.Dst
+			}
+			copy(a[:], p.Body)
+			f := l3Of(a)
+			if *l3 != 0 && f != 0 && *l3 != f {
+				return ofperr.OFPBPC_BAD_VALUE
+			}
+			*l3 = f
+		case ctTupleSrcPort, ctTupleDstPort, ctTupleICMPID:
+			if len(p.Body) < 2 {
+				return ofperr.OFPBPC_BAD_LEN
+			}
+			v := binary.BigEndian.Uint16(p.Body)
+			switch p.Type {
+			case ctTupleSrcPort:
+				t.SrcPort = v
+			case ctTupleDstPort:
+				t.DstPort = v
+			default:
+				t.ICMPID = v
+			}
+		case ctTupleICMPType, ctTupleICMPCode:
+			if len(p.Body) < 1 {
+				return ofperr.OFPBPC_BAD_LEN
+			}
+			if p.Type == ctTupleICMPType {
+				t.ICMPType = p.Body[0]
+			} else {
+				t.ICMPCode = p.Body[0]
+			}
+		}
+	}
+	return nil
+}
+
+func decodeCTFlush(_ *Header, body []byte) (Msg, error) {
+	m := &CTFlush{IPProto: body[0]}
+	for _, z := range body[1:8] {
+		if z != 0 {
+			return nil, ofperr.NXBRC_MUST_BE_ZERO
+		}
+	}
+	props, err := pullProps(body[8:], 8)
+	if err != nil {
+		return nil, err
+	}
+	l3 := 0
+	for _, p := range props {
+		switch p.Type {
+		case ctFlushOrig:
+			err = pullCTTuple(p.Body, &m.Orig, &l3)
+		case ctFlushReply:
+			err = pullCTTuple(p.Body, &m.Reply, &l3)
+		case ctFlushZone:
+			if len(p.Body) < 2 {
+				err = ofperr.OFPBPC_BAD_LEN
+			} else {
+				m.HasZone, m.Zone = true, binary.BigEndian.Uint16(p.Body)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
 }
 
 // Bundle control types (OFPBCT_*) and flags (OFPBF_*).
@@ -570,13 +727,7 @@ func init() {
 	register(decodeTLVTableMod, rawNXTLVTableMod)
 	register(decodeTLVTableReply, rawNXTLVTableReply)
 	register(func(_ *Header, b []byte) (Msg, error) { return &CTFlushZone{Zone: binary.BigEndian.Uint16(b[6:])}, nil }, rawNXCTFlushZone)
-	register(func(_ *Header, b []byte) (Msg, error) {
-		props, err := pullProps(b[8:], 8)
-		if err != nil {
-			return nil, err
-		}
-		return &CTFlush{Zone: binary.BigEndian.Uint16(b), Props: props}, nil
-	}, rawNXCTFlush)
+	register(decodeCTFlush, rawNXCTFlush)
 	register(decodeBundleControl, raw14BundleControl, rawONF13BundleControl)
 	register(decodeBundleAdd, raw14BundleAddMessage, rawONF13BundleAddMessage)
 	register(decodeRequestForward, rawNXRequestForward, rawONF13RequestForward, raw14RequestForward)

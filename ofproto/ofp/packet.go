@@ -121,16 +121,16 @@ func (m *PacketIn) appendBody(b []byte, v uint8) ([]byte, error) {
 func (m *PacketIn) appendProps(b []byte, v uint8, resume bool) []byte {
 	b = appendProp(b, pinPacket, m.Packet, 8)
 	if int(m.TotalLen) != len(m.Packet) {
-		b = appendProp(b, pinFullLen, u32Body(m.TotalLen), 8)
+		b = appendPropU32(b, pinFullLen, m.TotalLen)
 	}
 	if m.BufferID != BufferNone {
-		b = appendProp(b, pinBufferID, u32Body(m.BufferID), 8)
+		b = appendPropU32(b, pinBufferID, m.BufferID)
 	}
-	b = appendProp(b, pinTableID, []byte{m.TableID}, 8)
+	b = appendPropU8(b, pinTableID, m.TableID)
 	if m.Cookie != CookieNone {
-		b = appendProp(b, pinCookie, binary.BigEndian.AppendUint64(make([]byte, 4), m.Cookie), 8)
+		b = appendPropBE64(b, pinCookie, m.Cookie)
 	}
-	b = appendProp(b, pinReason, []byte{m.Reason}, 8)
+	b = appendPropU8(b, pinReason, m.Reason)
 	start := len(b)
 	b = put16(b, pinMetadata)
 	b = put16(b, 0)
@@ -165,7 +165,7 @@ func decodePacketIn(h *Header, body []byte) (Msg, error) {
 		if r.err != nil {
 			return nil, r.err
 		}
-		match, rest, err := pullOXMMatch(r.rest())
+		match, rest, err := pullOXMMatchLoose(r.rest(), false)
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +204,7 @@ func decodePacketIn(h *Header, body []byte) (Msg, error) {
 		if r.err != nil {
 			return nil, r.err
 		}
-		match, _, _, rest, err := pullNXMatchCookie(r.rest(), matchLen, false)
+		match, rest, err := pullNXMatchLoose(r.rest(), matchLen)
 		if err != nil {
 			return nil, err
 		}
@@ -362,7 +362,7 @@ func decodePacketOut(h *Header, body []byte) (Msg, error) {
 		if r.err != nil {
 			return nil, r.err
 		}
-		match, rest, err := pullOXMMatch(r.rest())
+		match, rest, err := pullOXMMatchLoose(r.rest(), true)
 		if err != nil {
 			return nil, err
 		}

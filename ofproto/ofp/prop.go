@@ -64,3 +64,26 @@ func propU32(p Prop) (uint32, error) {
 }
 
 func u32Body(v uint32) []byte { return binary.BigEndian.AppendUint32(nil, v) }
+
+// appendPropU32 appends a property holding a 32-bit value without
+// allocating.
+func appendPropU32(b []byte, typ uint16, v uint32) []byte {
+	b = put16(b, typ)
+	b = put16(b, 8)
+	return put32(b, v)
+}
+
+// appendPropU8 appends a property holding one byte (length 5, padded).
+func appendPropU8(b []byte, typ uint16, v uint8) []byte {
+	b = put16(b, typ)
+	b = put16(b, 5)
+	return pad(put8(b, v), 3)
+}
+
+// appendPropBE64 appends a 64-bit property as Open vSwitch does: the
+// value 8-byte aligned after 4 bytes of padding (length 16).
+func appendPropBE64(b []byte, typ uint16, v uint64) []byte {
+	b = put16(b, typ)
+	b = put16(b, 16)
+	return put64(pad(b, 4), v)
+}

@@ -272,7 +272,7 @@ func (m *FlowStatsReply) appendEntry(b []byte, v uint8, i int) ([]byte, error) {
 		b = put64(b, fs.ByteCount)
 		var n int
 		b, n = appendNXMatch(b, &fs.Match, 0, 0, 0)
-		binary.BigEndian.PutUint16(b[start+20:], uint16(n))
+		binary.BigEndian.PutUint16(b[start+18:], uint16(n))
 		b = pad(b, roundUp8(n)-n)
 		b = appendActions(b, fs.Actions, v)
 	case v == Version10:
@@ -313,11 +313,7 @@ func (m *FlowStatsReply) appendEntry(b []byte, v uint8, i int) ([]byte, error) {
 		b = put64(b, fs.Cookie)
 		b = put64(b, unknownToZero(fs.PacketCount))
 		b = put64(b, unknownToZero(fs.ByteCount))
-		if v == Version11 {
-			b = append11Match(b, &fs.Match)
-		} else {
-			b = appendOXMMatch(b, &fs.Match, v)
-		}
+		b = appendOXMMatch(b, &fs.Match, v) // OXM even in 1.1, as Open vSwitch
 		b = appendInstructions(b, fs.Actions, v)
 	default:
 		b = put16(b, 0)

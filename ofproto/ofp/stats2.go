@@ -21,6 +21,10 @@ type TableStats struct {
 	ActiveCount  uint32
 	LookupCount  uint64
 	MatchedCount uint64
+	// Legacy are 1.1's and 1.2's capability fields between the name and
+	// max_entries (wildcards, match, instructions, actions, config...),
+	// as sent: encoding a 1.1/1.2 reply needs them.
+	Legacy []byte
 }
 
 type TableStatsReply struct {
@@ -31,7 +35,7 @@ type TableStatsReply struct {
 func (*TableStatsRequest) raw(uint8) (Raw, error)                       { return rawTableStatsRequest, nil }
 func (*TableStatsRequest) appendBody(b []byte, _ uint8) ([]byte, error) { return b, nil }
 func (*TableStatsReply) raw(v uint8) (Raw, error) {
-	return pick(v, raw10TableStatsReply, raw13TableStatsReply)
+	return pick(v, raw10TableStatsReply, raw11TableStatsReply, raw12TableStatsReply, raw13TableStatsReply)
 }
 func (m *TableStatsReply) entries() int { return len(m.Tables) }
 func (m *TableStatsReply) appendBody(b []byte, v uint8) ([]byte, error) {
@@ -41,6 +45,22 @@ func (m *TableStatsReply) part(i, j int) Msg { return &TableStatsReply{Tables: m
 func (m *TableStatsReply) appendEntry(b []byte, v uint8, i int) ([]byte, error) {
 	ts := &m.Tables[i]
 	b = put8(b, ts.TableID)
+	if v == Version11 || v == Version12 {
+		n := 24
+		if v == Version12 {
+			n = 64
+		}
+		if len(ts.Legacy) != n {
+			return b, ofperr.OFPBRC_BAD_VERSION
+		}
+		b = pad(b, 7)
+		b = putStr(b, ts.Name, 32)
+		b = append(b, ts.Legacy...)
+		b = put32(b, ts.MaxEntries)
+		b = put32(b, ts.ActiveCount)
+		b = put64(b, ts.LookupCount)
+		return put64(b, ts.MatchedCount), nil
+	}
 	b = pad(b, 3)
 	if v == Version10 {
 		b = putStr(b, ts.Name, 32)
@@ -59,15 +79,14 @@ func pullTableStatsReply(m *TableStatsReply, h *Header, r *reader) error {
 		case raw10TableStatsReply:
 			r.skip(3)
 			ts.Name, ts.Wildcards, ts.MaxEntries = r.str(32), r.u32(), r.u32()
-		case raw11TableStatsReply:
+		case raw11TableStatsReply, raw12TableStatsReply:
 			r.skip(7)
 			ts.Name = r.str(32)
-			r.skip(24)
-			ts.MaxEntries = r.u32()
-		case raw12TableStatsReply:
-			r.skip(7)
-			ts.Name = r.str(32)
-			r.skip(64)
+			n := 24
+			if h.Raw == raw12TableStatsReply {
+				n = 64
+			}
+			ts.Legacy = r.take(n)
 			ts.MaxEntries = r.u32()
 		default:
 			r.skip(3)
@@ -114,6 +133,9 @@ type PortStats struct {
 	Collisions   uint64
 	DurationSec  uint32
 	DurationNsec uint32
+	// OtherProps are 1.4+ properties besides the Ethernet counters (Open
+	// vSwitch's custom statistics experimenter property), kept as sent.
+	OtherProps []Prop
 }
 
 type PortStatsReply struct {
@@ -148,6 +170,7 @@ func (m *PortStatsReply) appendEntry(b []byte, v uint8, i int) ([]byte, error) {
 		for _, c := range []uint64{ps.RxFrameErr, ps.RxOverErr, ps.RxCRCErr, ps.Collisions} {
 			b = put64(b, c)
 		}
+		b = appendProps(b, ps.OtherProps)
 		setLen16(b, start, 0)
 		return b, nil
 	}
@@ -200,6 +223,8 @@ func pullPortStatsReply(m *PortStatsReply, h *Header, r *reader) error {
 				if p.Type == 0 && len(p.Body) == 36 {
 					pr := reader{b: p.Body[4:]}
 					ps.RxFrameErr, ps.RxOverErr, ps.RxCRCErr, ps.Collisions = pr.u64(), pr.u64(), pr.u64(), pr.u64()
+				} else {
+					ps.OtherProps = append(ps.OtherProps, p)
 				}
 			}
 		} else {
@@ -728,6 +753,13 @@ func init() {
 	}), raw13TableFeaturesReply)
 	register(decoderFor(func(*TableDescRequest, *Header, *reader) error { return nil }), raw14TableDescRequest)
 	register(decoderFor(func(m *TableDescReply, _ *Header, r *reader) error {
+		return pullTableDescEntries(m, r)
+	}), raw14TableDescReply)
+	register(decodeTableStatus, raw14TableStatus)
+}
+
+func pullTableDescEntries(m *TableDescReply, r *reader) error {
+	{
 		for r.len() > 0 {
 			if r.len() < 8 {
 				return ofperr.OFPBRC_BAD_LEN
@@ -749,5 +781,33 @@ func init() {
 			m.Tables = append(m.Tables, td)
 		}
 		return nil
-	}), raw14TableDescReply)
+	}
+}
+
+// TableStatus (OFPT14_TABLE_STATUS) reports a table's vacancy crossing a
+// threshold (Reason OFPTR_VACANCY_DOWN 3 / _UP 4).
+type TableStatus struct {
+	Reason uint8
+	Table  TableDesc
+}
+
+func (*TableStatus) raw(v uint8) (Raw, error) { return pick(v, raw14TableStatus) }
+
+func (m *TableStatus) appendBody(b []byte, v uint8) ([]byte, error) {
+	b = pad(put8(b, m.Reason), 7)
+	return (&TableDescReply{Tables: []TableDesc{m.Table}}).appendEntry(b, v, 0)
+}
+
+func decodeTableStatus(h *Header, body []byte) (Msg, error) {
+	m := &TableStatus{Reason: body[0]}
+	var rep TableDescReply
+	r := reader{b: body[8:]}
+	if err := pullTableDescEntries(&rep, &r); err != nil {
+		return nil, err
+	}
+	if len(rep.Tables) != 1 {
+		return nil, ofperr.OFPBRC_BAD_LEN
+	}
+	m.Table = rep.Tables[0]
+	return m, nil
 }

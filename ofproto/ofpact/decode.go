@@ -529,6 +529,8 @@ func decodeController2(acts []Action, a []byte) ([]Action, error) {
 				return nil, ofperr.OFPBPC_BAD_LEN
 			}
 			c.MeterID = be.Uint32(payload)
+		case 0xffff:
+			return nil, ofperr.OFPBPC_BAD_EXP_TYPE
 		default:
 			return nil, ofperr.OFPBPC_BAD_TYPE
 		}
@@ -551,6 +553,15 @@ func pullProp(p []byte) (typ uint16, payload []byte, n int, err error) {
 	n = roundUp(l, 8)
 	if n > len(p) {
 		return 0, nil, 0, ofperr.OFPBPC_BAD_LEN
+	}
+	if typ == 0xffff { // experimenter property: no action knows any
+		if l < 12 {
+			return 0, nil, 0, ofperr.OFPBPC_BAD_LEN
+		}
+		if be.Uint32(p[4:]) == 0 {
+			return 0, nil, 0, ofperr.OFPBPC_BAD_EXPERIMENTER
+		}
+		return typ, p[12:l], n, nil
 	}
 	return typ, p[4:l], n, nil
 }

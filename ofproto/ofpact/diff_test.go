@@ -72,3 +72,44 @@ func TestMutatedInstructionsAgainstOVS(t *testing.T) {
 		compareWithOVS(t, true, version, inputs)
 	}
 }
+
+// TestRestructuredActionsAgainstOVS concatenates action lists and drops or
+// inserts 8-byte chunks, so lengths and boundaries go wrong, and compares
+// with OVS as above.
+func TestRestructuredActionsAgainstOVS(t *testing.T) {
+	needOVS(t)
+	var seeds [][]byte
+	seeds = append(seeds, hexCases(t, of10Cases)...)
+	seeds = append(seeds, hexCases(t, of13Cases)...)
+	for _, acts := range builtActions(t) {
+		seeds = append(seeds, AppendActions(nil, acts, of13))
+	}
+	rng := rand.New(rand.NewSource(4))
+	for _, version := range []uint8{of10, of13, of15} {
+		var inputs [][]byte
+		for i := 0; i < 1000; i++ {
+			a := seeds[rng.Intn(len(seeds))]
+			b := seeds[rng.Intn(len(seeds))]
+			var in []byte
+			switch rng.Intn(3) {
+			case 0: // concatenate
+				in = append(append([]byte(nil), a...), b...)
+			case 1: // drop an 8-byte chunk
+				if len(a) < 16 {
+					continue
+				}
+				k := rng.Intn(len(a)/8) * 8
+				in = append(append([]byte(nil), a[:k]...), a[k+8:]...)
+			case 2: // insert 8 random bytes
+				k := rng.Intn(len(a)/8+1) * 8
+				chunk := make([]byte, 8)
+				rng.Read(chunk)
+				in = append(append(append([]byte(nil), a[:k]...), chunk...), a[k:]...)
+			}
+			if len(in) > 0 {
+				inputs = append(inputs, in)
+			}
+		}
+		compareWithOVS(t, false, version, inputs)
+	}
+}

@@ -34,29 +34,7 @@ func formatList(s *strings.Builder, acts []Action) {
 }
 
 // FormatPort prints an OpenFlow port as OVS does (reserved ports by name).
-func FormatPort(p uint32) string {
-	switch p {
-	case mf.PortInPort:
-		return "IN_PORT"
-	case mf.PortTable:
-		return "TABLE"
-	case mf.PortNormal:
-		return "NORMAL"
-	case mf.PortFlood:
-		return "FLOOD"
-	case mf.PortAll:
-		return "ALL"
-	case mf.PortController:
-		return "CONTROLLER"
-	case mf.PortLocal:
-		return "LOCAL"
-	case mf.PortNone:
-		return "ANY"
-	case mf.PortUnset:
-		return "UNSET"
-	}
-	return strconv.FormatUint(uint64(p), 10)
-}
+func FormatPort(p uint32) string { return mf.PortName(p) }
 
 // hex0x is C's "%#"PRIx64: "0x" and hex digits, but plain "0" for zero.
 func hex0x(v uint64) string {

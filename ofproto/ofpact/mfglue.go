@@ -6,10 +6,6 @@ package ofpact
 
 import (
 	"encoding/binary"
-	"fmt"
-	"math/big"
-	"net"
-	"net/netip"
 	"strconv"
 	"strings"
 
@@ -319,79 +315,7 @@ func formatSubfield(sf mf.Subfield) string {
 
 // formatValue prints f's value v under mask m as OVS's mf_format (m nil
 // or all ones: exact; all zeros: "ANY").
-func formatValue(f *mf.Field, v *mf.Value, m *mf.Value) string {
-	n := fieldBytes(f)
-	if m != nil {
-		if isAllZero(m[:n]) {
-			return "ANY"
-		}
-		if isAllOnes(m[:n]) {
-			m = nil
-		}
-	}
-	switch f.Format {
-	case mf.FormatOFP11Port:
-		if m == nil {
-			if p, ok := mf.PortFromOFP11(binary.BigEndian.Uint32(v[:])); ok {
-				return FormatPort(p)
-			}
-		}
-	case mf.FormatOFP10Port:
-		if m == nil {
-			return FormatPort(uint32(binary.BigEndian.Uint16(v[:])))
-		}
-	case mf.FormatEthernet:
-		s := formatMAC([6]byte(v[:6]))
-		if m != nil {
-			s += "/" + formatMAC([6]byte(m[:6]))
-		}
-		return s
-	case mf.FormatIPv4:
-		s := netip.AddrFrom4([4]byte(v[:4])).String()
-		if m != nil {
-			s += "/" + formatMaskIP(m[:4])
-		}
-		return s
-	case mf.FormatIPv6:
-		s := netip.AddrFrom16([16]byte(v[:16])).String()
-		if m != nil {
-			s += "/" + formatMaskIP(m[:16])
-		}
-		return s
-	}
-	var s string
-	if f.Format == mf.FormatDecimal && n <= 8 {
-		var x uint64
-		for _, c := range v[:n] {
-			x = x<<8 | uint64(c)
-		}
-		s = strconv.FormatUint(x, 10)
-	} else {
-		s = putHex(v[:n])
-	}
-	if m != nil {
-		s += "/" + putHex(m[:n])
-	}
-	return s
-}
-
-// formatMaskIP prints an address mask as a prefix length when it is one
-// (OVS's ip_format_masked / ipv6_format_masked).
-func formatMaskIP(m []byte) string {
-	ones := 0
-	for ones < 8*len(m) && m[ones/8]&(0x80>>(ones%8)) != 0 {
-		ones++
-	}
-	for i := ones; i < 8*len(m); i++ {
-		if m[i/8]&(0x80>>(i%8)) != 0 {
-			if len(m) == 4 {
-				return netip.AddrFrom4([4]byte(m)).String()
-			}
-			return netip.AddrFrom16([16]byte(m)).String()
-		}
-	}
-	return strconv.Itoa(ones)
-}
+func formatValue(f *mf.Field, v *mf.Value, m *mf.Value) string { return f.FormatValue(*v, m) }
 
 func isAllOnes(b []byte) bool {
 	for _, c := range b {
@@ -415,73 +339,10 @@ func flowPrereqsOK(fd *mf.Field, f *mf.Flow) bool { return fd.PrereqsOK(f) }
 func valueValid(f *mf.Field, v *mf.Value) bool { return f.IsValueValid(*v) }
 
 // parseFieldValue parses "VALUE[/MASK]" for field f in flow syntax
-// (OVS's mf_parse): numbers in decimal or 0x hex, Ethernet and IP
-// addresses (IP masks also as prefix lengths), port names.
+// (OVS's mf_parse, including its "ANY" and "*" for a zero mask).
 func parseFieldValue(f *mf.Field, s string) (v, m mf.Value, err error) {
-	n := fieldBytes(f)
 	if t := strings.TrimSpace(s); t == "ANY" || t == "*" {
-		return v, m, nil // fully wildcarded, as OVS's mf_parse
+		return v, m, nil
 	}
-	vs, ms, masked := strings.Cut(strings.TrimSpace(s), "/")
-	bad := fmt.Errorf("%s: invalid value for field %s", s, f.Name)
-	parseOne := func(str string, isMask bool) (mf.Value, error) {
-		var out mf.Value
-		switch f.Format {
-		case mf.FormatEthernet:
-			mac, err := net.ParseMAC(str)
-			if err != nil || len(mac) != 6 {
-				return out, bad
-			}
-			copy(out[:], mac)
-			return out, nil
-		case mf.FormatIPv4, mf.FormatIPv6:
-			if isMask {
-				if bitsN, err := strconv.Atoi(str); err == nil && bitsN >= 0 && bitsN <= 8*n {
-					for i := 0; i < bitsN; i++ {
-						out[i/8] |= 0x80 >> (i % 8)
-					}
-					return out, nil
-				}
-			}
-			a, err := netip.ParseAddr(str)
-			if err != nil || a.Is4() != (n == 4) {
-				return out, bad
-			}
-			copy(out[:], a.AsSlice())
-			return out, nil
-		case mf.FormatOFP10Port, mf.FormatOFP11Port:
-			if !isMask {
-				if p, ok := ParsePort(str); ok {
-					if n == 4 {
-						binary.BigEndian.PutUint32(out[:], portToOF11(p))
-					} else {
-						binary.BigEndian.PutUint16(out[:], uint16(p))
-					}
-					return out, nil
-				}
-			}
-		}
-		x, ok := new(big.Int).SetString(str, 0)
-		if !ok || x.Sign() < 0 || x.BitLen() > 8*n {
-			return out, bad
-		}
-		x.FillBytes(out[:n])
-		return out, nil
-	}
-	if v, err = parseOne(vs, false); err != nil {
-		return v, m, err
-	}
-	if masked {
-		if m, err = parseOne(ms, true); err != nil {
-			return v, m, err
-		}
-		for i := 0; i < n; i++ {
-			v[i] &= m[i]
-		}
-	} else {
-		for i := 0; i < n; i++ {
-			m[i] = 0xff
-		}
-	}
-	return v, m, nil
+	return f.ParseValue(strings.TrimSpace(s), nil)
 }

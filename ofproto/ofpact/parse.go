@@ -124,41 +124,9 @@ func parseUint(s string, bits int) (uint64, error) {
 	return v, nil
 }
 
-// ParsePort parses an OpenFlow port as ovs-ofctl does: a number or a
-// reserved port's name.
-func ParsePort(s string) (uint32, bool) {
-	switch strings.ToUpper(s) {
-	case "IN_PORT":
-		return mf.PortInPort, true
-	case "TABLE":
-		return mf.PortTable, true
-	case "NORMAL":
-		return mf.PortNormal, true
-	case "FLOOD":
-		return mf.PortFlood, true
-	case "ALL":
-		return mf.PortAll, true
-	case "CONTROLLER":
-		return mf.PortController, true
-	case "LOCAL":
-		return mf.PortLocal, true
-	case "ANY", "NONE":
-		return mf.PortNone, true
-	case "UNSET":
-		return mf.PortUnset, true
-	}
-	v, err := strconv.ParseUint(s, 0, 32)
-	if err != nil {
-		return 0, false
-	}
-	if v >= uint64(mf.PortMax) && v <= 0xffff {
-		return uint32(v), true
-	}
-	if v >= 0xffffff00 { // OpenFlow 1.1+ reserved numbers
-		return uint32(v) - 0xffff0000, true
-	}
-	return uint32(v), v < uint64(mf.PortMax)
-}
+// ParsePort parses an OpenFlow port as ovs-ofctl does: a decimal number
+// or a reserved port's name (mf.ParsePort).
+func ParsePort(s string) (uint32, bool) { return mf.ParsePort(strings.TrimSpace(s), nil) }
 
 func parseSubfield(s string) (mf.Subfield, error) {
 	return mf.ParseSubfield(strings.TrimSpace(s))

@@ -78,3 +78,24 @@ func TestWalk(t *testing.T) {
 		t.Errorf("Walk did not stop: %d", n)
 	}
 }
+
+func TestKindSetOpenFlow(t *testing.T) {
+	for _, tc := range []struct {
+		version uint8
+		want    uint32
+	}{
+		{of10, 0x00000fff},
+		{of11, 0x01ffe7ff},
+		{of13, 0x03ff8001},
+	} {
+		if got := AllKinds.ToOpenFlow(tc.version); got != tc.want {
+			t.Errorf("%s: %#x, want %#x", versionNames[tc.version], got, tc.want)
+		}
+		if back := KindSetFromOpenFlow(tc.want, tc.version).ToOpenFlow(tc.version); back != tc.want {
+			t.Errorf("%s: round trip %#x", versionNames[tc.version], back)
+		}
+	}
+	if s := KindSetFromOpenFlow(1, of10).String(); s != "output" {
+		t.Errorf("String: %q", s)
+	}
+}

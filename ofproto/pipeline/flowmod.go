@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"gvs/ofproto/ofpact"
 	"gvs/ofproto/ofperr"
 	"time"
 
@@ -258,13 +259,13 @@ func (p *Pipeline) collectRules(c *criteria) ([]*Rule, error) {
 // added earlier in the transaction), meters must exist.
 func (p *Pipeline) checkActions(acts []Action) error {
 	var err error
-	forEachAction(acts, func(a Action) bool {
+	walk(acts, func(a any) bool {
 		switch a := a.(type) {
-		case MeterAction:
+		case *ofpact.Meter:
 			if a.ID == 0 || p.meters.Load().m[a.ID] == nil {
 				err = ofperr.OFPMMFC_INVALID_METER
 			}
-		case GroupAction:
+		case *ofpact.Group:
 			if p.groupAt(a.ID, VersionMax) == nil {
 				err = ofperr.OFPBAC_BAD_OUT_GROUP
 			}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"gvs/ofproto/ofpact"
 	"gvs/ofproto/ofperr"
 	"testing"
 	"time"
@@ -118,7 +119,7 @@ func TestModify(t *testing.T) {
 		for _, r := range p.all(t) {
 			port := uint32(0)
 			if len(r.Actions) > 0 {
-				port = r.Actions[0].(OutputAction).Port
+				port = r.Actions[0].(*ofpact.Output).Port
 			}
 			out[[2]int{int(r.TableID), int(r.Priority) + int(r.Match.Flow.InPort)*100 + int(r.Match.Flow.EtherType)}] = port
 		}
@@ -301,9 +302,9 @@ func TestDelete(t *testing.T) {
 
 func TestMissingGroupAndMeter(t *testing.T) {
 	p := newFixture(t)
-	wantErr(t, p.FlowMod(add(0, 1, match().get(), []Action{GroupAction{ID: 5}})), ofperr.OFPBAC_BAD_OUT_GROUP)
-	wantErr(t, p.FlowMod(add(0, 1, match().get(), []Action{MeterAction{ID: 5}})), ofperr.OFPMMFC_INVALID_METER)
-	wantErr(t, p.FlowMod(add(0, 1, match().get(), []Action{WriteActions{Actions: []Action{GroupAction{ID: 5}}}})), ofperr.OFPBAC_BAD_OUT_GROUP)
+	wantErr(t, p.FlowMod(add(0, 1, match().get(), []Action{&ofpact.Group{ID: 5}})), ofperr.OFPBAC_BAD_OUT_GROUP)
+	wantErr(t, p.FlowMod(add(0, 1, match().get(), []Action{&ofpact.Meter{ID: 5}})), ofperr.OFPMMFC_INVALID_METER)
+	wantErr(t, p.FlowMod(add(0, 1, match().get(), []Action{&ofpact.WriteActions{Actions: []ofpact.Action{&ofpact.Group{ID: 5}}}})), ofperr.OFPBAC_BAD_OUT_GROUP)
 	if n := len(p.all(t)); n != 0 {
 		t.Fatalf("%d rules after failed adds", n)
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"gvs/ofproto/ofpact"
 	"gvs/ofproto/ofperr"
 	"testing"
 )
@@ -23,7 +24,7 @@ func bucketIDs(g *Group) []uint32 {
 
 func TestGroupAddModifyDelete(t *testing.T) {
 	p := newFixture(t)
-	if err := p.GroupMod(groupAdd(1, GroupTypeAll, bucket(0, OutputAction{Port: 1}), bucket(1, OutputAction{Port: 2}))); err != nil {
+	if err := p.GroupMod(groupAdd(1, GroupTypeAll, bucket(0, &ofpact.Output{Port: 1}), bucket(1, &ofpact.Output{Port: 2}))); err != nil {
 		t.Fatal(err)
 	}
 	wantErr(t, p.GroupMod(groupAdd(1, GroupTypeAll)), ofperr.OFPGMFC_GROUP_EXISTS)
@@ -36,7 +37,7 @@ func TestGroupAddModifyDelete(t *testing.T) {
 	if g1 == nil || len(g1.Buckets) != 2 {
 		t.Fatalf("group 1: %+v", g1)
 	}
-	mustMod(t, p, add(0, 1, match().inPort(1).get(), []Action{GroupAction{ID: 1}}).flags(FlagSendFlowRem))
+	mustMod(t, p, add(0, 1, match().inPort(1).get(), []Action{&ofpact.Group{ID: 1}}).flags(FlagSendFlowRem))
 	mustMod(t, p, add(0, 1, match().inPort(2).get(), out(3)))
 	if n := p.GroupRefCount(1); n != 1 {
 		t.Fatalf("ref count %d", n)
@@ -45,7 +46,7 @@ func TestGroupAddModifyDelete(t *testing.T) {
 	// Modify replaces the group at a new version, keeps its creation time.
 	before := p.Version()
 	p.clock.Advance(1e9)
-	if err := p.GroupMod(&GroupMod{Command: GroupModify, Type: GroupTypeSelect, GroupID: 1, Buckets: []Bucket{bucket(5, OutputAction{Port: 4})}}); err != nil {
+	if err := p.GroupMod(&GroupMod{Command: GroupModify, Type: GroupTypeSelect, GroupID: 1, Buckets: []Bucket{bucket(5, &ofpact.Output{Port: 4})}}); err != nil {
 		t.Fatal(err)
 	}
 	g := p.Group(p.Version(), 1)
@@ -157,16 +158,16 @@ func TestGroupBuckets(t *testing.T) {
 
 func TestGroupChaining(t *testing.T) {
 	p := newFixture(t)
-	wantErr(t, p.GroupMod(groupAdd(1, GroupTypeAll, bucket(0, GroupAction{ID: 2}))), ofperr.OFPBAC_BAD_OUT_GROUP)
-	if err := p.GroupMod(groupAdd(2, GroupTypeAll, bucket(0, OutputAction{Port: 1}))); err != nil {
+	wantErr(t, p.GroupMod(groupAdd(1, GroupTypeAll, bucket(0, &ofpact.Group{ID: 2}))), ofperr.OFPBAC_BAD_OUT_GROUP)
+	if err := p.GroupMod(groupAdd(2, GroupTypeAll, bucket(0, &ofpact.Output{Port: 1}))); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.GroupMod(groupAdd(1, GroupTypeAll, bucket(0, GroupAction{ID: 2}))); err != nil {
+	if err := p.GroupMod(groupAdd(1, GroupTypeAll, bucket(0, &ofpact.Group{ID: 2}))); err != nil {
 		t.Fatal(err)
 	}
 	// 2 -> 1 -> 2 would loop.
-	wantErr(t, p.GroupMod(&GroupMod{Command: GroupModify, GroupID: 2, Buckets: []Bucket{bucket(0, GroupAction{ID: 1})}}), ofperr.OFPGMFC_LOOP)
-	wantErr(t, p.GroupMod(&GroupMod{Command: GroupModify, GroupID: 2, Buckets: []Bucket{bucket(0, GroupAction{ID: 2})}}), ofperr.OFPGMFC_LOOP)
+	wantErr(t, p.GroupMod(&GroupMod{Command: GroupModify, GroupID: 2, Buckets: []Bucket{bucket(0, &ofpact.Group{ID: 1})}}), ofperr.OFPGMFC_LOOP)
+	wantErr(t, p.GroupMod(&GroupMod{Command: GroupModify, GroupID: 2, Buckets: []Bucket{bucket(0, &ofpact.Group{ID: 2})}}), ofperr.OFPGMFC_LOOP)
 }
 
 func TestMeters(t *testing.T) {
@@ -182,7 +183,7 @@ func TestMeters(t *testing.T) {
 	wantErr(t, p.MeterMod(&MeterMod{Command: MeterAdd, Config: MeterConfig{ID: 3, Bands: make([]Band, 2)}}), ofperr.OFPMMFC_OUT_OF_BANDS)
 	wantErr(t, p.MeterMod(&MeterMod{Command: 7, Config: MeterConfig{ID: 3}}), ofperr.OFPMMFC_BAD_COMMAND)
 
-	mustMod(t, p, add(0, 1, match().inPort(1).get(), []Action{MeterAction{ID: 1}, OutputAction{Port: 2}}).flags(FlagSendFlowRem))
+	mustMod(t, p, add(0, 1, match().inPort(1).get(), []Action{&ofpact.Meter{ID: 1}, &ofpact.Output{Port: 2}}).flags(FlagSendFlowRem))
 	if n := p.MeterRuleCount(1); n != 1 {
 		t.Fatalf("meter flow count %d", n)
 	}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"gvs/ofproto/ofpact"
 	"sync"
 	"testing"
 	"time"
@@ -110,7 +111,7 @@ func flow(inPort uint32) *mf.Flow {
 	return f
 }
 
-func out(p uint32) []Action { return []Action{OutputAction{Port: p}} }
+func out(p uint32) []Action { return []Action{&ofpact.Output{Port: p}} }
 
 // add is an OpenFlow 1.3 add: new_cookie is the cookie.
 func add(table uint8, prio int, m mf.Match, acts []Action) *FlowMod {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"gvs/ofproto/ofpact"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -26,7 +27,7 @@ type model struct{ rules []modelRule }
 func (m *model) apply(fm *FlowMod) error {
 	port := uint32(0)
 	if len(fm.Actions) > 0 {
-		port = fm.Actions[0].(OutputAction).Port
+		port = fm.Actions[0].(*ofpact.Output).Port
 	}
 	selects := func(r *modelRule, strict bool, outPort uint32) bool {
 		if fm.TableID != TableAll && r.table != fm.TableID {
@@ -194,7 +195,7 @@ func TestAgainstModel(t *testing.T) {
 					t.Fatalf("seed %d step %d: lookup %+v in %d: %v, model %v", seed, step, f.Key.InPort, table, r, mr)
 				case mr != nil && r.Priority != mr.prio:
 					t.Fatalf("seed %d step %d: lookup priority %d, model %d", seed, step, r.Priority, mr.prio)
-				case mr != nil && unique && (r.Match != mr.match || r.Actions[0].(OutputAction).Port != mr.port):
+				case mr != nil && unique && (r.Match != mr.match || r.Actions[0].(*ofpact.Output).Port != mr.port):
 					t.Fatalf("seed %d step %d: lookup found %v, model %+v", seed, step, r, mr)
 				}
 			}
@@ -214,7 +215,7 @@ func compareRules(p *fixture, m *model) error {
 		found := false
 		for _, r := range rules {
 			if r.TableID == mr.table && r.Priority == mr.prio && r.Match == mr.match {
-				if r.Cookie != mr.cookie || r.Actions[0].(OutputAction).Port != mr.port {
+				if r.Cookie != mr.cookie || r.Actions[0].(*ofpact.Output).Port != mr.port {
 					return fmt.Errorf("rule %v: cookie %#x port %v, model %+v", r, r.Cookie, r.Actions, mr)
 				}
 				found = true

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"gvs/ofproto/ofpact"
 	"gvs/ofproto/ofperr"
 	"sync"
 	"sync/atomic"
@@ -13,7 +14,7 @@ import (
 func TestBundleAllOrNothing(t *testing.T) {
 	p := newFixture(t)
 	mustMod(t, p, add(0, 5, match().inPort(1).get(), out(2)))
-	if err := p.GroupMod(groupAdd(1, GroupTypeAll, bucket(0, OutputAction{Port: 3}))); err != nil {
+	if err := p.GroupMod(groupAdd(1, GroupTypeAll, bucket(0, &ofpact.Output{Port: 3}))); err != nil {
 		t.Fatal(err)
 	}
 	v0 := p.Version()
@@ -22,10 +23,10 @@ func TestBundleAllOrNothing(t *testing.T) {
 		func() error { return tx.FlowMod(add(0, 5, match().inPort(1).get(), out(9))) }, // replace
 		func() error { return tx.FlowMod(add(0, 6, match().inPort(2).get(), out(9))) }, // add
 		func() error { return tx.GroupMod(groupAdd(2, GroupTypeAll)) },
-		func() error { return tx.FlowMod(add(0, 7, match().inPort(3).get(), []Action{GroupAction{ID: 2}})) }, // uses the new group
+		func() error { return tx.FlowMod(add(0, 7, match().inPort(3).get(), []Action{&ofpact.Group{ID: 2}})) }, // uses the new group
 		func() error { return tx.GroupMod(&GroupMod{Command: GroupDelete, GroupID: 1}) },
 		func() error { return tx.FlowMod(del(false, TableAll, 0, match().inPort(1).get())) },
-		func() error { return tx.FlowMod(add(0, 8, match().get(), []Action{GroupAction{ID: 1}})) }, // group 1 is gone: fails
+		func() error { return tx.FlowMod(add(0, 8, match().get(), []Action{&ofpact.Group{ID: 1}})) }, // group 1 is gone: fails
 	}
 	var err error
 	for i, step := range steps {
@@ -42,7 +43,7 @@ func TestBundleAllOrNothing(t *testing.T) {
 		t.Fatalf("version moved to %d after an abort", p.Version())
 	}
 	rules := p.all(t)
-	if len(rules) != 1 || rules[0].Actions[0].(OutputAction).Port != 2 {
+	if len(rules) != 1 || rules[0].Actions[0].(*ofpact.Output).Port != 2 {
 		t.Fatalf("rules after abort: %v", rules)
 	}
 	if p.Group(p.Version(), 1) == nil || p.Group(p.Version(), 2) != nil {

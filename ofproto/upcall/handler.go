@@ -23,12 +23,15 @@ type Config struct {
 }
 
 // Datapath is what the handler needs from the datapath: its flow table,
-// for the revalidator. *dpif.Datapath implements it.
+// walked by handle, for the revalidator. *dpif.Datapath implements it.
 type Datapath interface {
-	Dump() []dpif.FlowEntry
-	Put(spec dpif.FlowSpec) error
-	Del(key packet.Key, mask packet.Mask) (dpif.FlowStats, error)
+	Handles() []dpif.FlowHandle
+	FlowGet(h dpif.FlowHandle) (dpif.FlowEntry, bool)
+	FlowModify(h dpif.FlowHandle, actions dpif.Actions) error
+	FlowDelete(h dpif.FlowHandle) (dpif.FlowStats, error)
 }
+
+var _ Datapath = (*dpif.Datapath)(nil)
 
 // Handler is the upcall handler and revalidator of one datapath.
 type Handler struct {

@@ -4,7 +4,6 @@ package upcall_test
 
 import (
 	"math/rand/v2"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,64 +16,15 @@ import (
 	"gvs/packet"
 )
 
-// fakeDP is an in-memory flow table with the datapath's semantics for
-// the revalidator: Put replaces the actions of the flow with the same
-// masked key and mask, Del removes it.
-type fakeDP struct {
-	mu    sync.Mutex
-	flows map[[2]packet.Key]dpif.FlowEntry
-}
-
-func (d *fakeDP) id(k packet.Key, m packet.Mask) [2]packet.Key {
-	var mk packet.Key
-	k.ApplyMask(&m, &mk)
-	return [2]packet.Key{mk, packet.Key(m)}
-}
-
-func (d *fakeDP) Dump() []dpif.FlowEntry {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	var out []dpif.FlowEntry
-	for _, e := range d.flows {
-		out = append(out, e)
+// newDP is a datapath without ports: flows are installed with Put, as
+// the PMDs' upcalls would.
+func newDP(t testing.TB) *dpif.Datapath {
+	dp, err := dpif.New(dpif.Config{PMDs: 1, PoolBuffers: 64, FrameSize: 2048})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
-}
-
-func (d *fakeDP) Put(s dpif.FlowSpec) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	id := d.id(s.Key, s.Mask)
-	e := d.flows[id]
-	e.Key, e.Mask, e.Actions = id[0], s.Mask, append(dpif.Actions(nil), s.Actions...)
-	d.flows[id] = e
-	return nil
-}
-
-func (d *fakeDP) Del(k packet.Key, m packet.Mask) (dpif.FlowStats, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	id := d.id(k, m)
-	e, ok := d.flows[id]
-	if !ok {
-		return dpif.FlowStats{}, dpif.ErrNoFlow
-	}
-	delete(d.flows, id)
-	return e.Stats, nil
-}
-
-// lookup finds the flow a key hits (the datapath's classifier).
-func (d *fakeDP) lookup(k *packet.Key) (dpif.FlowEntry, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, e := range d.flows {
-		var mk packet.Key
-		k.ApplyMask(&e.Mask, &mk)
-		if mk == e.Key {
-			return e, true
-		}
-	}
-	return dpif.FlowEntry{}, false
+	t.Cleanup(func() { dp.Close() })
+	return dp
 }
 
 // TestRevalidationProperty: random flow tables change under installed
@@ -83,7 +33,7 @@ func (d *fakeDP) lookup(k *packet.Key) (dpif.FlowEntry, bool) {
 func TestRevalidationProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	pick := rng.IntN
-	dp := &fakeDP{flows: map[[2]packet.Key]dpif.FlowEntry{}}
+	dp := newDP(t)
 	h := upcall.New(dp, upcall.Config{RevalidateInterval: time.Hour})
 	defer h.Close()
 	br := xlatetest.NewBridge("br0")
@@ -148,7 +98,7 @@ func TestRevalidationProperty(t *testing.T) {
 		}
 		for range 20 {
 			k := randPacket()
-			if _, ok := dp.lookup(&k); !ok {
+			if _, ok := dp.Lookup(&k); !ok {
 				install(k)
 			}
 		}
@@ -156,7 +106,7 @@ func TestRevalidationProperty(t *testing.T) {
 		h.Revalidate()
 		for range 50 {
 			k := randPacket()
-			e, ok := dp.lookup(&k)
+			e, ok := dp.Lookup(&k)
 			if !ok {
 				continue
 			}
@@ -175,7 +125,7 @@ func TestRevalidationProperty(t *testing.T) {
 // pipeline with a new source address each time (learning, translation,
 // the megaflow answer), on the PMD.
 func BenchmarkUpcallNormal(b *testing.B) {
-	dp := &fakeDP{flows: map[[2]packet.Key]dpif.FlowEntry{}}
+	dp := newDP(b)
 	h := upcall.New(dp, upcall.Config{RevalidateInterval: time.Hour})
 	defer h.Close()
 	br := xlatetest.NewBridge("br0")

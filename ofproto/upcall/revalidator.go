@@ -8,12 +8,6 @@ import (
 	"gvs/packet"
 )
 
-// flowID identifies an installed megaflow: its mask and masked key.
-type flowID struct {
-	key  packet.Key
-	mask packet.Mask
-}
-
 // ukey is what the revalidator remembers of an installed flow (Open
 // vSwitch's udpif_key): the statistics already credited and the xlate
 // cache of its last translation, to credit the next delta to.
@@ -32,7 +26,8 @@ type ukey struct {
 // Handler.revMu owns it.
 type revalidator struct {
 	h      *Handler
-	ukeys  map[flowID]*ukey
+	ukeys  map[dpif.FlowHandle]*ukey
+	live   map[uint32]bool // recirc ids installed flows refer to (this round)
 	round  uint64
 	xl     *xlate.Translator
 	result RoundStats
@@ -45,7 +40,8 @@ type RoundStats struct {
 
 func (r *revalidator) init(h *Handler) {
 	r.h = h
-	r.ukeys = make(map[flowID]*ukey)
+	r.ukeys = make(map[dpif.FlowHandle]*ukey)
+	r.live = make(map[uint32]bool)
 	r.xl = xlate.NewTranslator()
 }
 
@@ -93,46 +89,51 @@ func (r *revalidator) round1() RoundStats {
 	h := r.h
 	r.round++
 	r.result = RoundStats{}
+	clear(r.live)
 	changes := h.changes.Load()
 	ports := *h.ports.Load()
-	flows := h.dp.Dump()
-	r.result.Flows = len(flows)
-	for i := range flows {
-		fe := &flows[i]
-		id := flowID{fe.Key, fe.Mask}
-		uk := r.ukeys[id]
+	// One flow at a time (FlowGet), not a snapshot of every entry: the
+	// handles are small, the entries are not.
+	for _, fh := range h.dp.Handles() {
+		fe, ok := h.dp.FlowGet(fh)
+		if !ok {
+			continue // deleted meanwhile
+		}
+		r.result.Flows++
+		uk := r.ukeys[fh]
 		b, ok := ports[fe.Key.InPort]
 		if !ok || b.Bridge == nil || b.Port == nil {
-			r.delete(id, uk, fe)
+			r.delete(fh, uk)
 			continue
 		}
 		if uk == nil || uk.bridge != b.Bridge {
 			uk = &ukey{bridge: b.Bridge}
-			r.ukeys[id] = uk
+			r.ukeys[fh] = uk
 		}
 		uk.seen = r.round
 		macSeq := macSeqOf(b.Bridge)
 		if !uk.translated || uk.revalidated != changes || uk.cache.UsesMACs && uk.macSeq != macSeq {
-			if !r.revalidate(&b, uk, fe) {
-				r.delete(id, uk, fe)
+			if !r.revalidate(&b, uk, fh, &fe) {
+				r.delete(fh, uk)
 				continue
 			}
 			uk.revalidated, uk.macSeq, uk.translated = changes, macSeq, true
 		}
 		r.credit(uk, fe.Stats)
+		r.noteRecircIDs(&fe)
 	}
-	for id, uk := range r.ukeys {
+	for fh, uk := range r.ukeys {
 		if uk.seen != r.round {
-			delete(r.ukeys, id)
+			delete(r.ukeys, fh)
 		}
 	}
-	r.sweepRecirc(flows)
+	r.sweepRecirc()
 	r.ageMACs(ports)
 	return r.result
 }
 
 // revalidate translates an installed flow again; false means delete it.
-func (r *revalidator) revalidate(b *Binding, uk *ukey, fe *dpif.FlowEntry) bool {
+func (r *revalidator) revalidate(b *Binding, uk *ukey, fh dpif.FlowHandle, fe *dpif.FlowEntry) bool {
 	r.result.Revalidated++
 	in, ok := r.h.input(b, &fe.Key)
 	if !ok {
@@ -148,9 +149,8 @@ func (r *revalidator) revalidate(b *Binding, uk *ukey, fe *dpif.FlowEntry) bool 
 	if needsMoreBits(&mask, &fe.Mask) {
 		return false
 	}
-	if !sameActions(res.Actions, fe.Actions) {
-		spec := dpif.FlowSpec{Key: fe.Key, Mask: fe.Mask, Actions: res.Actions}
-		if err := r.h.dp.Put(spec); err != nil {
+	if !res.Actions.Equal(fe.Actions) {
+		if err := r.h.dp.FlowModify(fh, res.Actions); err != nil {
 			return false
 		}
 		r.result.Modified++
@@ -174,25 +174,13 @@ func needsMoreBits(newMask, installed *packet.Mask) bool {
 	return false
 }
 
-func sameActions(a, b dpif.Actions) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].String() != b[i].String() {
-			return false
-		}
-	}
-	return true
-}
-
 // delete removes a flow, crediting its last statistics.
-func (r *revalidator) delete(id flowID, uk *ukey, fe *dpif.FlowEntry) {
-	st, err := r.h.dp.Del(fe.Key, fe.Mask)
+func (r *revalidator) delete(fh dpif.FlowHandle, uk *ukey) {
+	st, err := r.h.dp.FlowDelete(fh)
 	if err == nil && uk != nil {
 		r.credit(uk, st)
 	}
-	delete(r.ukeys, id)
+	delete(r.ukeys, fh)
 	r.result.Deleted++
 }
 

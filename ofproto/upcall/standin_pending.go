@@ -6,4 +6,5 @@ import "gvs/dpif"
 
 // STAND-IN until dpif's userspace action is on main (userspace.go, built
 // with the "pending" tag, replaces this file).
-func (r *revalidator) sweepRecirc(flows []dpif.FlowEntry) {}
+func (r *revalidator) sweepRecirc()                     {}
+func (r *revalidator) noteRecircIDs(fe *dpif.FlowEntry) {}

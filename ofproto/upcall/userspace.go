@@ -39,30 +39,32 @@ func (h *Handler) UserspaceAction(u *dpif.UserspaceUpcall) {
 	br.SendPacketIn(&pi)
 }
 
-// sweepRecirc frees the frozen states no installed flow refers to and no
-// translation used for a while.
-func (r *revalidator) sweepRecirc(flows []dpif.FlowEntry) {
-	live := map[uint32]bool{}
+// noteRecircIDs records the frozen states an installed flow refers to.
+func (r *revalidator) noteRecircIDs(fe *dpif.FlowEntry) {
 	var walk func(dpif.Actions)
 	walk = func(as dpif.Actions) {
-		for _, a := range as {
+		for i := range as {
+			a := &as[i]
 			switch a.Kind {
 			case dpif.ActUserspace:
 				if a.Userspace != nil {
-					live[a.Userspace.RecircID] = true
+					r.live[a.Userspace.RecircID] = true
 				}
 			case dpif.ActRecirc:
-				live[a.Arg] = true
+				r.live[a.Arg] = true
 			}
 			walk(a.Nested[0])
 			walk(a.Nested[1])
 		}
 	}
-	for i := range flows {
-		walk(flows[i].Actions)
-		live[flows[i].Key.RecircID] = true
-	}
-	r.h.recirc.Sweep(func(id uint32) bool { return live[id] }, time.Now().Add(-recircGrace))
+	walk(fe.Actions)
+	r.live[fe.Key.RecircID] = true
+}
+
+// sweepRecirc frees the frozen states no installed flow refers to and no
+// translation used for a while.
+func (r *revalidator) sweepRecirc() {
+	r.h.recirc.Sweep(func(id uint32) bool { return r.live[id] }, time.Now().Add(-recircGrace))
 }
 
 // recircGrace keeps a frozen state this long after its last use, for

@@ -16,6 +16,7 @@ import (
 	"gvs/netdev/afxdp"
 	"gvs/netdev/tap"
 	"gvs/ofproto"
+	"gvs/ofproto/mac"
 )
 
 // This file is the child side of the switch: the test binary in helper
@@ -64,7 +65,7 @@ type switchState struct {
 	Ports  []portState
 	PMDs   []dpif.PMDStats
 	DP     dpif.Stats
-	MAC    ofproto.MACStats
+	MAC    mac.Stats
 	// MACs are the learned addresses (fdb/show), as strings.
 	MACs []string
 }
@@ -141,6 +142,7 @@ func buildSwitch(spec switchSpec, logger *slog.Logger) (_ *builtSwitch, err erro
 	if err != nil {
 		return nil, err
 	}
+	br.SetFailMode(ofproto.FailStandalone) // the default flow: NORMAL
 	s.br = br
 	for _, p := range spec.Ports {
 		if p.SharedUMEM && s.umem == nil {
@@ -163,9 +165,9 @@ func buildSwitch(spec switchSpec, logger *slog.Logger) (_ *builtSwitch, err erro
 			dev.Close()
 			return nil, fmt.Errorf("PortAdd %s: %w", p.Name, err)
 		}
-		cfg := ofproto.PortConfig{Tag: p.Tag, Trunks: p.Trunks, VLANMode: ofproto.VLANMode(p.VLANMode)}
-		if err := br.AddPort(no, cfg); err != nil {
-			return nil, fmt.Errorf("bridge port %s: %w", p.Name, err)
+		cfg := mac.PortConfig{Tag: p.Tag, Trunks: p.Trunks, VLANMode: mac.VLANMode(p.VLANMode)}
+		if _, errs := br.AddPorts([]ofproto.PortSpec{{Name: p.Name, DPPort: no, VLAN: cfg}}); errs[0] != nil {
+			return nil, fmt.Errorf("bridge port %s: %w", p.Name, errs[0])
 		}
 		s.ports = append(s.ports, portState{No: no, Name: p.Name, Type: p.Type})
 		s.devs = append(s.devs, dev)
@@ -194,7 +196,7 @@ func openDevice(p portSpec, umem *afxdp.UMEMGroup, logger *slog.Logger) (netdev.
 
 func (s *builtSwitch) state() switchState {
 	st := switchState{PMDs: s.dp.PMDStats(), DP: s.dp.Stats(), MAC: s.br.MACStats()}
-	for _, m := range s.br.MACs() {
+	for _, m := range s.br.MACEntries() {
 		st.MACs = append(st.MACs, m.MAC.String())
 	}
 	for i, p := range s.ports {

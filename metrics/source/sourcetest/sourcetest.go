@@ -1,5 +1,6 @@
 // Package sourcetest builds a real switch for tests of the metrics and
-// appctl packages: a dpif datapath with ofproto NORMAL bridges over any
+// appctl packages: a dpif datapath with ofproto bridges (standalone: the
+// default NORMAL flow) over any
 // netdev devices (netdevtest fakes or real ones), exposed as a
 // source.Switch. Methods are safe from any goroutine.
 package sourcetest
@@ -68,15 +69,16 @@ func NewWithConfig(t testing.TB, cfg dpif.Config) *Switch {
 	return s
 }
 
-// AddBridge adds a NORMAL bridge.
+// AddBridge adds a standalone bridge (its default flow is NORMAL).
 func (s *Switch) AddBridge(name string) *ofproto.Bridge {
 	s.t.Helper()
 	br, err := s.SW.AddBridge(name, ofproto.BridgeConfig{})
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	br.SetFailMode(ofproto.FailStandalone)
 	s.mu.Lock()
-	s.bridges = append(s.bridges, source.Bridge{Name: name, NORMAL: br, Created: time.Now()})
+	s.bridges = append(s.bridges, source.Bridge{Name: name, OpenFlow: br, Created: time.Now()})
 	slices.SortFunc(s.bridges, func(a, b source.Bridge) int { return cmpString(a.Name, b.Name) })
 	s.mu.Unlock()
 	return br
@@ -91,9 +93,11 @@ func (s *Switch) AddPort(bridge string, dev netdev.Device, ofport int) uint32 {
 		s.t.Fatal(err)
 	}
 	br := s.SW.Bridge(bridge)
-	if err := br.AddPort(no, ofproto.PortConfig{}); err != nil {
-		s.t.Fatal(err)
+	got, errs := br.AddPorts([]ofproto.PortSpec{{Name: dev.Name(), DPPort: no, Request: ofport}})
+	if errs[0] != nil {
+		s.t.Fatal(errs[0])
 	}
+	ofport = int(got[0])
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range s.bridges {

@@ -1,6 +1,7 @@
 package ofproto
 
 import (
+	"gvs/ofproto/ofpact"
 	"sync"
 	"testing"
 	"time"
@@ -38,7 +39,7 @@ func (e *eventLog) PortStatus(r PortReason, d *PortDesc) {
 	e.mu.Unlock()
 }
 
-func allFlows(t *testing.T, b *OFBridge) []*pipeline.Rule {
+func allFlows(t *testing.T, b *Bridge) []*pipeline.Rule {
 	t.Helper()
 	rules, err := b.Pipeline().Flows(&pipeline.FlowQuery{TableID: pipeline.TableAll, OutPort: mf.PortNone, OutGroup: pipeline.GroupAny})
 	if err != nil {
@@ -56,7 +57,7 @@ func isDefaultFlow(r *pipeline.Rule) bool {
 // a controller takes it away; back to standalone without controllers
 // brings it back (connmgr_flushed).
 func TestDefaultFlow(t *testing.T) {
-	b := NewOFBridge("br0", OFBridgeConfig{})
+	b := NewBridge("br0", BridgeConfig{})
 	if rules := allFlows(t, b); len(rules) != 0 {
 		t.Fatalf("new bridge flows: %v", rules)
 	}
@@ -72,7 +73,7 @@ func TestDefaultFlow(t *testing.T) {
 	if r == nil || r.Priority() != 0 {
 		t.Fatalf("lookup: %v", r)
 	}
-	if acts := r.Actions(); len(acts) != 1 || acts[0].(pipeline.OutputAction).Port != mf.PortNormal {
+	if acts := r.Actions(); len(acts) != 1 || acts[0].(*ofpact.Output).Port != mf.PortNormal {
 		t.Fatalf("default flow actions %v", acts)
 	}
 
@@ -120,13 +121,13 @@ func TestDefaultFlow(t *testing.T) {
 	}
 }
 
-func mustAdd(t *testing.T, b *OFBridge, port uint32) {
+func mustAdd(t *testing.T, b *Bridge, port uint32) {
 	t.Helper()
 	var m mf.Match
 	m.Flow.InPort, m.Wildcards.Masks.InPort = port, ^uint32(0)
 	err := b.Pipeline().FlowMod(&pipeline.FlowMod{Command: pipeline.FlowAdd, Match: m, Priority: 10,
 		OutPort: mf.PortNone, OutGroup: pipeline.GroupAny, BufferID: pipeline.BufferNone,
-		Actions: []pipeline.Action{pipeline.OutputAction{Port: 1}}})
+		Actions: []pipeline.Action{&ofpact.Output{Port: 1}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func mustAdd(t *testing.T, b *OFBridge, port uint32) {
 // numbers given up within the hour; the bridge's own port is LOCAL.
 func TestPortNumbers(t *testing.T) {
 	clock := time.Unix(1_000_000, 0)
-	b := NewOFBridge("br0", OFBridgeConfig{Now: func() time.Time { return clock }})
+	b := NewBridge("br0", BridgeConfig{Now: func() time.Time { return clock }})
 	ev := &eventLog{}
 	b.SetEvents(ev)
 	nums, errs := b.AddPorts([]PortSpec{
@@ -217,7 +218,7 @@ func TestPortAllocatorExhaustion(t *testing.T) {
 }
 
 func TestPortModAndLink(t *testing.T) {
-	b := NewOFBridge("br0", OFBridgeConfig{})
+	b := NewBridge("br0", BridgeConfig{})
 	ev := &eventLog{}
 	b.SetEvents(ev)
 	hw := [6]byte{2, 0, 0, 0, 0, 1}
@@ -262,13 +263,13 @@ func TestPortModAndLink(t *testing.T) {
 // it with flow removed.
 func TestLearn(t *testing.T) {
 	clock := time.Unix(1_000_000, 0)
-	b := NewOFBridge("br0", OFBridgeConfig{Now: func() time.Time { return clock }})
+	b := NewBridge("br0", BridgeConfig{Now: func() time.Time { return clock }})
 	ev := &eventLog{}
 	b.SetEvents(ev)
 	var m mf.Match
 	m.Flow.EtherType, m.Wildcards.Masks.EtherType = 0x0800, 0xffff
 	lf := &xlate.LearnedFlow{TableID: 1, Priority: 7, Cookie: 0x42, HardTimeout: 10, Flags: ofpffSendFlowRem,
-		Match: m, Actions: []xlate.Action{pipeline.OutputAction{Port: 3}}}
+		Match: m, Actions: []xlate.Action{&ofpact.Output{Port: 3}}}
 	if err := b.Learn(lf); err != nil {
 		t.Fatal(err)
 	}
@@ -299,17 +300,17 @@ func TestLearn(t *testing.T) {
 	if err := b.Learn(lf); err != nil {
 		t.Fatal(err)
 	}
-	lf.Actions = []xlate.Action{pipeline.OutputAction{Port: 4}}
+	lf.Actions = []xlate.Action{&ofpact.Output{Port: 4}}
 	if err := b.Learn(lf); err != nil {
 		t.Fatal(err)
 	}
-	if r := b.findExactly(1, &m, 7); r == nil || r.Actions[0].(pipeline.OutputAction).Port != 4 {
+	if r := b.findExactly(1, &m, 7); r == nil || r.Actions[0].(*ofpact.Output).Port != 4 {
 		t.Fatalf("relearned with new actions: %+v", r)
 	}
 }
 
 func TestSetPortRequest(t *testing.T) {
-	b := NewOFBridge("br0", OFBridgeConfig{})
+	b := NewBridge("br0", BridgeConfig{})
 	nums, _ := b.AddPorts([]PortSpec{{Name: "a", DPPort: 1}, {Name: "b", DPPort: 2}})
 	if nums[0] != 1 || nums[1] != 2 {
 		t.Fatalf("numbers %v", nums)
