@@ -15,8 +15,8 @@ import (
 //     become "<time>".
 //  3. Elapsed times become "<t>": duration=1.234s (flow, port, queue,
 //     group statistics), duration:1.234s (meter statistics),
-//     idle_age=N and hard_age=N (dump-flows): the two switches were started
-//     at different moments. The counters beside them are not touched.
+//     idle_age=N and hard_age=N (dump-flows), used:1.234s (dpctl/dump-flows):
+//     the two switches were started at different moments. The counters beside them are not touched.
 //  4. The process ids in control socket names (ovs-vswitchd.PID.ctl)
 //     become "<pid>".
 //  5. Only where a test says so (a "sort:" line): the lines of the reply
@@ -42,6 +42,7 @@ var (
 	timestampRE = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
 	durationRE  = regexp.MustCompile(`duration([=:])\d+(\.\d+)?s`)
 	ageRE       = regexp.MustCompile(`\b(idle_age|hard_age)=\d+`)
+	usedRE      = regexp.MustCompile(`used:\d+(\.\d+)?s`)
 	ctlPidRE    = regexp.MustCompile(`ovs-vswitchd\.\d+\.ctl`)
 	xidRE       = regexp.MustCompile(`xid=0x[0-9a-f]+`)
 	dummyMACRE  = regexp.MustCompile(`aa:55:aa:55:[0-9a-f]{2}:[0-9a-f]{2}`)
@@ -52,6 +53,7 @@ func normalizeText(s *vswitch, text string) string {
 	text = timestampRE.ReplaceAllString(text, "<time>")
 	text = durationRE.ReplaceAllString(text, "duration${1}<t>s")
 	text = ageRE.ReplaceAllString(text, "$1=<t>")
+	text = usedRE.ReplaceAllString(text, "used:<t>s")
 	text = ctlPidRE.ReplaceAllString(text, "ovs-vswitchd.<pid>.ctl")
 	text = dummyMACRE.ReplaceAllStringFunc(text, func(mac string) string {
 		if mac == "aa:55:aa:55:00:00" {
