@@ -35,6 +35,9 @@ import (
 //     them, in the order of its hash tables (p2 before p1), so which port
 //     gets which number is arbitrary; that every dummy port has such an
 //     address is still compared.
+//  8. Written into the command line where a test needs it (dpctl/dump-flows
+//     of a NORMAL flood): a datapath flow's list of output ports is
+//     sorted. Open vSwitch floods in the order of its hash table of ports.
 //
 // Nothing else is rewritten: exit codes, error texts, xids, the order of
 // flows and the remaining output must match exactly.
