@@ -38,6 +38,8 @@ import (
 //  8. Written into the command line where a test needs it (dpctl/dump-flows
 //     of a NORMAL flood): a datapath flow's list of output ports is
 //     sorted. Open vSwitch floods in the order of its hash table of ports.
+//  9. UUIDs become "<uuid>": database rows and the bridge's own UUID (in
+//     a paused packet's continuation.bridge) are random in both switches.
 //
 // Nothing else is rewritten: exit codes, error texts, xids, the order of
 // flows and the remaining output must match exactly.
@@ -48,6 +50,7 @@ var (
 	usedRE      = regexp.MustCompile(`used:\d+(\.\d+)?s`)
 	ctlPidRE    = regexp.MustCompile(`ovs-vswitchd\.\d+\.ctl`)
 	xidRE       = regexp.MustCompile(`xid=0x[0-9a-f]+`)
+	uuidRE      = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	dummyMACRE  = regexp.MustCompile(`aa:55:aa:55:[0-9a-f]{2}:[0-9a-f]{2}`)
 )
 
@@ -58,6 +61,7 @@ func normalizeText(s *vswitch, text string) string {
 	text = ageRE.ReplaceAllString(text, "$1=<t>")
 	text = usedRE.ReplaceAllString(text, "used:<t>s")
 	text = ctlPidRE.ReplaceAllString(text, "ovs-vswitchd.<pid>.ctl")
+	text = uuidRE.ReplaceAllString(text, "<uuid>")
 	text = dummyMACRE.ReplaceAllStringFunc(text, func(mac string) string {
 		if mac == "aa:55:aa:55:00:00" {
 			return mac
