@@ -456,12 +456,20 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 // addToDatapath adds the opened devices to the datapath: the dummy
 // devices of dummy bridges one by one under the number Open vSwitch's
 // dummy datapath would give them (dummyPortNo), when it is free, and the
-// rest in one dpif.PortsAdd. Caller holds d.mu.
+// rest in one dpif.PortsAdd; both in name order, so that who gets a
+// contested number, and the order of the first free ones, do not depend
+// on the order of the batch. Caller holds d.mu.
 func (d *Datapath) addToDatapath(batch []netdev.Device, opened []*port, idx []int) ([]uint32, []error) {
 	nos, errs := make([]uint32, len(batch)), make([]error, len(batch))
 	var rest []netdev.Device
 	var restAt []int
-	for j, dev := range batch {
+	order := make([]int, len(batch))
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(batch[a].Name(), batch[b].Name()) })
+	for _, j := range order {
+		dev := batch[j]
 		p := opened[idx[j]]
 		if no, ok := dummyPortNo(p.spec.Name); ok && p.virtual && d.dpTypes[p.spec.Bridge] == "dummy" {
 			n, err := d.dp.PortAdd(dev, no)
