@@ -378,6 +378,31 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 	umem := d.umem
 	d.mu.Unlock()
 
+	// Dummy devices get their numbered MACs in a fixed order, not in the
+	// order the concurrent opens run: the bridge's own port first, as
+	// Open vSwitch creates it first (it then takes the bridge's
+	// address), then by name.
+	var dummyAt []int
+	for i, spec := range specs {
+		if errs[i] == nil && d.dummyType(spec, dpTypes[spec.Bridge]) != "" {
+			dummyAt = append(dummyAt, i)
+		}
+	}
+	slices.SortFunc(dummyAt, func(a, b int) int {
+		ai, bi := specs[a].Type == "internal", specs[b].Type == "internal"
+		if ai != bi {
+			if ai {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(specs[a].Name, specs[b].Name)
+	})
+	dummyMACs := map[int]net.HardwareAddr{}
+	for k, mac := range d.dummies.ReserveMACs(len(dummyAt)) {
+		dummyMACs[dummyAt[k]] = mac
+	}
+
 	devs := make([]netdev.Device, len(specs))
 	opened := make([]*port, len(specs))
 	dpif.Parallel(len(specs), func(i int) {
@@ -385,6 +410,9 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 			return
 		}
 		spec := specs[i]
+		if spec.MAC == nil && dummyMACs[i] != nil {
+			spec.MAC = dummyMACs[i]
+		}
 		dev, err := d.open(spec, dpTypes[spec.Bridge], sockBuf, umem, spares)
 		if err != nil {
 			errs[i] = err

@@ -50,11 +50,9 @@ func (r *Registry) Open(cfg Config) (*Device, error) {
 	if r.devs[cfg.Name] != nil {
 		return nil, fmt.Errorf("%s: dummy device already open", cfg.Name)
 	}
-	n := r.next
-	r.next++
 	mac := cfg.MAC
 	if mac == nil {
-		mac = net.HardwareAddr{0xaa, 0x55, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}
+		mac = r.nextMACLocked()
 	}
 	d, err := open(r, cfg, mac)
 	if err != nil {
@@ -62,6 +60,26 @@ func (r *Registry) Open(cfg Config) (*Device, error) {
 	}
 	r.devs[cfg.Name] = d
 	return d, nil
+}
+
+// ReserveMACs takes the next n addresses of the sequence Open gives
+// devices without a MAC, for a caller that opens several devices at once
+// and wants them numbered in its own order, not in the order the opens
+// happen to run.
+func (r *Registry) ReserveMACs(n int) []net.HardwareAddr {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	macs := make([]net.HardwareAddr, n)
+	for i := range macs {
+		macs[i] = r.nextMACLocked()
+	}
+	return macs
+}
+
+func (r *Registry) nextMACLocked() net.HardwareAddr {
+	n := r.next
+	r.next++
+	return net.HardwareAddr{0xaa, 0x55, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}
 }
 
 // Lookup returns the open device of that name, or nil.

@@ -23,4 +23,6 @@
 //	                       the harness and its normalisations (a
 //	                       difference is then a harness bug).
 //	GVS_OFCTL_SHOW=1       with -v, log each compared output too.
+//	GVS_OFCTL_TAGS=TAGS    build gvs-vswitchd with these build tags (a
+//	                       feature still behind one, e.g. ofpconn).
 package ofctl

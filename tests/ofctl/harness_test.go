@@ -54,7 +54,11 @@ func runSuite(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	suite.gvsBinary = filepath.Join(dir, "gvs-vswitchd")
-	if out, err := exec.Command("go", "build", "-o", suite.gvsBinary, "gvs/cmd/gvs-vswitchd").CombinedOutput(); err != nil {
+	build := []string{"build", "-o", suite.gvsBinary}
+	if tags := os.Getenv("GVS_OFCTL_TAGS"); tags != "" {
+		build = append(build, "-tags", tags)
+	}
+	if out, err := exec.Command("go", append(build, "gvs/cmd/gvs-vswitchd")...).CombinedOutput(); err != nil {
 		suite.buildErr = fmt.Errorf("go build gvs/cmd/gvs-vswitchd: %v\n%s", err, out)
 	}
 	return m.Run()
