@@ -43,8 +43,11 @@
 //
 // Behaviour worth knowing:
 //   - Bridge.datapath_type "", "system" and "netdev" all mean gvs's one
-//     userspace datapath. Interface types: system (or ""), internal, tap,
-//     afxdp; anything else is an Interface.error in Open vSwitch's words
+//     userspace datapath; "dummy" (gvs-vswitchd --enable-dummy, passed
+//     on as BridgeConfig.DatapathType) is a bridge whose internal port is
+//     a dummy device, in the same datapath. Interface types: system (or
+//     ""), internal, tap, afxdp, and with Config.DummyTypes dummy,
+//     dummy-internal, dummy-pmd; anything else is an Interface.error in Open vSwitch's words
 //     ("could not open network device X (Address family not supported by
 //     protocol)"), as is a missing device ("... (No such device)"); a
 //     failed interface has ofport -1 and never stops the other ports.

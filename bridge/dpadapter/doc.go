@@ -3,8 +3,16 @@
 // ofproto.Switch per datapath, one ofproto.Bridge per bridge) between
 // ports opened by the netdev backends: afpacket for "system" ports, tap
 // for "internal" and "tap" ports (the bridge's own port among them),
-// afxdp for "afxdp" ports. It also offers the switch to package metrics
-// and package appctl as a source.Switch (View).
+// afxdp for "afxdp" ports, and with Config.Dummy (--enable-dummy)
+// netdev/dummy for "dummy" ports, the internal ports of
+// datapath_type=dummy bridges ("dummy-internal", datapath port numbers as
+// Open vSwitch's dummy datapath picks them) and, at the system and
+// override levels, the types they replace; Dummies is their registry, for
+// the netdev-dummy/* commands, and reports their set-admin-state to
+// Watch's watcher. Close removes every port (exit --cleanup, signals);
+// Detach leaves the tap devices in the kernel (plain exit, as
+// ovs-vswitchd). It also offers the switch to package metrics and package
+// appctl as a source.Switch (View).
 //
 // The bridges number their ports (ofproto.PortNumbers, from PortSpec's
 // OFPortRequest and PreviousOFPort); PortState reports each port's number
