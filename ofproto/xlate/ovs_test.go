@@ -257,6 +257,17 @@ func TestTraceAgainstOpenVSwitch(t *testing.T) {
 			"in_port=1,dl_src=02:00:00:00:00:0a,dl_dst=ff:ff:ff:ff:ff:ff,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
 			"in_port=1,dl_src=02:00:00:00:00:0a,dl_dst=01:80:c2:00:00:00,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
 		}},
+		{"limits and misses", "OpenFlow10", []string{
+			"in_port=1,actions=output:2,resubmit(,0)",
+			"in_port=2,actions=resubmit(,7),output:3",
+			"in_port=3,actions=resubmit(1,1)",
+			"table=1,in_port=1,actions=output:IN_PORT,output:4",
+		}, []string{
+			"in_port=1,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
+			"in_port=2,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
+			"in_port=3,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
+			"in_port=4,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
+		}},
 		{"push_vlan and ttl", "OpenFlow13", []string{
 			"in_port=1,actions=push_vlan:0x8100,set_field:4196->vlan_vid,output:2",
 			"in_port=3,ip,actions=dec_ttl,output:2",
