@@ -3,8 +3,8 @@
 // megaflow classifier), action execution, and upcalls to the layer above
 // for packets that match no flow. Like Open vSwitch's lib/dpif.h says of
 // its datapaths, it has no intelligence of its own: what to do with a
-// packet is decided by the UpcallHandler (ofproto's NORMAL today,
-// OpenFlow tables later) and cached here as megaflows.
+// packet is decided by the UpcallHandler (ofproto's translation of its
+// OpenFlow tables) and cached here as megaflows.
 //
 // # Packet path (per PMD goroutine, no locks, no allocations)
 //
@@ -125,7 +125,11 @@
 // out: revalidation by re-translation uses Dump, whose entries carry a
 // FlowHandle, and FlowModify (one atomic swap of the actions: PMDs see
 // the old list or the new), FlowDelete and FlowGet; statistics deltas
-// are the caller's business. The revalidator goroutine deletes flows
+// are the caller's business; Handles lists the handles alone for a walk
+// with FlowGet, Actions.Equal decides whether a re-translation changed
+// anything, and FlowEntry.Unmasked is the full key the flow was
+// installed for (what re-translation starts from, and what dump-flows
+// prints with the mask). The revalidator goroutine deletes flows
 // idle for Config.MaxIdle (10 s). Every megaflow matches recirc_id
 // exactly (the datapath forces it), as in Open vSwitch.
 //

@@ -120,6 +120,10 @@ var nxmCases = []string{
 	"OXM_OF_ETH_TYPE(0800) OXM_OF_IP_PROTO(84) OXM_OF_SCTP_SRC(0001) OXM_OF_SCTP_DST(0002)",
 	"OXM_OF_ETH_TYPE(0800) OXM_OF_IP_PROTO(06) ONFOXM_ET_TCP_FLAGS(0012)",
 	"NXM_OF_ETH_TYPE(0800) NXM_NX_TUN_ID_W(0000000000000005/00000000000000ff) NXM_NX_IP_TTL(01)",
+	"00020304(1234/5678)",
+	"00000004(00000001)",
+	"ffff020800002320(11112222)",
+	"80001004(0a000001)",
 }
 
 // Our decoder and encoder agree with ovs-ofctl --strict parse-nx-match
@@ -242,7 +246,6 @@ func randomMatch(r *rand.Rand) Match {
 	}
 	return m
 }
-
 
 // Random matches encoded by us are a fixed point of ovs-ofctl's strict
 // decode and re-encode in NXM and every OXM version: same entries, same

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"gvs/ofproto/mf"
+	"gvs/ofproto/ofpact"
 
 	"gvs/ofproto/ofperr"
 )
@@ -77,6 +78,11 @@ func (*GroupMod) raw(v uint8) (Raw, error) {
 
 func (m *GroupMod) appendBody(b []byte, v uint8) ([]byte, error) {
 	if v >= Version11 && v <= Version14 {
+		if m.Command == GroupInsertBucket || m.Command == GroupRemoveBucket {
+			// 1.1-1.4 cannot say it: Open vSwitch sends a MODIFY with
+			// the group's resulting buckets instead (the caller's job).
+			return b, ofperr.OFPGMFC_BAD_COMMAND
+		}
 		b = put16(b, m.Command)
 		b = put8(b, m.Type)
 		b = pad(b, 1)
@@ -224,7 +230,7 @@ func pullBuckets15(b []byte, typ uint8, v uint8) ([]Bucket, error) {
 					return nil, err
 				}
 			default:
-				return nil, ofperr.OFPBPC_BAD_TYPE
+				return nil, unknownProp(p)
 			}
 		}
 		if bk.WatchPort, err = PortFrom11(watchPort); err != nil {
@@ -247,15 +253,12 @@ func pullGroupProps(b []byte, typ uint8, command uint16) (GroupProps, error) {
 		return gp, err
 	}
 	for _, p := range props {
-		if p.Type != 0xffff || len(p.Body) < 8 {
-			return gp, ofperr.OFPBPC_BAD_TYPE
+		if p.Type != propExperimenter {
+			return gp, unknownProp(p)
 		}
 		exp, expType := binary.BigEndian.Uint32(p.Body), binary.BigEndian.Uint32(p.Body[4:])
-		if exp != VendorNTR && exp != ntrCompatVendor {
-			return gp, ofperr.OFPBPC_BAD_EXPERIMENTER
-		}
-		if expType != ntrSelectionMethod {
-			return gp, ofperr.OFPBPC_BAD_EXP_TYPE
+		if exp != VendorNTR && exp != ntrCompatVendor || expType != ntrSelectionMethod {
+			return gp, unknownProp(p)
 		}
 		switch typ {
 		case GroupTypeSelect:
@@ -598,7 +601,9 @@ func pullGroupStatsReply(m *GroupStatsReply, h *Header, r *reader) error {
 }
 
 // GroupFeaturesRequest and GroupFeaturesReply (OFPST_GROUP_FEATURES).
-// Actions are per group type, in the version's action bitmap.
+// Actions are per group type, in the version's action bitmap; all zero
+// encodes the actions gvs supports (ofpact.AllKinds) for every type, in
+// the bitmap of the version sent, as Open vSwitch reports its own.
 type GroupFeaturesRequest struct{ Multipart }
 type GroupFeaturesReply struct {
 	Multipart
@@ -615,13 +620,18 @@ func (*GroupFeaturesRequest) appendBody(b []byte, _ uint8) ([]byte, error) { ret
 func (*GroupFeaturesReply) raw(v uint8) (Raw, error) {
 	return pick(v, rawNXGroupFeaturesReply, raw12GroupFeaturesReply)
 }
-func (m *GroupFeaturesReply) appendBody(b []byte, _ uint8) ([]byte, error) {
+func (m *GroupFeaturesReply) appendBody(b []byte, v uint8) ([]byte, error) {
 	b = put32(b, m.Types)
 	b = put32(b, m.Capabilities)
 	for _, x := range m.MaxGroups {
 		b = put32(b, x)
 	}
-	for _, x := range m.Actions {
+	acts := m.Actions
+	if acts == [4]uint32{} {
+		all := ofpact.AllKinds.ToOpenFlow(v)
+		acts = [4]uint32{all, all, all, all}
+	}
+	for _, x := range acts {
 		b = put32(b, x)
 	}
 	return b, nil

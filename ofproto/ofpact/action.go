@@ -52,6 +52,8 @@ const (
 	KindPopMPLS
 	KindDecNSHTTL
 	KindDeleteField
+	KindEncap
+	KindDecap
 
 	// Metadata.
 	KindSetTunnel
@@ -319,11 +321,20 @@ type DecTTL struct {
 	Raw    Raw
 }
 
-// SetMPLSLabel sets the MPLS label (parsed and formatted only).
-type SetMPLSLabel struct{ Label uint32 }
+// SetMPLSLabel sets the MPLS label (parsed and formatted only). Raw is
+// RawOFSetField when it came as set_field of mpls_label (gvs's field
+// registry has no MPLS fields).
+type SetMPLSLabel struct {
+	Label uint32
+	Raw   Raw
+}
 
-// SetMPLSTC sets the MPLS traffic class (parsed and formatted only).
-type SetMPLSTC struct{ TC uint8 }
+// SetMPLSTC sets the MPLS traffic class (parsed and formatted only); Raw
+// as in SetMPLSLabel.
+type SetMPLSTC struct {
+	TC  uint8
+	Raw Raw
+}
 
 // SetMPLSTTL sets the MPLS TTL (parsed and formatted only).
 type SetMPLSTTL struct{ TTL uint8 }
@@ -343,6 +354,48 @@ type DecNSHTTL struct{}
 // DeleteField removes a Geneve option (a tun_metadataN field) from the
 // packet (parsed and formatted; translation may reject it).
 type DeleteField struct{ Field *mf.Field }
+
+// Packet types (OpenFlow 1.5 packet_type: namespace << 16 | type) of
+// Encap.PacketType and Decap.PacketType.
+const (
+	PacketTypeEthernet  uint32 = 0x00000000
+	PacketTypeNextProto uint32 = 0x0000fffe // decap: from the removed header's next protocol
+	PacketTypeMPLS      uint32 = 0x00018847
+	PacketTypeMPLSMC    uint32 = 0x00018848
+	PacketTypeNSH       uint32 = 0x0001894f
+)
+
+// Encap property class and types (OVS's ofp-ed-props).
+const (
+	EncapPropClassNSH uint16 = 4
+	EncapPropMDType   uint8  = 1
+	EncapPropTLV      uint8  = 2
+)
+
+// EncapProp is one encap property: for NSH, md_type (MDType) or a
+// metadata TLV (TLVClass, TLVType and Data, whose first TLVLen bytes are
+// the value; Data keeps the wire padding to 8 bytes).
+type EncapProp struct {
+	Class    uint16
+	Type     uint8
+	MDType   uint8
+	TLVClass uint16
+	TLVType  uint8
+	TLVLen   uint8
+	Data     []byte
+}
+
+// Encap adds a header of PacketType (Ethernet, NSH, MPLS) around the
+// packet (parsed and formatted; the datapath has no NSH).
+type Encap struct {
+	HdrSize    uint16
+	PacketType uint32
+	Props      []EncapProp
+}
+
+// Decap removes the outer header; the packet becomes PacketType
+// (PacketTypeNextProto: as the removed header says).
+type Decap struct{ PacketType uint32 }
 
 // SetTunnel sets tun_id (set_tunnel / set_tunnel64).
 type SetTunnel struct {
@@ -595,6 +648,8 @@ func (*PushMPLS) Kind() Kind       { return KindPushMPLS }
 func (*PopMPLS) Kind() Kind        { return KindPopMPLS }
 func (*DecNSHTTL) Kind() Kind      { return KindDecNSHTTL }
 func (*DeleteField) Kind() Kind    { return KindDeleteField }
+func (*Encap) Kind() Kind          { return KindEncap }
+func (*Decap) Kind() Kind          { return KindDecap }
 func (*SetTunnel) Kind() Kind      { return KindSetTunnel }
 func (*SetQueue) Kind() Kind       { return KindSetQueue }
 func (*PopQueue) Kind() Kind       { return KindPopQueue }
@@ -636,8 +691,8 @@ var kindNames = [numKinds]string{
 	KindSetMPLSTC: "set_mpls_tc", KindSetMPLSTTL: "set_mpls_ttl",
 	KindDecMPLSTTL: "dec_mpls_ttl", KindPushMPLS: "push_mpls",
 	KindPopMPLS: "pop_mpls", KindDecNSHTTL: "dec_nsh_ttl",
-	KindDeleteField: "delete_field",
-	KindSetTunnel:   "set_tunnel", KindSetQueue: "set_queue",
+	KindDeleteField: "delete_field", KindEncap: "encap", KindDecap: "decap",
+	KindSetTunnel: "set_tunnel", KindSetQueue: "set_queue",
 	KindPopQueue: "pop_queue", KindFinTimeout: "fin_timeout",
 	KindResubmit: "resubmit", KindLearn: "learn",
 	KindConjunction: "conjunction", KindMultipath: "multipath",
@@ -692,6 +747,8 @@ var (
 	_ Action = (*PopMPLS)(nil)
 	_ Action = (*DecNSHTTL)(nil)
 	_ Action = (*DeleteField)(nil)
+	_ Action = (*Encap)(nil)
+	_ Action = (*Decap)(nil)
 	_ Action = (*SetTunnel)(nil)
 	_ Action = (*SetQueue)(nil)
 	_ Action = (*PopQueue)(nil)

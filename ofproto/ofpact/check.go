@@ -235,6 +235,13 @@ func (c *checker) checkOne(a Action) error {
 		if f.EtherType != 0x894f { // gvs has no packet_type: NSH only by EtherType
 			c.inconsistent = true
 		}
+	case *Encap:
+		if a.PacketType>>16 == 1 { // an EtherType-named header
+			f.EtherType = uint16(a.PacketType)
+		}
+		if !isIPAny(f) {
+			f.IPProto = 0
+		}
 	case *DeleteField:
 		if !isVariableLength(a.Field) {
 			return ofperr.OFPBAC_BAD_ARGUMENT

@@ -366,6 +366,13 @@ func decodeOne(acts []Action, id wireID, a []byte, arg uint64, version uint8, de
 		}
 		x := &CheckPktLarger{Len: be.Uint16(a[10:]), Dst: mf.Subfield{Field: f, Ofs: int(be.Uint16(a[12:])), NBits: 1}}
 		return append(acts, x), checkSubfield(x.Dst, nil, true)
+	case wNXEncap:
+		return decodeEncap(acts, a)
+	case wNXDecap:
+		if len(a) > 16 {
+			return nil, ofperr.NXBAC_UNKNOWN_ED_PROP
+		}
+		return add(&Decap{PacketType: be.Uint32(a[12:])})
 	case wNXDeleteField:
 		f, _, err := pullHeader(a[nxHeaderLen:])
 		if err != nil {
@@ -380,7 +387,37 @@ func decodeOne(acts []Action, id wireID, a []byte, arg uint64, version uint8, de
 	return nil, ofperr.OFPBAC_BAD_TYPE
 }
 
+// OXM headers of the MPLS fields, which gvs's registry lacks: set_field
+// of them decodes into SetMPLSLabel/SetMPLSTC.
+const (
+	oxmMPLSLabel uint32 = 0x80004404
+	oxmMPLSTC    uint32 = 0x80004601
+)
+
 func decodeSetField(acts []Action, a []byte, mayMask bool) ([]Action, error) {
+	if len(a) >= 8 {
+		switch h := be.Uint32(a[4:]); h {
+		case oxmMPLSLabel, oxmMPLSTC:
+			n := 4
+			if h == oxmMPLSTC {
+				n = 1
+			}
+			if len(a) < 8+n || !isAllZero(a[8+n:]) {
+				return nil, ofperr.OFPBAC_BAD_SET_ARGUMENT
+			}
+			if h == oxmMPLSLabel {
+				label := be.Uint32(a[8:])
+				if label&^0xfffff != 0 {
+					return nil, ofperr.OFPBAC_BAD_SET_ARGUMENT
+				}
+				return append(acts, &SetMPLSLabel{Label: label, Raw: RawOFSetField}), nil
+			}
+			if a[8]&^7 != 0 {
+				return nil, ofperr.OFPBAC_BAD_SET_ARGUMENT
+			}
+			return append(acts, &SetMPLSTC{TC: a[8], Raw: RawOFSetField}), nil
+		}
+	}
 	f, v, m, n, err := pullEntry(a[4:], mayMask)
 	if err != nil {
 		if err == ofperr.OFPBMC_BAD_MASK {
@@ -842,4 +879,48 @@ func bitwiseGet(src []byte, ofs, nBits int) uint64 {
 		}
 	}
 	return v
+}
+
+func decodeEncap(acts []Action, a []byte) ([]Action, error) {
+	e := &Encap{HdrSize: be.Uint16(a[10:]), PacketType: be.Uint32(a[12:])}
+	switch e.PacketType {
+	case PacketTypeEthernet, PacketTypeNSH, PacketTypeMPLS, PacketTypeMPLSMC:
+	default:
+		return nil, ofperr.NXBAC_BAD_HEADER_TYPE
+	}
+	p := a[16:]
+	for len(p) > 0 {
+		if len(p) < 4 {
+			return nil, ofperr.OFPBAC_BAD_LEN
+		}
+		class, typ, n := be.Uint16(p), p[2], int(p[3])
+		padded := roundUp(n, 8)
+		if n < 4 || padded > len(p) {
+			return nil, ofperr.OFPBAC_BAD_LEN
+		}
+		if class != EncapPropClassNSH {
+			return nil, ofperr.NXBAC_UNKNOWN_ED_PROP
+		}
+		switch typ {
+		case EncapPropMDType:
+			if n > 8 {
+				return nil, ofperr.NXBAC_BAD_ED_PROP
+			}
+			e.Props = append(e.Props, EncapProp{Class: class, Type: typ, MDType: p[4]})
+		case EncapPropTLV:
+			if padded < 8 {
+				return nil, ofperr.NXBAC_BAD_ED_PROP
+			}
+			tlvLen := int(p[7])
+			if n != 8+roundUp(tlvLen, 8) {
+				return nil, ofperr.NXBAC_BAD_ED_PROP
+			}
+			e.Props = append(e.Props, EncapProp{Class: class, Type: typ, TLVClass: be.Uint16(p[4:]), TLVType: p[6], TLVLen: p[7],
+				Data: append([]byte(nil), p[8:n]...)})
+		default:
+			return nil, ofperr.NXBAC_UNKNOWN_ED_PROP
+		}
+		p = p[padded:]
+	}
+	return append(acts, e), nil
 }

@@ -8,8 +8,8 @@
 // them (Equal, OutputsToPort, OutputsToGroup, MeterID, ExecuteActionSet).
 //
 // Every action Open vSwitch 3.1 decodes is decoded, formatted, encoded
-// and parsed, except encap/decap (NSH), which decode as
-// OFPBAC_BAD_VENDOR_TYPE. The tests hold gvs to ovs-ofctl: the same text,
+// and parsed (the debug actions only decode, as OVS without
+// --enable-dummy, to OFPBAC_BAD_VENDOR_TYPE). The tests hold gvs to ovs-ofctl: the same text,
 // the same error and the same re-encoding for hand-written, gvs-built and
 // randomly mutated wire actions in every OpenFlow version, and the same
 // canonical text for flows parsed from ovs-ofctl syntax. Known
@@ -33,13 +33,12 @@
 // WriteMetadata and GotoTable. AppendInstructions groups consecutive plain
 // actions back into one Apply-Actions instruction.
 //
-// Check (OVS's ofpacts_check) validates a list against the rule's match
-// and table; it also records, in the actions, the match facts OVS uses
-// to choose OpenFlow 1.1+ encodings (SetL4SrcPort.IPProto, FlowHasVLAN),
-// so it must run before the list is shared.
-//
-// The debug actions (debug_recirc, debug_slow) decode with
-// OFPBAC_BAD_VENDOR_TYPE, as in ovs-vswitchd without --enable-dummy.
+// Check and CheckVersion (OVS's ofpacts_check_consistency) validate a
+// list against the rule's match and table, as flow mods and packet-outs
+// need; CheckVersion lets OpenFlow 1.0 keep actions inconsistent with the
+// match, as OVS does. They also record, in the actions, the match facts
+// OVS uses to choose OpenFlow 1.1+ encodings (SetL4SrcPort.IPProto,
+// FlowHasVLAN), so they must run before the list is shared.
 //
 // # Ownership and goroutines
 //

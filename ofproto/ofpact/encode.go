@@ -392,6 +392,28 @@ func appendAction(b []byte, a Action, version uint8) []byte {
 		b, _ = putRaw(b, wPopMPLS, version, uint64(a.EtherType))
 	case *DecNSHTTL:
 		b, _ = putNX(b, wNXDecNSHTTL, 0)
+	case *Encap:
+		b, start = putNX(b, wNXEncap, 0)
+		be.PutUint16(b[start+10:], a.HdrSize)
+		be.PutUint32(b[start+12:], a.PacketType)
+		for _, p := range a.Props {
+			switch p.Type {
+			case EncapPropMDType:
+				// OVS writes the property's length without its padding.
+				b = append(b, byte(p.Class>>8), byte(p.Class), p.Type, 5, p.MDType, 0, 0, 0)
+			case EncapPropTLV:
+				data := make([]byte, roundUp(int(p.TLVLen), 8))
+				copy(data, p.Data)
+				b = append(b, byte(p.Class>>8), byte(p.Class), p.Type, byte(8+len(data)))
+				b = be.AppendUint16(b, p.TLVClass)
+				b = append(b, p.TLVType, p.TLVLen)
+				b = append(b, data...)
+			}
+		}
+		b = padAction(b, start)
+	case *Decap:
+		b, start = putNX(b, wNXDecap, 0)
+		be.PutUint32(b[start+12:], a.PacketType)
 	case *DeleteField:
 		b, start = putNX(b, wNXDeleteField, 0)
 		end := len(b)

@@ -1,6 +1,7 @@
 package ofpact
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -15,12 +16,59 @@ import (
 // (meter:N, clear_actions, write_actions(...), write_metadata:V/M,
 // goto_table:T).
 func Format(acts []Action) string {
+	return FormatNames(acts, nil)
+}
+
+// FormatNames is Format with ports named by portName where it knows them
+// (ofproto/trace --names, dump-flows --names): reserved ports keep their
+// OpenFlow names, other names are quoted as OVS quotes them when they
+// are not plain identifiers.
+func FormatNames(acts []Action, portName func(port uint32) (string, bool)) string {
 	var s strings.Builder
-	formatList(&s, acts)
+	pr := printer{Builder: &s, portName: portName}
+	pr.list(acts)
 	return s.String()
 }
 
-func formatList(s *strings.Builder, acts []Action) {
+// printer formats actions into a builder.
+type printer struct {
+	*strings.Builder
+	portName func(uint32) (string, bool)
+}
+
+// port formats an OpenFlow port (OVS's ofputil_format_port).
+func (s printer) port(p uint32) string {
+	if n := mf.PortName(p); s.portName == nil || n[0] < '0' || n[0] > '9' {
+		return n
+	}
+	name, ok := s.portName(p)
+	if !ok {
+		return mf.PortName(p)
+	}
+	return quoteName(name)
+}
+
+// quoteName is OVS's namemap_put_name: names that are not a letter
+// followed by letters and digits are printed as JSON strings.
+func quoteName(name string) string {
+	plain := name != ""
+	for i, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return name
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(name)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func (s printer) list(acts []Action) {
 	if len(acts) == 0 {
 		s.WriteString("drop")
 		return
@@ -29,7 +77,7 @@ func formatList(s *strings.Builder, acts []Action) {
 		if i > 0 {
 			s.WriteByte(',')
 		}
-		formatAction(s, a)
+		s.action(a)
 	}
 }
 
@@ -119,27 +167,27 @@ func formatMAC(m [6]byte) string {
 	return fmt.Sprintf("%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5])
 }
 
-func formatAction(s *strings.Builder, a Action) {
+func (s printer) action(a Action) {
 	p := func(format string, args ...any) { fmt.Fprintf(s, format, args...) }
 	switch a := a.(type) {
 	case *Output:
 		if a.Port < mf.PortMax {
 			s.WriteString("output:")
 		}
-		s.WriteString(FormatPort(a.Port))
+		s.WriteString(s.port(a.Port))
 		if a.Port == mf.PortController {
 			p(":%d", a.MaxLen)
 		}
 	case *Group:
 		p("group:%d", a.ID)
 	case *Controller:
-		formatController(s, a)
+		s.controller(a)
 	case *Enqueue:
-		p("enqueue:%s:%d", FormatPort(a.Port), a.Queue)
+		p("enqueue:%s:%d", s.port(a.Port), a.Queue)
 	case *OutputReg:
 		p("output:%s", formatSubfield(a.Src))
 	case *OutputTrunc:
-		p("output(port=%s,max_len=%d)", FormatPort(a.Port), a.MaxLen)
+		p("output(port=%s,max_len=%d)", s.port(a.Port), a.MaxLen)
 	case *Bundle:
 		name := "bundle"
 		if a.Dst.Field != nil {
@@ -161,11 +209,11 @@ func formatAction(s *strings.Builder, a Action) {
 			if i > 0 {
 				s.WriteByte(',')
 			}
-			s.WriteString(FormatPort(m))
+			s.WriteString(s.port(m))
 		}
 		s.WriteByte(')')
 	case *SetField:
-		formatSetField(s, a)
+		s.setField(a)
 	case *SetVLANVID:
 		if a.PushIfNeeded {
 			p("mod_vlan_vid:%d", a.VID)
@@ -223,9 +271,17 @@ func formatAction(s *strings.Builder, a Action) {
 			s.WriteByte(')')
 		}
 	case *SetMPLSLabel:
-		p("set_mpls_label(%d)", a.Label)
+		if a.Raw == RawOFSetField {
+			p("set_field:%d->mpls_label", a.Label)
+		} else {
+			p("set_mpls_label(%d)", a.Label)
+		}
 	case *SetMPLSTC:
-		p("set_mpls_tc(%d)", a.TC)
+		if a.Raw == RawOFSetField {
+			p("set_field:%d->mpls_tc", a.TC)
+		} else {
+			p("set_mpls_tc(%d)", a.TC)
+		}
 	case *SetMPLSTTL:
 		p("set_mpls_ttl(%d)", a.TTL)
 	case *DecMPLSTTL:
@@ -236,6 +292,43 @@ func formatAction(s *strings.Builder, a Action) {
 		p("pop_mpls:0x%04x", a.EtherType)
 	case *DecNSHTTL:
 		s.WriteString("dec_nsh_ttl")
+	case *Encap:
+		s.WriteString("encap(")
+		switch a.PacketType {
+		case PacketTypeEthernet:
+			s.WriteString("ethernet")
+		case PacketTypeNSH:
+			s.WriteString("nsh")
+		case PacketTypeMPLS:
+			s.WriteString("mpls")
+		case PacketTypeMPLSMC:
+			s.WriteString("mpls_mc")
+		default:
+			s.WriteString("UNKNOWN")
+		}
+		if len(a.Props) > 0 {
+			s.WriteByte('(')
+			for i, p := range a.Props {
+				if i > 0 {
+					s.WriteByte(',')
+				}
+				if p.Type == EncapPropMDType {
+					p2 := p
+					fmt.Fprintf(s, "md_type=%d", p2.MDType)
+				} else {
+					n := min(int(p.TLVLen), len(p.Data))
+					fmt.Fprintf(s, "tlv(0x%04x,%d,%s)", p.TLVClass, p.TLVType, putHex(p.Data[:n]))
+				}
+			}
+			s.WriteByte(')')
+		}
+		s.WriteByte(')')
+	case *Decap:
+		s.WriteString("decap(")
+		if a.PacketType != PacketTypeNextProto {
+			fmt.Fprintf(s, "packet_type(ns=%d,type=%s)", a.PacketType>>16, hex0x(uint64(a.PacketType&0xffff)))
+		}
+		s.WriteByte(')')
 	case *DeleteField:
 		p("delete_field:%s", fieldName(a.Field))
 	case *SetTunnel:
@@ -261,12 +354,12 @@ func formatAction(s *strings.Builder, a Action) {
 		s.WriteByte(')')
 	case *Resubmit:
 		if a.InPort != mf.PortInPort && a.TableID == TableInPort {
-			p("resubmit:%s", FormatPort(a.InPort))
+			p("resubmit:%s", s.port(a.InPort))
 			break
 		}
 		s.WriteString("resubmit(")
 		if a.InPort != mf.PortInPort {
-			s.WriteString(FormatPort(a.InPort))
+			s.WriteString(s.port(a.InPort))
 		}
 		s.WriteByte(',')
 		if a.TableID != TableInPort {
@@ -277,7 +370,7 @@ func formatAction(s *strings.Builder, a Action) {
 		}
 		s.WriteByte(')')
 	case *Learn:
-		formatLearn(s, a)
+		s.learn(a)
 	case *Conjunction:
 		p("conjunction(%d,%d/%d)", a.ID, int(a.Clause)+1, a.NClauses)
 	case *Multipath:
@@ -300,7 +393,7 @@ func formatAction(s *strings.Builder, a Action) {
 	case *Sample:
 		p("sample(probability=%d,collector_set_id=%d,obs_domain_id=%d,obs_point_id=%d", a.Probability, a.CollectorSetID, a.ObsDomainID, a.ObsPointID)
 		if a.SamplingPort != mf.PortNone {
-			p(",sampling_port=%s", FormatPort(a.SamplingPort))
+			p(",sampling_port=%s", s.port(a.SamplingPort))
 		}
 		switch a.Direction {
 		case SampleIngress:
@@ -310,14 +403,14 @@ func formatAction(s *strings.Builder, a Action) {
 		}
 		s.WriteByte(')')
 	case *CT:
-		formatCT(s, a)
+		s.ct(a)
 	case *CTClear:
 		s.WriteString("ct_clear")
 	case *NAT:
-		formatNAT(s, a)
+		s.nat(a)
 	case *Clone:
 		s.WriteString("clone(")
-		formatList(s, a.Actions)
+		s.list(a.Actions)
 		s.WriteByte(')')
 	case *CheckPktLarger:
 		p("check_pkt_larger(%d)->%s", a.Len, formatSubfield(a.Dst))
@@ -331,7 +424,7 @@ func formatAction(s *strings.Builder, a Action) {
 		s.WriteString("clear_actions")
 	case *WriteActions:
 		s.WriteString("write_actions(")
-		formatList(s, a.Actions)
+		s.list(a.Actions)
 		s.WriteByte(')')
 	case *WriteMetadata:
 		p("write_metadata:%s", hex0x(a.Metadata))
@@ -345,7 +438,7 @@ func formatAction(s *strings.Builder, a Action) {
 	}
 }
 
-func formatController(s *strings.Builder, c *Controller) {
+func (s printer) controller(c *Controller) {
 	if c.Reason == ReasonAction && c.ControllerID == 0 && len(c.Userdata) == 0 && !c.Pause && c.MeterID == NoMeter {
 		fmt.Fprintf(s, "CONTROLLER:%d", c.MaxLen)
 		return
@@ -372,7 +465,7 @@ func formatController(s *strings.Builder, c *Controller) {
 	s.WriteString("controller(" + strings.Join(parts, ",") + ")")
 }
 
-func formatSetField(s *strings.Builder, sf *SetField) {
+func (s printer) setField(sf *SetField) {
 	if sf.Raw == RawNXRegLoad {
 		first := true
 		loadSegments(sf, func(dst mf.Subfield, v uint64) {
@@ -387,7 +480,7 @@ func formatSetField(s *strings.Builder, sf *SetField) {
 	fmt.Fprintf(s, "set_field:%s->%s", formatValue(sf.Field, &sf.Value, &sf.Mask), fieldName(sf.Field))
 }
 
-func formatLearn(s *strings.Builder, l *Learn) {
+func (s printer) learn(l *Learn) {
 	p := func(format string, args ...any) { fmt.Fprintf(s, format, args...) }
 	p("learn(table=%d", l.TableID)
 	if l.IdleTimeout != 0 {
@@ -455,7 +548,7 @@ func formatLearn(s *strings.Builder, l *Learn) {
 	s.WriteByte(')')
 }
 
-func formatCT(s *strings.Builder, ct *CT) {
+func (s printer) ct(ct *CT) {
 	s.WriteString("ct(")
 	if ct.Flags&CTCommit != 0 {
 		s.WriteString("commit,")
@@ -474,14 +567,14 @@ func formatCT(s *strings.Builder, ct *CT) {
 	acts := ct.Actions
 	if len(acts) > 0 {
 		if nat, ok := acts[0].(*NAT); ok {
-			formatNAT(s, nat)
+			s.nat(nat)
 			s.WriteByte(',')
 			acts = acts[1:]
 		}
 	}
 	if len(acts) > 0 {
 		s.WriteString("exec(")
-		formatList(s, acts)
+		s.list(acts)
 		s.WriteString("),")
 	}
 	switch ct.Alg {
@@ -503,7 +596,7 @@ func formatCT(s *strings.Builder, ct *CT) {
 	s.WriteByte(')')
 }
 
-func formatNAT(s *strings.Builder, n *NAT) {
+func (s printer) nat(n *NAT) {
 	s.WriteString("nat")
 	if n.Flags&(NATSrc|NATDst) == 0 {
 		return

@@ -37,6 +37,11 @@ func roundTrip(t *testing.T, b []byte, version uint8, instructions bool) {
 	text := Format(acts)
 	re := put(nil, acts, version)
 	again, err := pull(re, version)
+	if err != nil && mplsOutOfRange(acts) {
+		// As in OVS: the OpenFlow 1.1 set_mpls_* actions take any value,
+		// the set_field they become in 1.2+ only valid ones.
+		return
+	}
 	if err != nil {
 		t.Fatalf("%s %x (%s): re-encoding %x does not decode: %v", versionNames[version], b, text, re, err)
 	}
@@ -82,4 +87,18 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q): %q then %q", s, text, got)
 		}
 	})
+}
+
+func mplsOutOfRange(acts []Action) bool {
+	out := false
+	Walk(acts, func(a Action) bool {
+		switch a := a.(type) {
+		case *SetMPLSTC:
+			out = out || a.TC > 7
+		case *SetMPLSLabel:
+			out = out || a.Label > 0xfffff
+		}
+		return true
+	})
+	return out
 }

@@ -173,7 +173,7 @@ func appendDecoded(acts []Action, b []byte, version uint8) ([]Action, error) {
 // to the action set (OVS's ofpact_is_allowed_in_actions_set).
 func AllowedInActionSet(k Kind) bool {
 	switch k {
-	case KindStripVLAN, KindPopMPLS, KindPushMPLS, KindPushVLAN, KindDecTTL,
+	case KindStripVLAN, KindPopMPLS, KindDecap, KindPushMPLS, KindPushVLAN, KindDecTTL,
 		KindDecMPLSTTL, KindDecNSHTTL, KindCT, KindCTClear, KindResubmit,
 		KindOutput, KindGroup, KindSetField, KindRegMove, KindSetEthDst,
 		KindSetEthSrc, KindSetIPDSCP, KindSetIPECN, KindSetIPTTL,

@@ -322,6 +322,30 @@ func parseOne(item string, depth int) ([]Action, error) {
 		return one(&CTClear{}, nil)
 	case "dec_mpls_ttl":
 		return one(&DecMPLSTTL{}, nil)
+	case "set_mpls_label":
+		v, err := parseUint(arg+paren, 32)
+		return one(&SetMPLSLabel{Label: uint32(v)}, err)
+	case "set_mpls_tc":
+		v, err := parseUint(arg+paren, 8)
+		return one(&SetMPLSTC{TC: uint8(v)}, err)
+	case "set_mpls_ttl":
+		v, err := parseUint(arg+paren, 8)
+		return one(&SetMPLSTTL{TTL: uint8(v)}, err)
+	case "push_mpls":
+		v, err := u(16)
+		if err == nil && v != 0x8847 && v != 0x8848 {
+			err = fmt.Errorf("%s: push_mpls ethertype must be 0x8847 or 0x8848", arg)
+		}
+		return one(&PushMPLS{EtherType: uint16(v)}, err)
+	case "pop_mpls":
+		v, err := u(16)
+		return one(&PopMPLS{EtherType: uint16(v)}, err)
+	case "delete_field":
+		f := fieldByName(strings.TrimSpace(arg))
+		if f == nil {
+			return nil, fmt.Errorf("%s is not a valid OXM field name", arg)
+		}
+		return one(&DeleteField{Field: f}, nil)
 	case "dec_nsh_ttl":
 		return one(&DecNSHTTL{}, nil)
 	case "conjunction":
@@ -357,6 +381,10 @@ func parseOne(item string, depth int) ([]Action, error) {
 		return one(ft, nil)
 	case "learn":
 		return one(parseLearn(paren))
+	case "encap":
+		return one(parseEncap(paren))
+	case "decap":
+		return one(parseDecap(paren))
 	case "multipath":
 		return one(parseMultipath(paren))
 	case "bundle", "bundle_load":
@@ -614,6 +642,20 @@ func parseSetField(arg string) (Action, error) {
 		return nil, fmt.Errorf("%s: missing `->'", arg)
 	}
 	name := strings.TrimSpace(arg[i+2:])
+	switch name { // MPLS fields: not in gvs's registry
+	case "mpls_label":
+		v, err := parseUint(arg[:i], 32)
+		if err != nil || v > 0xfffff {
+			return nil, fmt.Errorf("%s is not a valid value for field %s", arg[:i], name)
+		}
+		return &SetMPLSLabel{Label: uint32(v), Raw: RawOFSetField}, nil
+	case "mpls_tc":
+		v, err := parseUint(arg[:i], 8)
+		if err != nil || v > 7 {
+			return nil, fmt.Errorf("%s is not a valid value for field %s", arg[:i], name)
+		}
+		return &SetMPLSTC{TC: uint8(v), Raw: RawOFSetField}, nil
+	}
 	if name == "" {
 		return nil, fmt.Errorf("%s: missing field name following `->'", arg)
 	}
@@ -1161,4 +1203,114 @@ func parseSample(s string) (Action, error) {
 		return nil, errors.New("non-zero \"probability\" must be specified on sample")
 	}
 	return sm, nil
+}
+
+// parseEncap parses "ethernet", "mpls", "mpls_mc" or
+// "nsh[(md_type=N,tlv(0xCLASS,TYPE,0xVALUE)...)]".
+func parseEncap(s string) (Action, error) {
+	name, _, paren, _ := splitItem(strings.TrimSpace(s))
+	e := &Encap{}
+	switch name {
+	case "ethernet":
+		e.PacketType = PacketTypeEthernet
+	case "nsh":
+		e.PacketType = PacketTypeNSH
+	case "mpls":
+		e.PacketType = PacketTypeMPLS
+	case "mpls_mc":
+		e.PacketType = PacketTypeMPLSMC
+	default:
+		return nil, fmt.Errorf("Encap hdr not supported: %s", name)
+	}
+	if paren == "" {
+		return e, nil
+	}
+	if e.PacketType != PacketTypeNSH {
+		return nil, fmt.Errorf("Invalid property: %s", paren)
+	}
+	items, err := splitTop(paren)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		key, value, _, _ := splitItem(it)
+		switch key {
+		case "md_type":
+			v, err := parseUint(value, 8)
+			if err != nil {
+				return nil, err
+			}
+			if v < 1 || v > 2 {
+				return nil, errors.New("invalid md_type")
+			}
+			e.Props = append(e.Props, EncapProp{Class: EncapPropClassNSH, Type: EncapPropMDType, MDType: uint8(v)})
+		case "tlv":
+			_, _, args, _ := splitItem(it)
+			parts := strings.Split(args, ",")
+			if len(parts) != 3 || !strings.HasPrefix(parts[0], "0x") {
+				return nil, fmt.Errorf("Invalid NSH TLV header: %s", args)
+			}
+			class, err1 := strconv.ParseUint(parts[0][2:], 16, 16)
+			typ, err2 := strconv.ParseUint(parts[1], 10, 8)
+			// OVS wants 0x before the value but prints a zero value as
+			// "0": take both.
+			hexv := strings.TrimPrefix(parts[2], "0x")
+			if len(hexv)%2 == 1 {
+				hexv = "0" + hexv
+			}
+			data, err3 := hexDecode(hexv)
+			if err1 != nil || err2 != nil || err3 != nil || len(data) > 127 {
+				return nil, fmt.Errorf("Invalid NSH TLV header: %s", args)
+			}
+			padded := make([]byte, roundUp(len(data), 8))
+			copy(padded, data)
+			e.Props = append(e.Props, EncapProp{Class: EncapPropClassNSH, Type: EncapPropTLV, TLVClass: uint16(class),
+				TLVType: uint8(typ), TLVLen: uint8(len(data)), Data: padded})
+		default:
+			return nil, fmt.Errorf("Invalid property: %s", key)
+		}
+	}
+	return e, nil
+}
+
+func hexDecode(s string) ([]byte, error) {
+	out := make([]byte, len(s)/2)
+	for i := range out {
+		v, err := strconv.ParseUint(s[2*i:2*i+2], 16, 8)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = byte(v)
+	}
+	return out, nil
+}
+
+// parseDecap parses "" or "packet_type(ns=N,type=T)".
+func parseDecap(s string) (Action, error) {
+	d := &Decap{PacketType: PacketTypeNextProto}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return d, nil
+	}
+	name, _, paren, _ := splitItem(s)
+	if name != "packet_type" {
+		return nil, fmt.Errorf("Invalid decap argument: %s", name)
+	}
+	kv, err := parseKV(paren)
+	if err != nil || len(kv) != 2 || kv[0][0] != "ns" || kv[1][0] != "type" {
+		return nil, errors.New("Missing packet_type attribute ns or type")
+	}
+	ns, err := parseUint(kv[0][1], 16)
+	if err != nil {
+		return nil, err
+	}
+	if ns >= 2 {
+		return nil, fmt.Errorf("Unsupported ns value: %d", ns)
+	}
+	typ, err := parseUint(kv[1][1], 16)
+	if err != nil {
+		return nil, err
+	}
+	d.PacketType = uint32(ns)<<16 | uint32(typ)
+	return d, nil
 }

@@ -100,7 +100,7 @@ func MeterID(acts []Action) uint32 {
 
 // Action-set slots, in execution order (OVS's ACTION_SET_ORDER), and the
 // final actions by priority (ACTION_SET_FINAL_PRIORITY).
-var actionSetOrder = [...]Kind{KindStripVLAN, KindPopMPLS, KindPushMPLS, KindPushVLAN, KindDecTTL, KindDecMPLSTTL, KindDecNSHTTL}
+var actionSetOrder = [...]Kind{KindStripVLAN, KindPopMPLS, KindDecap, KindPushMPLS, KindPushVLAN, KindDecTTL, KindDecMPLSTTL, KindDecNSHTTL}
 var actionSetFinal = [...]Kind{KindCT, KindCTClear, KindResubmit, KindOutput, KindGroup}
 
 // ExecuteActionSet turns an action set (what write_actions accumulated)

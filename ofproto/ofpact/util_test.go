@@ -99,3 +99,13 @@ func TestKindSetOpenFlow(t *testing.T) {
 		t.Errorf("String: %q", s)
 	}
 }
+
+func TestFormatNames(t *testing.T) {
+	names := map[uint32]string{1: "p1", 2: "a-b", 3: "9x"}
+	got := FormatNames(mustParse(t, "output:1,output:2,resubmit(2,3),enqueue:1:3,output:LOCAL,output:4,output:3"),
+		func(p uint32) (string, bool) { n, ok := names[p]; return n, ok })
+	want := `output:p1,output:"a-b",resubmit("a-b",3),enqueue:p1:3,LOCAL,output:4,output:"9x"`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

@@ -107,6 +107,8 @@ const (
 	wNXClone
 	wNXCTClear
 	wNXDecNSHTTL
+	wNXEncap
+	wNXDecap
 	wNXCheckPktLarger
 	wNXDeleteField
 	wNXDebugSlow
@@ -255,6 +257,8 @@ func init() {
 	d(wNXClone, nx, 42, of10, of15, argVarStruct(16))
 	d(wNXCTClear, nx, 43, of10, of15, argVoid)
 	d(wNXDecNSHTTL, nx, 48, of13, of15, argVoid)
+	d(wNXEncap, nx, 46, of13, of15, argVarStruct(16))
+	d(wNXDecap, nx, 47, of13, of15, argVarStruct(16))
 	d(wNXCheckPktLarger, nx, 49, of10, of15, argVarStruct(24))
 	d(wNXDeleteField, nx, 50, of10, of15, argStruct(24))
 	d(wNXDebugSlow, nx, 254, of10, of15, argVoid)

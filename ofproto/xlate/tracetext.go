@@ -7,9 +7,9 @@ import (
 	"gvs/ofproto/mf"
 )
 
-// TraceOptions are ofproto/trace's formatters: how flows, megaflows and
-// actions print (mf's and ofpact's formatters, which the caller passes
-// so that this package does not depend on their text syntax).
+// TraceOptions are ofproto/trace's options. The formatters default to
+// mf's and ofpact's (Flow.Format, Match.Format, ofpact.Format); a caller
+// with port names passes its own.
 type TraceOptions struct {
 	FormatFlow   func(*mf.Flow) string
 	FormatMatch  func(*mf.Match) string
@@ -20,8 +20,9 @@ type TraceOptions struct {
 	// Packet, when non-nil, is the packet traced (translation then has its
 	// side effects, as Open vSwitch's does with a packet).
 	Packet []byte
-	// Recirc is the datapath's frozen state table (controller actions
-	// then trace as the userspace actions they are in the datapath).
+	// Recirc is the datapath's frozen state table, so the recirc_id of a
+	// controller action's userspace action is the one the datapath's
+	// flows use; nil: a table of the trace's own.
 	Recirc *RecircTable
 }
 
@@ -35,11 +36,14 @@ func TraceText(br Bridge, flow mf.Flow, opt TraceOptions) string {
 	}
 	formatFlow := opt.FormatFlow
 	if formatFlow == nil {
-		formatFlow = func(f *mf.Flow) string { return fmt.Sprintf("%+v", f.Key) }
+		formatFlow = (*mf.Flow).Format
 	}
 	formatMatch := opt.FormatMatch
 	if formatMatch == nil {
-		formatMatch = func(m *mf.Match) string { return fmt.Sprintf("%+v", m.Wildcards.Masks.Key) }
+		formatMatch = func(m *mf.Match) string { return m.Format(mf.DefaultPriority) }
+	}
+	if opt.Recirc == nil {
+		opt.Recirc = NewRecircTable() // controller actions trace as the userspace actions they are
 	}
 	tr := NewTrace(opt.FormatAction)
 	in := Input{Bridge: br, Version: br.Version(), Flow: flow, Actions: opt.Actions, Packet: opt.Packet,
@@ -59,6 +63,14 @@ func TraceText(br Bridge, flow mf.Flow, opt TraceOptions) string {
 	var mega mf.Match
 	mega.Flow = flow
 	mega.Wildcards.Masks.Key = res.Wildcards.Masks.Key // the datapath part only
+	for i := range mega.Wildcards.Masks.VLANs {
+		// A tag's presence alone stands for Open vSwitch's implicit
+		// match on the outer EtherType, which its Megaflow line does
+		// not show.
+		if v := &mega.Wildcards.Masks.VLANs[i]; v.TCI == 0 {
+			v.TPID = 0
+		}
+	}
 	mega.Normalize()
 	b.WriteString("Megaflow: " + formatMatch(&mega) + "\n")
 	b.WriteString("Datapath actions: " + res.Actions.String())

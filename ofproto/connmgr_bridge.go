@@ -1,0 +1,97 @@
+package ofproto
+
+import (
+	"gvs/ofproto/connmgr"
+	"gvs/ofproto/mf"
+	"gvs/ofproto/ofp"
+	"gvs/ofproto/pipeline"
+	"gvs/ofproto/xlate"
+)
+
+// ConnBridge is the connection manager's Bridge.
+var _ connmgr.Bridge = (*ConnBridge)(nil)
+
+// Connect hands the bridge to a connection manager: its tables start
+// empty (the manager installs the flows the switch owns, as Open
+// vSwitch's connmgr does for a new ofproto) and its asynchronous messages
+// go to events from now on.
+func (b *Bridge) Connect(events connmgr.Events) *ConnBridge {
+	cb := NewConnBridge(b)
+	b.FlushFlows()
+	b.SetEvents(connEvents{events, b})
+	return cb
+}
+
+// CommitBundle implements connmgr.Bridge: each message is converted just
+// before it is applied.
+func (c *ConnBridge) CommitBundle(msgs []connmgr.BundleMsg, flags uint16, o connmgr.Origin) (int, error) {
+	var fm pipeline.FlowMod
+	return c.b.commitBundle(len(msgs), func(i int, out *BundleMsg) error {
+		m := &msgs[i]
+		var err error
+		switch {
+		case m.FlowMod != nil:
+			err = fillFlowMod(&fm, m.FlowMod, o)
+			out.FlowMod = &fm
+		case m.GroupMod != nil:
+			out.GroupMod, err = pipelineGroupMod(m.GroupMod)
+		case m.PortMod != nil:
+			out.PortMod = portMod(m.PortMod)
+		case m.PacketOut != nil:
+			out.PacketOut, err = c.packetOut(m.PacketOut)
+		}
+		return err
+	}, flags&connmgr.BundleAtomic != 0)
+}
+
+// connEvents converts the bridge's reports to the manager's messages.
+type connEvents struct {
+	e connmgr.Events
+	b *Bridge
+}
+
+// PacketIn sends a packet-in; a paused translation's frozen state stays
+// with the bridge, the packet-in carries its continuation id.
+func (e connEvents) PacketIn(pi *xlate.PacketIn) {
+	var cont []byte
+	if pi.Continuation != nil {
+		cont = e.b.saveContinuation(pi.Continuation)
+	}
+	var md mf.Match
+	md.Flow = pi.Flow
+	md.Wildcards.Masks.InPort = ^uint32(0)
+	pin := &ofp.PacketIn{Packet: pi.Packet, TotalLen: uint32(len(pi.Packet)), BufferID: ofp.BufferNone,
+		TableID: pi.TableID, Cookie: pi.Cookie, Reason: uint8(pi.Reason), Metadata: md, Userdata: pi.Userdata,
+		Continuation: cont}
+	if pi.ControllerID != 0 {
+		e.e.PacketInTo(pi.ControllerID, pin)
+		return
+	}
+	e.e.PacketIn(pin)
+}
+
+func (e connEvents) FlowRemoved(fr *pipeline.FlowRemoved) { e.e.FlowRemoved(flowRemoved(fr)) }
+
+func (e connEvents) PortStatus(reason PortReason, old, d *PortDesc) {
+	p := ofpPort(d)
+	var op *ofp.Port
+	if old != nil {
+		x := ofpPort(old)
+		op = &x
+	}
+	e.e.PortChanged(uint8(reason), op, &p, connmgr.Origin{})
+}
+
+func (e connEvents) FlowMonitor(u *pipeline.FlowUpdate) {
+	o, _ := u.Requester.(connmgr.Origin)
+	acts, old := u.Rule.Actions, u.OldActions
+	e.e.FlowChanged(&connmgr.FlowChange{Update: flowUpdate(u), OutputsTo: func(port, group uint32) bool {
+		outs := func(a []pipeline.Action) bool {
+			return (port == mf.PortNone || pipeline.ActionsOutputTo(a, port)) &&
+				(group == ofp.GroupAny || pipeline.ActionsOutputToGroup(a, group))
+		}
+		return outs(acts) || old != nil && outs(old)
+	}}, o)
+}
+
+func (e connEvents) WantsPacketInOnMiss() bool { return e.e.WantsPacketInOnMiss() }
