@@ -41,7 +41,8 @@ test: deps vet
 # bridge and Debian's Open vSwitch, in network namespaces; needs root.
 # QUICK=1: one run of fewer, shorter tests. Results in BENCH_OUT/<time>/.
 # The scale part (1,000 ports; 100 with QUICK=1) runs last; only it:
-# make bench BENCH_ARGS="-only scale".
+# make bench BENCH_ARGS="-only scale"; the OpenFlow part (OVN pipeline vs
+# NORMAL, 100,000-flow add-flows and bundle): BENCH_ARGS="-only openflow".
 # A gvs setup that does not forward is reported as skipped, not failed.
 BENCH_OUT ?= $(CURDIR)/bench-results
 BENCH_ARGS ?=

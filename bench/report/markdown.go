@@ -81,10 +81,27 @@ func WriteMarkdown(w io.Writer, r *Results, refs References, plotDir string) err
 			fmt.Fprintln(w)
 		}
 	}
+	for _, sec := range []*Section{r.OpenFlow, r.FlowTables} {
+		if sec == nil {
+			continue
+		}
+		fmt.Fprintf(w, "## %s\n\n", sec.Title)
+		markdownTable(w, sec.grid(true))
+		fmt.Fprintln(w)
+	}
+	if len(r.OpenFlowTargets) > 0 {
+		fmt.Fprintf(w, "### Targets of the OpenFlow issue\n\n")
+		rows := [][]string{{"target", "status", "measured"}}
+		for _, t := range r.OpenFlowTargets {
+			rows = append(rows, []string{t.Text, t.Status, t.Measured})
+		}
+		markdownTableAligned(w, rows, "---")
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "## Setups\n\n")
 	for _, sec := range r.Sections() {
 		where := ""
-		if sec == r.Scale {
+		if sec == r.Scale || sec == r.OpenFlow || sec == r.FlowTables {
 			// The same names as the datapath's setups, started differently.
 			where = " (" + strings.ToLower(sec.Title) + ")"
 		}

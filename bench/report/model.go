@@ -87,12 +87,18 @@ type Results struct {
 	Scale        *Section       `json:"scale,omitempty"`
 	ScaleTargets []TargetResult `json:"scale_targets,omitempty"`
 	Curves       []Curve        `json:"curves,omitempty"`
+	// OpenFlow is TCP and new flows through the OVN pipeline and NORMAL;
+	// FlowTables is loading large flow tables with ovs-ofctl; their
+	// targets are listed together.
+	OpenFlow        *Section       `json:"openflow,omitempty"`
+	FlowTables      *Section       `json:"flow_tables,omitempty"`
+	OpenFlowTargets []TargetResult `json:"openflow_targets,omitempty"`
 }
 
 // Sections returns the sections present, in page order.
 func (r *Results) Sections() []*Section {
 	var out []*Section
-	for _, s := range []*Section{r.Datapath, r.OVSDB, r.Scale} {
+	for _, s := range []*Section{r.Datapath, r.OVSDB, r.Scale, r.OpenFlow, r.FlowTables} {
 		if s != nil {
 			out = append(out, s)
 		}

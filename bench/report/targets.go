@@ -59,6 +59,26 @@ func DatapathTargets() []Target {
 	}
 }
 
+// OpenFlowTargets are the benchmark targets of the OpenFlow issue on the
+// OVN pipeline's traffic (figures of the OpenFlow section).
+func OpenFlowTargets() []Target {
+	return []Target{
+		{Text: "TCP through gvs with the OVN two-port pipeline >= 0.95x gvs with NORMAL", Figure: "of-tcp-1", Setup: "gvs-system-ovn", Ref: "gvs-system", Factor: 0.95},
+		{Text: "TCP (4 streams) through gvs with the OVN pipeline >= 0.95x gvs with NORMAL", Figure: "of-tcp-4", Setup: "gvs-system-ovn", Ref: "gvs-system", Factor: 0.95},
+		{Text: "TCP through gvs with the OVN pipeline >= 1.0x the best-tuned Open vSwitch netdev with the same flows", Figure: "of-tcp-1", Setup: "gvs-system-ovn", Ref: "ovs-netdev-tso-bigbuf-ovn", Factor: 1},
+		{Text: "New flows per second through the OVN pipeline with no loss >= 2x Open vSwitch's", Figure: "of-flows-max", Setup: "gvs-system-ovn", Ref: "ovs-netdev-tso-bigbuf-ovn", Factor: 2},
+	}
+}
+
+// FlowTableTargets are the OpenFlow issue's targets on loading flow
+// tables (figures of the FlowTables section).
+func FlowTableTargets(flows int) []Target {
+	return []Target{
+		{Text: fmt.Sprintf("ovs-ofctl add-flows of %d flows takes no longer on gvs than on Open vSwitch", flows), Figure: "ft-add-time", Setup: "gvs-system", Ref: "ovs-netdev", Factor: 1, AtMost: true},
+		{Text: fmt.Sprintf("ovs-ofctl --bundle add-flows of %d flows takes no longer on gvs than on Open vSwitch", flows), Figure: "ft-bundle-time", Setup: "gvs-system", Ref: "ovs-netdev", Factor: 1, AtMost: true},
+	}
+}
+
 // Evaluate checks each target against the section.
 func (s *Section) Evaluate(targets []Target) []TargetResult {
 	var out []TargetResult

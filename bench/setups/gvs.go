@@ -2,6 +2,7 @@ package setups
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,6 +26,7 @@ type GVSOptions struct {
 	Description string
 	SockBuf     bool // other_config:userspace-sock-buf-size
 	AFXDP       bool // ports of type afxdp
+	OVN         bool // the OVN two-port pipeline (Env.OVN) instead of NORMAL
 }
 
 // GVS is bin/gvs-vswitchd, configured with Debian's ovs-vsctl against its
@@ -67,6 +69,14 @@ func (g *GVS) Start(ctx context.Context, t *topo.Topo) error {
 			add = append(add, "--", "set", "interface", port, "type=afxdp")
 		}
 	}
+	senders := t.Senders
+	if g.Opt.OVN {
+		var err error
+		if add, err = ovnAddBridge(t, fmt.Sprintf("--timeout=%d", gvsConfigWait), g.Env.OVN, afxdpType(g.Opt.AFXDP)); err != nil {
+			return err
+		}
+		senders = senders[:1]
+	}
 	if _, err := g.vsctl(ctx, add...); err != nil {
 		if !g.vswitchd.running() {
 			return fmt.Errorf("gvs-vswitchd exited: %s", tail(filepath.Join(g.dir, "gvs-vswitchd.out"), 3))
@@ -81,7 +91,15 @@ func (g *GVS) Start(ctx context.Context, t *topo.Topo) error {
 			return Skip("gvs refused port %s: %s", port, msg)
 		}
 	}
-	if err := WaitForwarding(ctx, g.Env, t, g.Env.ForwardWait); err != nil {
+	if g.Opt.OVN {
+		if err := g.loadOVN(ctx, t, g.Env.OVN); err != nil {
+			if errors.Is(err, errNoOpenFlow) {
+				return Skip("gvs-vswitchd serves no OpenFlow on br0 yet (%v)", err)
+			}
+			return Skip("gvs-vswitchd cannot load the OVN pipeline yet: %s", lastPart(err.Error()))
+		}
+	}
+	if err := WaitForwardingFrom(ctx, g.Env, t, senders, g.Env.ForwardWait); err != nil {
 		return Skip("gvs-vswitchd does not forward yet: %v", err)
 	}
 	return nil
@@ -116,6 +134,14 @@ func (g *GVS) startSwitch(ctx context.Context, ns, dirPrefix string) error {
 		return err
 	}
 	return nil
+}
+
+// FlowSenders: with the OVN pipeline only the client has a logical port.
+func (g *GVS) FlowSenders() int {
+	if g.Opt.OVN {
+		return 1
+	}
+	return 0
 }
 
 func (g *GVS) Stop() error {

@@ -32,6 +32,7 @@ type OVSOptions struct {
 	AFXDP       bool // ports of type afxdp
 	TxOff       bool // tx checksum offload off on the hosts' veths, as Open vSwitch's docs ask
 	BigBuf      bool // 32 MiB socket buffers through the global sysctls
+	OVN         bool // the OVN two-port pipeline (Env.OVN) instead of NORMAL
 }
 
 // OVS is Debian's ovs-vswitchd with the netdev (userspace) datapath and
@@ -78,6 +79,14 @@ func (o *OVS) Start(ctx context.Context, t *topo.Topo) error {
 			add = append(add, "--", "set", "interface", port, "type=afxdp")
 		}
 	}
+	senders := t.Senders
+	if o.Opt.OVN {
+		var err error
+		if add, err = ovnAddBridge(t, "--timeout=20", o.Env.OVN, afxdpType(o.Opt.AFXDP)); err != nil {
+			return err
+		}
+		senders = senders[:1]
+	}
 	if _, err := o.vsctl(ctx, add...); err != nil {
 		return fmt.Errorf("%w (log: %s)", err, tail(filepath.Join(o.dir, "ovs-vswitchd.log"), 3))
 	}
@@ -86,7 +95,12 @@ func (o *OVS) Start(ctx context.Context, t *topo.Topo) error {
 			return Skip("Open vSwitch refused port %s: %s", port, msg)
 		}
 	}
-	if err := WaitForwarding(ctx, o.Env, t, o.Env.ForwardWait); err != nil {
+	if o.Opt.OVN {
+		if err := o.loadOVN(ctx, t, o.Env.OVN); err != nil {
+			return fmt.Errorf("loading the OVN pipeline: %w (log: %s)", err, tail(filepath.Join(o.dir, "ovs-vswitchd.log"), 3))
+		}
+	}
+	if err := WaitForwardingFrom(ctx, o.Env, t, senders, o.Env.ForwardWait); err != nil {
 		return fmt.Errorf("%w (log: %s)", err, tail(filepath.Join(o.dir, "ovs-vswitchd.log"), 3))
 	}
 	// The sysctls are global: keep them raised only while Open vSwitch
@@ -141,6 +155,21 @@ func (o *OVS) startDaemons(ctx context.Context, ns, dirPrefix string) error {
 		return err
 	}
 	return waitSocket(ctx, o.vswitchd, ctl, 10*time.Second)
+}
+
+// FlowSenders: with the OVN pipeline only the client has a logical port.
+func (o *OVS) FlowSenders() int {
+	if o.Opt.OVN {
+		return 1
+	}
+	return 0
+}
+
+func afxdpType(afxdp bool) string {
+	if afxdp {
+		return "afxdp"
+	}
+	return ""
 }
 
 func (o *OVS) Stop() error {

@@ -59,6 +59,8 @@ type Env struct {
 	BinDir string // where gvs's binaries are (bin/)
 	// ForwardWait bounds the wait for the first ping through a switch.
 	ForwardWait time.Duration
+	// OVN is the saved OVN pipeline the "-ovn" setups load.
+	OVN OVNFiles
 }
 
 // WaitForwarding pings the server from every sender (the client first)

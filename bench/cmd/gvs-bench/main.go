@@ -4,7 +4,15 @@
 // results as a terminal table, JSON, CSV, Markdown and SVG plots.
 //
 //	gvs-bench [-quick] [-runs N] [-out DIR] [-bin DIR] [-setups a,b] [-no-ovsdb]
-//	          [-only datapath,ovsdb,scale] [-scale-ports N] [-scale-bulk N] [-scale-runs N]
+//	          [-only datapath,openflow,ovsdb,scale] [-scale-ports N] [-scale-bulk N] [-scale-runs N]
+//	          [-ovn-flows FILE] [-flow-table N]
+//
+// The OpenFlow part runs gvs and the best-tuned Open vSwitch with NORMAL
+// and with the OVN two-port pipeline (tests/testdata/ovn-two-port.flows,
+// rewritten for the hosts' MACs) for TCP and new flows, then loads a
+// generated table of 100,000 flows with ovs-ofctl add-flows, plain and as
+// one bundle, into each switch on an idle bridge (wall time, RSS). A gvs
+// that serves no OpenFlow yet is reported as skipped.
 //
 // The scale part (package bench/scale) runs last: Open vSwitch and gvs with
 // 1,000 ports (100 with -quick) added and removed one ovs-vsctl call each,
@@ -55,14 +63,17 @@ type options struct {
 	busyCPU  float64
 	maxTime  time.Duration
 	startCmd string
-	parts    map[string]bool // datapath, ovsdb, scale
+	parts    map[string]bool // datapath, openflow, ovsdb, scale
+
+	ovnFlows  string // the saved OVN pipeline's .flows file
+	tableSize int    // flows of the flow-table test
 
 	scalePorts, scaleBulk, scaleRuns int
 	scaleIdle                        time.Duration
 }
 
 // benchParts are the parts -only chooses from, in the order they run.
-var benchParts = []string{"datapath", "ovsdb", "scale"}
+var benchParts = []string{"datapath", "openflow", "ovsdb", "scale"}
 
 func parseParts(only string) (map[string]bool, error) {
 	parts := map[string]bool{}
@@ -92,7 +103,9 @@ func parseOptions(args []string) (options, error) {
 	fs.BoolVar(&o.noOVSDB, "no-ovsdb", false, "skip the OVSDB comparison")
 	fs.Float64Var(&o.busyCPU, "busy-cpu", 0.3, "CPUs used by other processes during a test that make it \"busy\"")
 	fs.DurationVar(&o.maxTime, "max-time", 0, "time budget of the datapath part (default 18m30s; 150s with -quick)")
-	only := fs.String("only", "", "comma-separated parts to run: datapath, ovsdb, scale (default: all)")
+	only := fs.String("only", "", "comma-separated parts to run: datapath, openflow, ovsdb, scale (default: all)")
+	fs.StringVar(&o.ovnFlows, "ovn-flows", "tests/testdata/ovn-two-port.flows", "the OVN pipeline of the OpenFlow part (.ports and .tlv beside it)")
+	fs.IntVar(&o.tableSize, "flow-table", defaultTableFlows, "flows of the OpenFlow part's add-flows and bundle test")
 	fs.IntVar(&o.scalePorts, "scale-ports", 0, "ports of the scale test's one-at-a-time sweep (default 1000; 100 with -quick)")
 	fs.IntVar(&o.scaleBulk, "scale-bulk", 0, "ports of the scale test's one-transaction and restart steps (default 200, at most -scale-ports)")
 	fs.IntVar(&o.scaleRuns, "scale-runs", 0, "rounds of the scale test's one-transaction and restart steps (default 3; 1 with -quick)")
@@ -173,7 +186,7 @@ func benchMain(args []string) int {
 			fmt.Fprintln(os.Stderr, "gvs-bench: cleanup:", err)
 		}
 	}()
-	if o.parts["datapath"] {
+	if o.parts["datapath"] || o.parts["openflow"] {
 		if err := t.Create(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "gvs-bench:", err)
 			return 1
@@ -182,10 +195,12 @@ func benchMain(args []string) int {
 
 	cfg := newConfig(o.quick, o.runs)
 	started := time.Now()
-	env := setups.Env{Self: self, BinDir: binDir, ForwardWait: 10 * time.Second}
+	ovnFlows, _ := filepath.Abs(o.ovnFlows)
+	env := setups.Env{Self: self, BinDir: binDir, ForwardWait: 10 * time.Second, OVN: setups.OVNFiles{Flows: ovnFlows}}
 	all := setups.All(env)
 	if o.only != "" {
-		if all, err = selectSetups(append(all, setups.Extra(env)...), o.only); err != nil {
+		// Names of the OpenFlow part's own setups (…-ovn) choose there.
+		if all, err = selectSetups(append(all, setups.Extra(env)...), withoutNames(o.only, setups.OpenFlowSetups(env))); err != nil {
 			fmt.Fprintln(os.Stderr, "gvs-bench:", err)
 			return 2
 		}
@@ -198,9 +213,21 @@ func benchMain(args []string) int {
 	results := &report.Results{Command: o.startCmd, Quick: o.quick, Runs: cfg.runs, Started: started,
 		Machine: describeMachine()}
 	if o.parts["datapath"] {
-		r.runDatapath(all)
+		r.runDatapath(all, cfg.plan())
 		results.Datapath = r.sec
 		results.Targets = results.Datapath.Evaluate(report.DatapathTargets())
+	}
+	if o.parts["openflow"] && ctx.Err() == nil {
+		ofSetups := setups.OpenFlowSetups(env)
+		if o.only != "" {
+			ofSetups = onlyNamed(ofSetups, o.only)
+		}
+		results.OpenFlow = r.runOpenFlowTraffic(ofSetups)
+		results.OpenFlowTargets = results.OpenFlow.Evaluate(report.OpenFlowTargets())
+		if ctx.Err() == nil {
+			results.FlowTables = r.runFlowTables(setups.FlowTableSwitches(env), t.Switch, o.tableSize, min(cfg.runs, 3))
+			results.OpenFlowTargets = append(results.OpenFlowTargets, results.FlowTables.Evaluate(report.FlowTableTargets(o.tableSize))...)
+		}
 	}
 	if o.parts["ovsdb"] && ctx.Err() == nil {
 		r.sec = &report.Section{Title: "OVSDB"}
@@ -222,6 +249,9 @@ func benchMain(args []string) int {
 	}
 	if results.Scale != nil {
 		results.Notes = append(results.Notes, scaleLegend(scaleCfg))
+	}
+	if results.OpenFlow != nil || results.FlowTables != nil {
+		results.Notes = append(results.Notes, openFlowLegend(o.tableSize))
 	}
 	prog.clear()
 	status := finish(results, o.out)
@@ -252,7 +282,7 @@ func finish(results *report.Results, out string) int {
 		sec.WriteText(os.Stdout)
 	}
 	fmt.Println()
-	for _, tr := range append(results.Targets, results.ScaleTargets...) {
+	for _, tr := range slices.Concat(results.Targets, results.ScaleTargets, results.OpenFlowTargets) {
 		fmt.Printf("target %-13s %s: %s\n", "["+tr.Status+"]", tr.Text, tr.Measured)
 	}
 	dir := filepath.Join(out, results.Started.UTC().Format("20060102-150405"))
@@ -271,6 +301,9 @@ func finish(results *report.Results, out string) int {
 func selectSetups(all []setups.Setup, only string) ([]setups.Setup, error) {
 	if only == "" {
 		return all, nil
+	}
+	if only == noSetup {
+		return nil, nil
 	}
 	var out []setups.Setup
 	for _, name := range strings.Split(only, ",") {
@@ -292,3 +325,45 @@ func selectSetups(all []setups.Setup, only string) ([]setups.Setup, error) {
 	})
 	return out, nil
 }
+
+// onlyNamed keeps the setups named in only (comma-separated); names of
+// other parts' setups are ignored.
+func onlyNamed(all []setups.Setup, only string) []setups.Setup {
+	var out []setups.Setup
+	for _, s := range all {
+		if slices.Contains(strings.Split(only, ","), s.Name()) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// openFlowLegend explains the OpenFlow part's figures.
+func openFlowLegend(tableFlows int) string {
+	return fmt.Sprintf("OpenFlow part: \"-ovn\" setups run the pipeline OVN 23.03 installs for one logical switch with two ports (tests/testdata/ovn-two-port.flows, 141 flows in 44 tables; "+
+		"its MACs and IPv4 addresses replaced by the client's and server's, whose ports get ofport_request 1 and 2), on a bridge with fail-mode=secure and protocols=OpenFlow15, loaded with `ovs-ofctl -O OpenFlow15 add-tlv-map` and `add-flows`; "+
+		"the others switch with NORMAL. The extra flow senders have no logical port, so the new-flow test of this part sends from the client alone (%d sender processes, disjoint flows), for every setup; "+
+		"rates double from 10,000/s, stopping at the first with loss or when the sender falls more than 10%% short of the rate offered. "+
+		"Flow tables: %d generated flows (30%% in_port+dl_dst exact matches setting metadata, 60%% ip+metadata+nw_dst /32 routes with set_field/dec_ttl/resubmit, the rest next hops with output, two drops) "+
+		"loaded with one `ovs-ofctl -O OpenFlow15 add-flows` (and with `--bundle`) into a freshly started switch whose bridge has no ports; wall time of the ovs-ofctl call, flow count checked with dump-aggregate; "+
+		"RSS of the switch daemon alone (ovs-vswitchd, or gvs-vswitchd with its embedded database) 1 s before and 1 s after; growth per rule = (after - before) / flows.", openFlowSenderProcs, tableFlows)
+}
+
+// withoutNames drops from a comma-separated -setups list the OpenFlow
+// part's own setups (those of other named …-ovn); when nothing is left it
+// returns noSetup, which selects none rather than all.
+func withoutNames(only string, other []setups.Setup) string {
+	var keep []string
+	for _, name := range strings.Split(only, ",") {
+		if !slices.ContainsFunc(other, func(s setups.Setup) bool { return s.Name() == name && strings.HasSuffix(name, "-ovn") }) {
+			keep = append(keep, name)
+		}
+	}
+	if len(keep) == 0 {
+		return noSetup
+	}
+	return strings.Join(keep, ",")
+}
+
+// noSetup is a -setups value that selects no setup.
+const noSetup = ","

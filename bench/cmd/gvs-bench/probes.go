@@ -15,6 +15,7 @@ import (
 
 	"gvs/bench/measure"
 	"gvs/bench/probe"
+	"gvs/bench/setups"
 	"gvs/bench/topo"
 )
 
@@ -151,11 +152,25 @@ func (r *runner) requestResponse(d time.Duration) (map[string]float64, error) {
 	return vals, nil
 }
 
+// flowSenders are the senders of the new-flow test for the current
+// setup: all of the topology's, or fewer when the session or the setup
+// limits them (the OVN pipeline has a logical port for the client only).
+func (r *runner) flowSenders() []topo.Sender {
+	n := len(r.topo.Senders)
+	if r.maxSenders > 0 {
+		n = min(n, r.maxSenders)
+	}
+	if fs, ok := r.setup.(setups.FlowSenders); ok && fs.FlowSenders() > 0 {
+		n = min(n, fs.FlowSenders())
+	}
+	return r.topo.Senders[:n]
+}
+
 // warmSenders pings the server once from every flow sender, so that each
 // has its neighbour entry and the switch its MAC before flows start (the
 // entries may have gone stale since the setup started).
 func (r *runner) warmSenders() error {
-	for _, s := range r.topo.Senders {
+	for _, s := range r.flowSenders() {
 		var res probe.PingResult
 		if err := r.probeJSON(s.NS, 5*time.Second, &res, "_ping", "-dst", s.Target(r.topo.Direct()), "-count", "2", "-interval", "10ms", "-timeout", "500ms"); err != nil {
 			return err
@@ -171,62 +186,96 @@ func (r *runner) warmSenders() error {
 // sender, all at once, and returns the loss in the switch in percent:
 // datagrams sent but neither received nor dropped by the receiving host
 // (ReceiverDrops).
-func (r *runner) flows(rate int, d time.Duration) (float64, error) {
+func (r *runner) flows(rate int, d time.Duration) (lossPct, achieved float64, err error) {
 	srv, err := r.startServer(r.topo.Server, "_flow-recv", "-addr", "0.0.0.0")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer srv.kill()
 	before, err := measure.ReadSNMP(r.ctx, r.topo.Server)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	senders := r.topo.Senders
-	results := make([]probe.FlowSendResult, len(senders))
-	errs := make([]error, len(senders))
+	jobs := flowJobs(r.flowSenders(), max(1, r.procsPerSender), rate, d, r.flowIndex)
+	results := make([]probe.FlowSendResult, len(jobs))
+	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
-	for i, s := range senders {
-		share := rate / len(senders)
-		if i < rate%len(senders) {
-			share++
-		}
-		// Sources differ by address, so every sender may walk the same
-		// port tuples; the index only moves on between measurements.
+	for i, j := range jobs {
 		wg.Go(func() {
-			errs[i] = r.probeJSON(s.NS, d+10*time.Second, &results[i], "_flow-send", "-dst", s.Target(r.topo.Direct()),
-				"-rate", fmt.Sprint(share), "-duration", d.String(), "-first", fmt.Sprint(r.flowIndex))
+			errs[i] = r.probeJSON(j.sender.NS, d+10*time.Second, &results[i], "_flow-send", "-dst", j.sender.Target(r.topo.Direct()),
+				"-rate", fmt.Sprint(j.rate), "-duration", d.String(), "-first", fmt.Sprint(j.first))
 		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	sent, most := 0, 0
+	sent, longest := 0, 0.0
 	for _, res := range results {
 		sent += res.Sent
-		most = max(most, res.Sent)
+		longest = max(longest, res.Seconds)
 	}
-	r.flowIndex += most
+	r.flowIndex = nextFlowIndex(jobs, results)
 	time.Sleep(300 * time.Millisecond) // let the last packets arrive
 	out, err := srv.stop()
 	if err != nil {
-		return 0, fmt.Errorf("flow receiver: %w", err)
+		return 0, 0, fmt.Errorf("flow receiver: %w", err)
 	}
 	var recv probe.FlowRecvResult
 	if err := json.Unmarshal(out, &recv); err != nil {
-		return 0, fmt.Errorf("flow receiver: %w", err)
+		return 0, 0, fmt.Errorf("flow receiver: %w", err)
 	}
 	after, err := measure.ReadSNMP(r.ctx, r.topo.Server)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if sent == 0 {
-		return 0, fmt.Errorf("flow senders sent nothing")
+		return 0, 0, fmt.Errorf("flow senders sent nothing")
 	}
 	dropped := measure.ReceiverDrops(before, after)
 	if dropped > 0 {
 		r.prog.logf("%s: flows at %d/s: the receiving host dropped %d of %d datagrams (not counted as the switch's loss)", r.setup.Name(), rate, dropped, sent)
 	}
 	lost := float64(sent) - float64(recv.Received) - float64(dropped)
-	return max(0, 100*lost/float64(sent)), nil
+	if longest > 0 {
+		achieved = float64(sent) / longest
+	}
+	return max(0, 100*lost/float64(sent)), achieved, nil
+}
+
+// flowJob is one sender process of the new-flow test.
+type flowJob struct {
+	sender topo.Sender
+	rate   int // its share of the rate
+	first  int // index of its first flow
+}
+
+// flowJobs splits rate evenly over procs processes per sender. Senders
+// differ by source address, so they may walk the same port tuples; the
+// processes of one sender walk disjoint ranges of flow indices, from
+// first on.
+func flowJobs(senders []topo.Sender, procs, rate int, d time.Duration, first int) []flowJob {
+	n := len(senders) * procs
+	span := int(float64(rate/n+1)*d.Seconds()) + 1 // most flows one process sends
+	var jobs []flowJob
+	for i, s := range senders {
+		for p := range procs {
+			k := i*procs + p
+			share := rate / n
+			if k < rate%n {
+				share++
+			}
+			jobs = append(jobs, flowJob{sender: s, rate: share, first: first + p*span})
+		}
+	}
+	return jobs
+}
+
+// nextFlowIndex is the first flow index no job used.
+func nextFlowIndex(jobs []flowJob, results []probe.FlowSendResult) int {
+	next := 0
+	for i, j := range jobs {
+		next = max(next, j.first+results[i].Sent)
+	}
+	return next
 }

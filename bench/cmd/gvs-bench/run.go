@@ -30,6 +30,9 @@ type runner struct {
 
 	setup     setups.Setup // the setup being measured
 	flowIndex int          // next new-flow index, so flows never repeat
+	// maxSenders limits the new-flow test's senders (0: all);
+	// procsPerSender is how many sender processes each runs (0: one).
+	maxSenders, procsPerSender int
 }
 
 // setupState is what the session learned about one setup.
@@ -41,8 +44,8 @@ type setupState struct {
 }
 
 // runDatapath measures every available setup, interleaved run by run.
-func (r *runner) runDatapath(all []setups.Setup) {
-	tests := r.cfg.plan()
+func (r *runner) runDatapath(all []setups.Setup, tests []test) {
+	r.prog.done = 0
 	for _, t := range tests {
 		r.sec.Figures = append(r.sec.Figures, t.figures...)
 	}
