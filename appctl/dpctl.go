@@ -2,10 +2,13 @@ package appctl
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	"gvs/dpif"
+	"gvs/metrics/source"
 )
 
 // dpctlParams are dpctl's options (lib/dpctl.c).
@@ -217,9 +220,33 @@ func (c *Commands) dpifShow([]string) (string, error) {
 	}
 	var b strings.Builder
 	st := dp.Stats()
-	fmt.Fprintf(&b, "%s: hit:%d missed:%d\n", DatapathFullName, st.Hit, st.Missed)
-	for _, br := range c.sw.Bridges() {
-		fmt.Fprintf(&b, "  %s:\n", br.Name)
+	// Open vSwitch shows one section per datapath: its dummy bridges
+	// (--enable-dummy) are in dummy@ovs-dummy. gvs's bridges share one
+	// datapath, so both sections show its counters.
+	bridges := c.sw.Bridges()
+	var netdevBrs, dummyBrs []source.Bridge
+	for _, br := range bridges {
+		if br.Dummy {
+			dummyBrs = append(dummyBrs, br)
+		} else {
+			netdevBrs = append(netdevBrs, br)
+		}
+	}
+	if len(dummyBrs) > 0 {
+		fmt.Fprintf(&b, "dummy@ovs-dummy: hit:%d missed:%d\n", st.Hit, st.Missed)
+		showBridges(&b, dummyBrs)
+	}
+	if len(netdevBrs) > 0 || len(dummyBrs) == 0 {
+		fmt.Fprintf(&b, "%s: hit:%d missed:%d\n", DatapathFullName, st.Hit, st.Missed)
+		showBridges(&b, netdevBrs)
+	}
+	return b.String(), nil
+}
+
+// showBridges writes dpif/show's lines for the bridges of one datapath.
+func showBridges(b *strings.Builder, bridges []source.Bridge) {
+	for _, br := range bridges {
+		fmt.Fprintf(b, "  %s:\n", br.Name)
 		ports := append(br.Ports[:0:0], br.Ports...)
 		sort.Slice(ports, func(i, j int) bool { return ports[i].Interface < ports[j].Interface })
 		for _, pt := range ports {
@@ -227,8 +254,15 @@ func (c *Commands) dpifShow([]string) (string, error) {
 			if pt.InDatapath {
 				dpPort = fmt.Sprint(pt.DPPort)
 			}
-			fmt.Fprintf(&b, "    %s %d/%s: (%s)\n", pt.Interface, pt.OFPort, dpPort, netdevType(pt.Type))
+			fmt.Fprintf(b, "    %s %d/%s: (%s", pt.Interface, pt.OFPort, dpPort, netdevType(pt.Type))
+			for i, k := range slices.Sorted(maps.Keys(pt.Config)) {
+				sep := ","
+				if i == 0 {
+					sep = ":"
+				}
+				fmt.Fprintf(b, "%s %s=%s", sep, k, pt.Config[k])
+			}
+			b.WriteString(")\n")
 		}
 	}
-	return b.String(), nil
 }

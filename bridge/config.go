@@ -154,6 +154,7 @@ func parseBridgeConfig(br *vswitchd.Bridge) bridgeSettings {
 	if v, ok := oc["forward-bpdu"]; ok {
 		s.cfg.ForwardBPDU = v == "true"
 	}
+	s.cfg.DatapathType = br.DatapathType
 	return s
 }
 

@@ -83,6 +83,11 @@ type BridgeConfig struct {
 	MACTableSize int
 	MACAgingTime time.Duration
 	ForwardBPDU  bool // other_config:forward-bpdu
+	// DatapathType is Bridge.datapath_type as written ("" , "system",
+	// "netdev": gvs's userspace datapath; "dummy": the dummy datapath of
+	// gvs-vswitchd --enable-dummy, whose internal ports are dummy
+	// devices).
+	DatapathType string
 }
 
 // VLANConfig is a port's Port.tag, trunks and vlan_mode.

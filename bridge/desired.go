@@ -144,6 +144,9 @@ func readDesiredOnce(c client.Client, minStats time.Duration) (*desired, error) 
 		switch br.DatapathType {
 		case "", "system", "netdev":
 			// All of them are gvs's userspace datapath.
+		case "dummy":
+			// gvs-vswitchd --enable-dummy's; the datapath refuses the
+			// bridge without it (BridgeConfig.DatapathType).
 		default:
 			d.warnings = append(d.warnings, fmt.Sprintf("bridge %s: datapath_type %q is not supported; using gvs's userspace datapath", br.Name, br.DatapathType))
 		}

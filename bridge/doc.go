@@ -43,8 +43,11 @@
 //
 // Behaviour worth knowing:
 //   - Bridge.datapath_type "", "system" and "netdev" all mean gvs's one
-//     userspace datapath. Interface types: system (or ""), internal, tap,
-//     afxdp; anything else is an Interface.error in Open vSwitch's words
+//     userspace datapath; "dummy" (gvs-vswitchd --enable-dummy, passed
+//     on as BridgeConfig.DatapathType) is a bridge whose internal port is
+//     a dummy device, in the same datapath. Interface types: system (or
+//     ""), internal, tap, afxdp, and with Config.DummyTypes dummy,
+//     dummy-internal, dummy-pmd; anything else is an Interface.error in Open vSwitch's words
 //     ("could not open network device X (Address family not supported by
 //     protocol)"), as is a missing device ("... (No such device)"); a
 //     failed interface has ofport -1 and never stops the other ports.
@@ -61,13 +64,16 @@
 //     whose sizes show in every port's status. link_resets is the
 //     datapath's count of carrier transitions (PortState.CarrierResets),
 //     which it takes from every link event, not from the states read.
-//   - ofports survive restarts: the number already assigned (in memory,
-//     else in the database) is kept, ofport_request wins when free, new
-//     interfaces (and ones whose device came back) get numbers as Open
-//     vSwitch's alloc_ofp_port hands them out: round robin from the last
-//     one given, below 32768, never one freed less than an hour ago
-//     while another is free (old flows may still name it); the bridge's
-//     own port is LOCAL (65534).
+//   - ofports are the datapath's (its OpenFlow bridges number their
+//     ports, ofproto.PortNumbers) and survive restarts: the reconciler
+//     passes each new port its ofport_request and the number it had (in
+//     memory, else in the database) in PortSpec; the request wins when
+//     free, then the old number; new interfaces (and ones whose device
+//     came back) get numbers as Open vSwitch's alloc_ofp_port hands them
+//     out: round robin from the last one given, below 32768, never one
+//     freed less than an hour ago while another is free (old flows may
+//     still name it); the bridge's own port is LOCAL (65534). The
+//     reconciler writes back the number PortState reports.
 //   - Open_vSwitch.other_config: userspace-sock-buf-size (explicit only,
 //     clamped, applied to open ports at once), pmd-cpu-mask, pmd-maxsleep
 //     and pmd-rxq-assign (applied live by Datapath.SetConfig: ports,
@@ -82,8 +88,9 @@
 //   - With a Datapath that is also an OpenFlowDatapath, each bridge has a
 //     connmgr.Manager (openflow.go): <RunDir>/<bridge>.mgmt and .snoop,
 //     the Controller rows (target, type, max_backoff, inactivity_probe,
-//     enable_async_messages, controller_queue_size; in-band is treated
-//     as out-of-band, with a warning), Bridge.protocols, fail_mode and
+//     enable_async_messages, controller_queue_size,
+//     controller_rate_limit/burst_limit; in-band is served out-of-band,
+//     with a warning for a remote controller), Bridge.protocols, fail_mode and
 //     other_config:datapath-id, applied when they change. Controller
 //     is_connected, role and status are written on the statistics timer
 //     and whenever a controller connects, disconnects or changes role;

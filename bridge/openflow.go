@@ -3,6 +3,7 @@ package bridge
 import (
 	"fmt"
 	"maps"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,7 +100,7 @@ func parseOpenFlow(br *vswitchd.Bridge, ctrls map[string]*vswitchd.Controller, w
 			}
 		}
 		if c.ConnectionMode == nil || *c.ConnectionMode == vswitchd.ControllerConnectionModeInBand {
-			if br.OtherConfig["disable-in-band"] != "true" && !strings.HasPrefix(c.Target, "unix:") && !strings.HasPrefix(c.Target, "punix:") {
+			if br.OtherConfig["disable-in-band"] != "true" && needsInBand(c.Target) {
 				*warnings = append(*warnings, fmt.Sprintf("bridge %s: controller %s: in-band control is not supported by gvs; connecting out-of-band", br.Name, c.Target))
 			}
 		}
@@ -107,6 +108,27 @@ func parseOpenFlow(br *vswitchd.Bridge, ctrls map[string]*vswitchd.Controller, w
 	}
 	slices.SortFunc(s.rows, func(a, b *vswitchd.Controller) int { return strings.Compare(a.Target, b.Target) })
 	return s
+}
+
+// needsInBand reports whether in-band control would matter for a
+// controller target: a remote tcp: or ssl: address (unix sockets and
+// loopback addresses never go through the bridge's ports).
+func needsInBand(target string) bool {
+	var hostPort string
+	switch {
+	case strings.HasPrefix(target, "tcp:"):
+		hostPort = target[len("tcp:"):]
+	case strings.HasPrefix(target, "ssl:"):
+		hostPort = target[len("ssl:"):]
+	default:
+		return false
+	}
+	host := hostPort
+	if h, _, err := net.SplitHostPort(hostPort); err == nil {
+		host = h
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip == nil || !ip.IsLoopback()
 }
 
 // parseDatapathID is Open vSwitch's dpid_from_string: exactly 16 hex

@@ -37,6 +37,13 @@ type Config struct {
 	MinBackoff, MaxBackoff time.Duration
 	// Metrics, when set, counts the passes and their durations.
 	Metrics *source.Reconciler
+	// DummyTypes: the datapath offers the dummy datapath and devices
+	// (gvs-vswitchd --enable-dummy), so Open_vSwitch.datapath_types and
+	// iface_types list them as ovs-vswitchd --enable-dummy does.
+	DummyTypes bool
+	// NoSystemDatapath: gvs-vswitchd --disable-system; datapath_types
+	// leaves out "system", as ovs-vswitchd --disable-system does.
+	NoSystemDatapath bool
 	// RunDir is where each bridge's OpenFlow sockets (<bridge>.mgmt,
 	// <bridge>.snoop) go, and what relative unix: controller targets are
 	// relative to; "" opens no mgmt or snoop socket. Used only with a

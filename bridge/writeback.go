@@ -21,6 +21,9 @@ import (
 var (
 	datapathTypes = []string{"netdev", "system"}
 	ifaceTypes    = []string{"afxdp", "internal", "system", "tap"}
+	// With Config.DummyTypes, as ovs-vswitchd --enable-dummy adds them.
+	dummyDatapathTypes = []string{"dummy"}
+	dummyIfaceTypes    = []string{"dummy", "dummy-internal", "dummy-pmd"}
 )
 
 // datapathVersion is what Open vSwitch's userspace datapath reports.
@@ -362,6 +365,13 @@ func (r *Reconciler) openvswitchUpdate(c client.Client, d *desired) ([]ovsdb.Ope
 	row.SystemVersion = ptr(r.cfg.SystemVersion)
 	row.DatapathTypes = datapathTypes
 	row.IfaceTypes = ifaceTypes
+	if r.cfg.DummyTypes {
+		row.DatapathTypes = slices.Sorted(slices.Values(append(slices.Clone(datapathTypes), dummyDatapathTypes...)))
+		row.IfaceTypes = slices.Sorted(slices.Values(append(slices.Clone(ifaceTypes), dummyIfaceTypes...)))
+	}
+	if r.cfg.NoSystemDatapath {
+		row.DatapathTypes = slices.DeleteFunc(slices.Clone(row.DatapathTypes), func(t string) bool { return t == "system" })
+	}
 	u.set(old.CurCfg != row.CurCfg, &row.CurCfg)
 	u.set(!eqPtr(old.OVSVersion, row.OVSVersion), &row.OVSVersion)
 	u.set(!eqPtr(old.DbVersion, row.DbVersion), &row.DbVersion)

@@ -3,8 +3,8 @@
 // megaflow classifier), action execution, and upcalls to the layer above
 // for packets that match no flow. Like Open vSwitch's lib/dpif.h says of
 // its datapaths, it has no intelligence of its own: what to do with a
-// packet is decided by the UpcallHandler (ofproto's NORMAL today,
-// OpenFlow tables later) and cached here as megaflows.
+// packet is decided by the UpcallHandler (ofproto's translation of its
+// OpenFlow tables) and cached here as megaflows.
 //
 // # Packet path (per PMD goroutine, no locks, no allocations)
 //

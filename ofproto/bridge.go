@@ -66,6 +66,8 @@ type Bridge struct {
 	portsHook atomic.Pointer[func()]
 	packetOut atomic.Pointer[PacketOutFunc]
 	counters  atomic.Pointer[func(uint32) (PortCounters, bool)]
+	resumeFn  atomic.Pointer[ResumeFunc]
+	conts     continuations
 	tlv       tlvTable
 
 	mu       sync.Mutex // ports, alloc, failMode, controllers; before the pipeline's lock

@@ -98,21 +98,36 @@ func (b *Bridge) checkPortMod(pm *PortMod) error {
 // its error. On success the version is published at once (no lookup sees
 // part of the bundle), then the port mods and packet outs run in order.
 func (b *Bridge) CommitBundle(msgs []BundleMsg, atomic bool) (failed int, err error) {
+	return b.commitBundle(len(msgs), func(i int, m *BundleMsg) error { *m = msgs[i]; return nil }, atomic)
+}
+
+// commitBundle is CommitBundle over n messages that get converts one at a
+// time (into m, reused: a flow mod is applied before the next is
+// converted, so a bundle of 100,000 flows holds no second copy of them).
+// A conversion error fails the bundle at that message.
+func (b *Bridge) commitBundle(n int, get func(i int, m *BundleMsg) error, atomic bool) (failed int, err error) {
 	t := b.pipe.Begin()
-	for i, m := range msgs {
-		switch {
-		case m.FlowMod != nil:
-			err = t.FlowMod(m.FlowMod)
-		case m.GroupMod != nil:
-			err = t.GroupMod(m.GroupMod)
-		case m.PortMod != nil:
-			if atomic {
-				err = ofperr.OFPBFC_MSG_FAILED
-			} else {
-				err = b.checkPortMod(m.PortMod)
+	var later []BundleMsg // port mods and packet outs, run after the commit
+	var m BundleMsg
+	for i := range n {
+		m = BundleMsg{}
+		if err = get(i, &m); err == nil {
+			switch {
+			case m.FlowMod != nil:
+				err = t.FlowMod(m.FlowMod)
+			case m.GroupMod != nil:
+				err = t.GroupMod(m.GroupMod)
+			case m.PortMod != nil:
+				if atomic {
+					err = ofperr.OFPBFC_MSG_FAILED
+				} else if err = b.checkPortMod(m.PortMod); err == nil {
+					later = append(later, m)
+				}
+			case m.PacketOut != nil:
+				if err = b.checkPacketOut(m.PacketOut); err == nil {
+					later = append(later, m)
+				}
 			}
-		case m.PacketOut != nil:
-			err = b.checkPacketOut(m.PacketOut)
 		}
 		if err != nil {
 			t.Abort()
@@ -121,7 +136,7 @@ func (b *Bridge) CommitBundle(msgs []BundleMsg, atomic bool) (failed int, err er
 	}
 	version := t.Version()
 	t.Commit()
-	for _, m := range msgs {
+	for _, m := range later {
 		switch {
 		case m.PortMod != nil:
 			if err := b.ApplyPortMod(m.PortMod); err != nil {

@@ -147,25 +147,32 @@ func ofpActions(in []pipeline.Action) []ofp.Action {
 }
 
 func (c *ConnBridge) pipelineFlowMod(fm *ofp.FlowMod, o connmgr.Origin) (*pipeline.FlowMod, error) {
+	p := new(pipeline.FlowMod)
+	return p, fillFlowMod(p, fm, o)
+}
+
+// fillFlowMod converts a decoded flow mod.
+func fillFlowMod(p *pipeline.FlowMod, fm *ofp.FlowMod, o connmgr.Origin) error {
 	if fm.BufferID != ofp.BufferNone {
-		return nil, ofperr.OFPBRC_BUFFER_UNKNOWN
+		return ofperr.OFPBRC_BUFFER_UNKNOWN
 	}
-	return &pipeline.FlowMod{
+	*p = pipeline.FlowMod{
 		Command: pipeline.Command(fm.Command), Match: fm.Match, Priority: int(fm.Priority), TableID: fm.TableID,
 		Cookie: fm.Cookie, CookieMask: fm.CookieMask, NewCookie: fm.NewCookie, ModifyCookie: fm.ModifyCookie(),
 		IdleTimeout: fm.IdleTimeout, HardTimeout: fm.HardTimeout, Importance: fm.Importance,
 		Flags: flowModFlags(fm.Flags), BufferID: fm.BufferID, OutPort: fm.OutPort, OutGroup: fm.OutGroup,
 		Actions: actions(fm.Actions), Requester: o,
-	}, nil
+	}
+	return nil
 }
 
 // FlowMod implements connmgr.Bridge.
 func (c *ConnBridge) FlowMod(fm *ofp.FlowMod, o connmgr.Origin) error {
-	pfm, err := c.pipelineFlowMod(fm, o)
-	if err != nil {
+	var pfm pipeline.FlowMod
+	if err := fillFlowMod(&pfm, fm, o); err != nil {
 		return err
 	}
-	return c.b.pipe.FlowMod(pfm)
+	return c.b.pipe.FlowMod(&pfm)
 }
 
 func pipelineGroupMod(gm *ofp.GroupMod) (*pipeline.GroupMod, error) {
@@ -254,9 +261,10 @@ func (c *ConnBridge) PacketOut(po *ofp.PacketOut, _ connmgr.Origin) error {
 	return c.b.PacketOut(p)
 }
 
-// Resume implements connmgr.Bridge. Continuations are not carried yet.
-func (c *ConnBridge) Resume(*ofp.Resume, connmgr.Origin) error {
-	return ofperr.OFPBRC_BAD_TYPE
+// Resume implements connmgr.Bridge: the continuation names a paused
+// translation this bridge keeps (NXR_STALE if it no longer does).
+func (c *ConnBridge) Resume(r *ofp.Resume, _ connmgr.Origin) error {
+	return c.b.Resume(r.Continuation, r.Packet)
 }
 
 func flowStatsRequest(req *ofp.FlowStatsRequest) *FlowStatsRequest {

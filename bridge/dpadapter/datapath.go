@@ -7,6 +7,8 @@ import (
 	"maps"
 	"net"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"gvs/netdev"
 	"gvs/netdev/afpacket"
 	"gvs/netdev/afxdp"
+	"gvs/netdev/dummy"
 	"gvs/netdev/tap"
 	"gvs/ofproto"
 	maclearn "gvs/ofproto/mac"
@@ -26,7 +29,49 @@ type Config struct {
 	Logger *slog.Logger // nil: discard
 	// PMDs is the number of unpinned PMD goroutines (0: dpif's default).
 	PMDs int
+	// Dummy is gvs-vswitchd's --enable-dummy: whether "dummy" bridges
+	// and ports exist and which other types become dummy devices.
+	Dummy DummyMode
+	// RunDir resolves dummy ports' relative unix:/punix: stream paths.
+	RunDir string
 }
+
+// DummyMode is --enable-dummy's level, as Open vSwitch's dummy_enable
+// reads it.
+type DummyMode int
+
+const (
+	// DummyDisabled: no --enable-dummy; "dummy" bridges and ports are
+	// refused.
+	DummyDisabled DummyMode = iota
+	// DummyEnabled (--enable-dummy): datapath_type=dummy bridges, whose
+	// internal ports are dummy devices, and type=dummy ports.
+	DummyEnabled
+	// DummySystem (--enable-dummy=system): "system" ports are dummy
+	// devices too.
+	DummySystem
+	// DummyOverride (--enable-dummy=override): every port type is a
+	// dummy device ("patch" excepted in Open vSwitch, which gvs does
+	// not have yet).
+	DummyOverride
+)
+
+// ParseDummyMode reads --enable-dummy's optional argument.
+func ParseDummyMode(arg string) (DummyMode, error) {
+	switch arg {
+	case "":
+		return DummyEnabled, nil
+	case "system":
+		return DummySystem, nil
+	case "override":
+		return DummyOverride, nil
+	}
+	return DummyDisabled, fmt.Errorf("%s: unknown dummy level", arg)
+}
+
+// ErrDummyDisabled is returned for a dummy bridge or port without
+// --enable-dummy.
+var ErrDummyDisabled = errors.New("dummy datapath and devices need --enable-dummy")
 
 // Datapath implements bridge.Datapath.
 type Datapath struct {
@@ -43,6 +88,8 @@ type Datapath struct {
 	ports   map[string]*port
 	byIndex map[int]*port // ports by their device's ifindex
 	sockBuf int
+	// dpTypes is each bridge's datapath_type (BridgeConfig.DatapathType).
+	dpTypes map[string]string
 	// umem is the UMEM every afxdp port shares unless its
 	// options:xdp-shared-umem is false (made with the first afxdp port,
 	// closed by Close).
@@ -55,6 +102,8 @@ type Datapath struct {
 	// the first system port, closed by Close and when the last system
 	// port goes; its rings reserve from rings).
 	spares *afpacket.SparePool
+	// dummies are the open dummy devices (netdev-dummy/* commands).
+	dummies *dummy.Registry
 	// pmdCfg is the PMD configuration in effect (nil before the
 	// datapath runs), so that SetConfig leaves the PMDs alone when
 	// only the budget changed.
@@ -76,6 +125,9 @@ type port struct {
 	mac    net.HardwareAddr
 	mtu    int
 	gone   bool
+	// virtual: a device with no kernel link (dummy), which link events
+	// never concern; its state is read from the device.
+	virtual bool
 }
 
 var _ bridge.Datapath = (*Datapath)(nil)
@@ -87,8 +139,34 @@ func New(cfg Config) *Datapath {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Datapath{cfg: cfg, log: cfg.Logger, bridges: map[string]*ofproto.Bridge{},
-		created: map[string]time.Time{}, ports: map[string]*port{},
-		byIndex: map[int]*port{}, rings: netdev.NewMemoryBudget(0)}
+		dpTypes: map[string]string{}, created: map[string]time.Time{}, ports: map[string]*port{},
+		byIndex: map[int]*port{}, rings: netdev.NewMemoryBudget(0), dummies: dummy.NewRegistry()}
+}
+
+// Dummies returns the registry of the adapter's dummy devices, for the
+// netdev-dummy/* commands.
+func (d *Datapath) Dummies() *dummy.Registry { return d.dummies }
+
+// dummyType returns the type of dummy device to open for spec on a bridge
+// of datapath type dpType, or "" when spec is not a dummy port: type
+// dummy (and dummy-internal, dummy-pmd), an internal port of a dummy
+// bridge (Open vSwitch's dummy datapath opens those as dummy-internal),
+// and with --enable-dummy=system or =override the types they replace.
+func (d *Datapath) dummyType(spec bridge.PortSpec, dpType string) string {
+	if d.cfg.Dummy == DummyDisabled {
+		return ""
+	}
+	switch {
+	case spec.Type == "dummy" || spec.Type == "dummy-internal" || spec.Type == "dummy-pmd":
+		return spec.Type
+	case spec.Type == "internal" && dpType == "dummy":
+		return "dummy-internal"
+	case spec.Type == "system" && d.cfg.Dummy >= DummySystem:
+		return spec.Type
+	case d.cfg.Dummy == DummyOverride:
+		return spec.Type
+	}
+	return ""
 }
 
 // SetConfig applies the receive-ring budget (at once: rings grow within
@@ -158,6 +236,9 @@ func bridgeConfig(name string, c bridge.BridgeConfig, log *slog.Logger) ofproto.
 func (d *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if cfg.DatapathType == "dummy" && d.cfg.Dummy == DummyDisabled {
+		return ErrDummyDisabled
+	}
 	if err := d.ensureLocked(); err != nil {
 		return err
 	}
@@ -169,6 +250,7 @@ func (d *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
 	// connection manager takes the bridge over.
 	br.SetFailMode(ofproto.FailStandalone)
 	d.bridges[name] = br
+	d.dpTypes[name] = cfg.DatapathType
 	d.created[name] = time.Now()
 	return nil
 }
@@ -181,6 +263,9 @@ func (d *Datapath) SetBridge(name string, cfg bridge.BridgeConfig) error {
 		return fmt.Errorf("%w: %s", ofproto.ErrNoBridge, name)
 	}
 	br.SetNormalConfig(cfg.MACTableSize, cfg.MACAgingTime, cfg.ForwardBPDU)
+	// Ports opened already keep their devices; ports added from now on
+	// follow the new type.
+	d.dpTypes[name] = cfg.DatapathType
 	return nil
 }
 
@@ -191,6 +276,7 @@ func (d *Datapath) DelBridge(name string) error {
 		return fmt.Errorf("%w: %s", ofproto.ErrNoBridge, name)
 	}
 	delete(d.bridges, name)
+	delete(d.dpTypes, name)
 	delete(d.conns, name)
 	delete(d.created, name)
 	return d.sw.DelBridge(name)
@@ -200,9 +286,19 @@ func (d *Datapath) DelBridge(name string) error {
 // given; afxdp ports share umem unless their options say otherwise, and
 // system ports take ready sockets from spares when they fit. It is
 // called concurrently for the ports of one AddPorts call.
-func (d *Datapath) open(spec bridge.PortSpec, sockBuf int, umem *afxdp.UMEMGroup, spares *afpacket.SparePool) (netdev.Device, error) {
+func (d *Datapath) open(spec bridge.PortSpec, dpType string, sockBuf int, umem *afxdp.UMEMGroup, spares *afpacket.SparePool) (netdev.Device, error) {
 	logger := d.log.With("module", "netdev", "device", spec.Name)
+	if typ := d.dummyType(spec, dpType); typ != "" {
+		cfg, err := dummy.ConfigFromOptions(spec.Name, typ, spec.Options)
+		if err != nil {
+			return nil, err
+		}
+		cfg.MAC, cfg.Logger, cfg.RunDir = spec.MAC, logger, d.cfg.RunDir
+		return d.dummies.Open(cfg)
+	}
 	switch spec.Type {
+	case "dummy", "dummy-internal", "dummy-pmd":
+		return nil, fmt.Errorf("%s: type %q: %w", spec.Name, spec.Type, ErrDummyDisabled)
 	case "system":
 		cfg, err := afpacket.ConfigFromOptions(spec.Name, spec.Options, logger)
 		if err != nil {
@@ -247,6 +343,7 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 		return errs
 	}
 	sockBuf := d.sockBuf
+	dpTypes := maps.Clone(d.dpTypes)
 	inBatch := map[string]bool{}
 	var afxdpPorts, systemPorts bool
 	for i, spec := range specs {
@@ -257,6 +354,9 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 			errs[i] = fmt.Errorf("%s: %w", spec.Name, dpif.ErrDevInUse)
 		}
 		inBatch[spec.Name] = true
+		if d.dummyType(spec, d.dpTypes[spec.Bridge]) != "" {
+			continue
+		}
 		afxdpPorts = afxdpPorts || spec.Type == "afxdp"
 		systemPorts = systemPorts || spec.Type == "system"
 	}
@@ -278,6 +378,31 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 	umem := d.umem
 	d.mu.Unlock()
 
+	// Dummy devices get their numbered MACs in a fixed order, not in the
+	// order the concurrent opens run: the bridge's own port first, as
+	// Open vSwitch creates it first (it then takes the bridge's
+	// address), then by name.
+	var dummyAt []int
+	for i, spec := range specs {
+		if errs[i] == nil && d.dummyType(spec, dpTypes[spec.Bridge]) != "" {
+			dummyAt = append(dummyAt, i)
+		}
+	}
+	slices.SortFunc(dummyAt, func(a, b int) int {
+		ai, bi := specs[a].Type == "internal", specs[b].Type == "internal"
+		if ai != bi {
+			if ai {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(specs[a].Name, specs[b].Name)
+	})
+	dummyMACs := map[int]net.HardwareAddr{}
+	for k, mac := range d.dummies.ReserveMACs(len(dummyAt)) {
+		dummyMACs[dummyAt[k]] = mac
+	}
+
 	devs := make([]netdev.Device, len(specs))
 	opened := make([]*port, len(specs))
 	dpif.Parallel(len(specs), func(i int) {
@@ -285,7 +410,10 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 			return
 		}
 		spec := specs[i]
-		dev, err := d.open(spec, sockBuf, umem, spares)
+		if spec.MAC == nil && dummyMACs[i] != nil {
+			spec.MAC = dummyMACs[i]
+		}
+		dev, err := d.open(spec, dpTypes[spec.Bridge], sockBuf, umem, spares)
 		if err != nil {
 			errs[i] = err
 			return
@@ -302,7 +430,8 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 		}
 		link := dev.Link()
 		devs[i] = dev
-		opened[i] = &port{spec: spec, dev: dev, ifindex: link.IfIndex, link: link, mac: dev.MAC(), mtu: dev.MTU()}
+		_, virtual := dev.(*dummy.Device)
+		opened[i] = &port{spec: spec, dev: dev, ifindex: link.IfIndex, link: link, mac: dev.MAC(), mtu: dev.MTU(), virtual: virtual}
 	})
 
 	d.mu.Lock()
@@ -327,7 +456,7 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 		}
 		return errs
 	}
-	nos, addErrs := d.dp.PortsAdd(batch)
+	nos, addErrs := d.addToDatapath(batch, opened, idx)
 	var undo []uint32
 	for j, i := range idx {
 		if addErrs[j] != nil {
@@ -353,6 +482,74 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 		d.dp.PortsDel(undo)
 	}
 	return errs
+}
+
+// addToDatapath adds the opened devices to the datapath: the dummy
+// devices of dummy bridges one by one under the number Open vSwitch's
+// dummy datapath would give them (dummyPortNo), when it is free, and the
+// rest in one dpif.PortsAdd; both in name order, so that who gets a
+// contested number, and the order of the first free ones, do not depend
+// on the order of the batch. Caller holds d.mu.
+func (d *Datapath) addToDatapath(batch []netdev.Device, opened []*port, idx []int) ([]uint32, []error) {
+	nos, errs := make([]uint32, len(batch)), make([]error, len(batch))
+	var rest []netdev.Device
+	var restAt []int
+	order := make([]int, len(batch))
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(batch[a].Name(), batch[b].Name()) })
+	for _, j := range order {
+		dev := batch[j]
+		p := opened[idx[j]]
+		if no, ok := dummyPortNo(p.spec.Name); ok && p.virtual && d.dpTypes[p.spec.Bridge] == "dummy" {
+			n, err := d.dp.PortAdd(dev, no)
+			if err == nil {
+				nos[j] = n
+				continue
+			}
+			if !errors.Is(err, dpif.ErrPortExists) {
+				errs[j] = err
+				continue
+			}
+		}
+		rest, restAt = append(rest, dev), append(restAt, j)
+	}
+	if len(rest) > 0 {
+		rnos, rerrs := d.dp.PortsAdd(rest)
+		for k, j := range restAt {
+			nos[j], errs[j] = rnos[k], rerrs[k]
+		}
+	}
+	return nos, errs
+}
+
+// dummyPortNo is the datapath port number Open vSwitch's dummy datapath
+// tries first for a port (dpif-netdev's choose_port, "to make writing
+// tests easier"): the number in its name (p1: 1, vif2: 2), plus 100 for
+// a name beginning with "br" (br0: 100).
+func dummyPortNo(name string) (uint32, bool) {
+	start := uint32(0)
+	if strings.HasPrefix(name, "br") {
+		start = 100
+	}
+	i := strings.IndexFunc(name, func(r rune) bool { return r >= '0' && r <= '9' })
+	if i < 0 {
+		return 0, false
+	}
+	j := i
+	for j < len(name) && name[j] >= '0' && name[j] <= '9' {
+		j++
+	}
+	n, err := strconv.ParseUint(name[i:j], 10, 32)
+	if err != nil {
+		return 0, false
+	}
+	no := start + uint32(n)
+	if no == 0 || no == dpif.AutoPortNo {
+		return 0, false
+	}
+	return no, true
 }
 
 // addToBridgesLocked adds the ports just added to the datapath to their
@@ -488,7 +685,7 @@ func (d *Datapath) dropSparesIfUnused() {
 		return
 	}
 	for _, p := range d.ports {
-		if p.spec.Type == "system" {
+		if p.spec.Type == "system" && !p.virtual {
 			return
 		}
 	}
@@ -507,6 +704,11 @@ func (d *Datapath) PortState(name string) (bridge.PortState, error) {
 	var st bridge.PortState
 	gone := false
 	if p != nil {
+		if p.virtual {
+			// No link events: the device's own state (set-admin-state).
+			p.link = p.dev.Link()
+			p.mtu = p.dev.MTU()
+		}
 		st = bridge.PortState{Link: p.link, CarrierResets: p.resets, MAC: slices.Clone(p.mac), MTU: p.mtu, OFPort: int(p.ofport)}
 		gone = p.gone
 	}
@@ -549,15 +751,37 @@ func (d *Datapath) SetSocketBuffers(bytes int) error {
 
 // Close removes every port (closing the devices concurrently: tap devices
 // we created disappear, XDP programs are detached) and stops the
-// datapath.
+// datapath: what ovs-vswitchd's "exit --cleanup" removes.
 func (d *Datapath) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.closeLocked()
+}
+
+// Detach stops the datapath as Close does but leaves the tap devices of
+// "internal" and "tap" ports in the kernel (persistent), as
+// ovs-vswitchd's plain "exit" leaves them (Open vSwitch makes them
+// persistent and only deleting the datapath removes them); the next start
+// attaches to them again. Everything else goes as with Close: gvs's
+// datapath lives in the process.
+func (d *Datapath) Detach() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, p := range d.ports {
+		if k, ok := p.dev.(interface{ KeepOnClose() }); ok {
+			k.KeepOnClose()
+		}
+	}
+	return d.closeLocked()
+}
+
+func (d *Datapath) closeLocked() error {
 	// All ports leave the datapath in one step; their devices are
 	// closed concurrently. The spare sockets go with the last system
 	// port.
 	errs := d.delPortsLocked(slices.Sorted(maps.Keys(d.ports)))
 	d.bridges = map[string]*ofproto.Bridge{}
+	d.dpTypes = map[string]string{}
 	d.created = map[string]time.Time{}
 	if err := d.stopLocked(); err != nil {
 		errs = append(errs, err)

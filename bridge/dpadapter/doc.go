@@ -1,9 +1,27 @@
 // Package dpadapter is the real bridge.Datapath: gvs's userspace datapath
-// (package dpif) switching with NORMAL (package ofproto) between ports
-// opened by the netdev backends: afpacket for "system" ports, tap for
-// "internal" and "tap" ports (the bridge's own port among them), afxdp for
-// "afxdp" ports. It also offers the switch to package metrics and package
+// (package dpif) with OpenFlow bridges (package ofproto: one
+// ofproto.Switch per datapath, one ofproto.Bridge per bridge) between
+// ports opened by the netdev backends: afpacket for "system" ports, tap
+// for "internal" and "tap" ports (the bridge's own port among them),
+// afxdp for "afxdp" ports, and with Config.Dummy (--enable-dummy)
+// netdev/dummy for "dummy" ports, the internal ports of
+// datapath_type=dummy bridges ("dummy-internal", datapath port numbers as
+// Open vSwitch's dummy datapath picks them) and, at the system and
+// override levels, the types they replace; Dummies is their registry, for
+// the netdev-dummy/* commands, and reports their set-admin-state to
+// Watch's watcher. Close removes every port (exit --cleanup, signals);
+// Detach leaves the tap devices in the kernel (plain exit, as
+// ovs-vswitchd). It also offers the switch to package metrics and package
 // appctl as a source.Switch (View).
+//
+// The bridges number their ports (ofproto.PortNumbers, from PortSpec's
+// OFPortRequest and PreviousOFPort); PortState reports each port's number
+// for the reconciler to write back. A new bridge is standalone (the
+// default NORMAL flow) until the reconciler hands it to a connection
+// manager (bridge.OpenFlowDatapath: OpenFlowBridge empties it and the
+// manager installs what the fail mode wants). Carrier changes reach the
+// bridge (OFPPS_LINK_DOWN, liveness); Capabilities reports what the
+// datapath and translation do for Datapath.capabilities.
 //
 // Link state comes from the kernel's link events, not from queries per
 // call: WatchLinks turns RTM_NEWLINK/RTM_DELLINK into typed LinkUpdates;

@@ -123,6 +123,10 @@ func linkUpdate(u netlink.LinkUpdate) LinkUpdate {
 // device names changed, or to look at every port after events may have
 // been lost.
 func (d *Datapath) Watch(ctx context.Context, logger *slog.Logger, w PortWatcher) {
+	// Dummy devices have no kernel link: their registry reports
+	// set-admin-state instead.
+	d.dummies.OnLinkChange(func(name string) { w.PortsChanged(name) })
+	defer d.dummies.OnLinkChange(nil)
 	WatchLinks(ctx, logger, func(updates []LinkUpdate, resync bool) {
 		names := d.LinkEvents(updates, resync)
 		if resync {
@@ -154,6 +158,9 @@ func (d *Datapath) LinkEvents(updates []LinkUpdate, resync bool) []string {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		for name, p := range d.ports {
+			if p.virtual {
+				continue
+			}
 			u, ok := byName[name]
 			if !ok {
 				u = LinkUpdate{Name: name, IfIndex: p.ifindex, Deleted: true}
@@ -175,7 +182,7 @@ func (d *Datapath) LinkEvents(updates []LinkUpdate, resync bool) []string {
 	}
 	for _, u := range updates {
 		add(u.Name)
-		if p := d.ports[u.Name]; p != nil {
+		if p := d.ports[u.Name]; p != nil && !p.virtual {
 			d.applyLocked(p, u)
 		}
 		if p := d.byIndex[u.IfIndex]; p != nil && p.spec.Name != u.Name {

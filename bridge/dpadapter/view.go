@@ -7,6 +7,7 @@ import (
 
 	"gvs/dpif"
 	"gvs/metrics/source"
+	"gvs/netdev"
 )
 
 // View is the switch as package metrics and package appctl read it
@@ -43,14 +44,20 @@ func (v View) Bridges() []source.Bridge {
 	d.mu.Lock()
 	out := make([]source.Bridge, 0, len(d.bridges))
 	for _, name := range slices.Sorted(maps.Keys(d.bridges)) {
-		out = append(out, source.Bridge{Name: name, OpenFlow: d.bridges[name], Created: d.created[name]})
+		out = append(out, source.Bridge{Name: name, OpenFlow: d.bridges[name], Created: d.created[name],
+			Dummy: d.dpTypes[name] == "dummy"})
 	}
 	for _, p := range d.ports {
+		typ := p.spec.Type
+		if p.virtual {
+			typ = p.dev.Type() // an internal port of a dummy bridge is dummy-internal
+		}
 		for i := range out {
 			if out[i].Name == p.spec.Bridge {
 				out[i].Ports = append(out[i].Ports, source.Port{
-					Port: p.spec.Port, Interface: p.spec.Name, Type: p.spec.Type,
+					Port: p.spec.Port, Interface: p.spec.Name, Type: typ,
 					DPPort: p.no, InDatapath: true, SocketBufferRequest: d.sockBuf, OFPort: int(p.ofport),
+					Config: showConfig(p.dev),
 				})
 			}
 		}
@@ -73,4 +80,13 @@ func (v View) Bridges() []source.Bridge {
 		slices.SortFunc(out[i].Ports, func(a, b source.Port) int { return strings.Compare(a.Port, b.Port) })
 	}
 	return out
+}
+
+// showConfig is the device's configuration as dpif/show prints it, for
+// devices that have one to show (dummy ports' streams).
+func showConfig(dev netdev.Device) map[string]string {
+	if c, ok := dev.(interface{ ShowConfig() map[string]string }); ok {
+		return c.ShowConfig()
+	}
+	return nil
 }

@@ -33,6 +33,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"gvs/bridge/dpadapter"
 	"gvs/cmd/internal/daemon"
 	"gvs/cmd/internal/ovsdbd"
 	"gvs/ovsdb/server"
@@ -85,6 +86,23 @@ func parseCommandLine(args []string, dirs daemon.Dirs) (*daemon.Options, ovsdbd.
 			extra = append(extra, v)
 			return nil
 		}},
+		daemon.Option{Long: "enable-dummy", Arg: daemon.OptionalArg, Set: func(v string, _ bool) error {
+			mode, err := dpadapter.ParseDummyMode(v)
+			sc.dummy = mode
+			return err
+		}},
+		// Open vSwitch's "system" datapath is the kernel module, which
+		// gvs never uses: its bridges of datapath_type system are gvs's
+		// userspace datapath either way.
+		daemon.Option{Long: "disable-system", Set: func(string, bool) error {
+			sc.disableSystem = true
+			return nil
+		}},
+		// gvs keeps no copy of the kernel's routing table yet.
+		daemon.Option{Long: "disable-system-route", Set: func(string, bool) error {
+			sc.disableSystemRoute = true
+			return nil
+		}},
 		daemon.Option{Long: "mlockall", Set: o.Ignored("--mlockall")},
 		daemon.Option{Long: "private-key", Short: 'p', Arg: daemon.RequiredArg, Set: o.Ignored("--private-key")},
 		daemon.Option{Long: "certificate", Short: 'c', Arg: daemon.RequiredArg, Set: o.Ignored("--certificate")},
@@ -135,5 +153,12 @@ itself on unix:%s/db.sock.
                           (embedded database only)
   --metrics-address=ADDR  serve Prometheus metrics on http://ADDR/metrics
                           (PORT or :PORT: loopback only)
+  --enable-dummy[=system|override]
+                          the dummy datapath (datapath_type=dummy) and
+                          devices (type=dummy, netdev-dummy/* commands);
+                          system: system ports are dummy devices too;
+                          override: every port is a dummy device
+  --disable-system        accepted (gvs never uses the kernel datapath)
+  --disable-system-route  accepted (gvs reads no kernel routes yet)
 `, program.Binary, program.Binary, dirs.DB, dirs.Run) + daemon.DaemonUsage(program, dirs)
 }

@@ -30,6 +30,13 @@ type switchConfig struct {
 	database       string // unix:PATH or tcp:IP:PORT the reconciler follows
 	dbFile         string // the embedded database's file ("" for an external server)
 	metricsAddress string // --metrics-address, "" for none
+	// dummy is --enable-dummy's level (dpadapter.DummyDisabled without).
+	dummy dpadapter.DummyMode
+	// disableSystem: --disable-system, which takes "system" out of
+	// datapath_types. disableSystemRoute: --disable-system-route,
+	// accepted as Open vSwitch's test suite passes it (gvs reads no
+	// kernel routes yet).
+	disableSystem, disableSystemRoute bool
 }
 
 // startSwitch starts the userspace datapath, the bridge reconciler
@@ -40,7 +47,7 @@ type switchConfig struct {
 // the tap devices gone, XDP programs detached.
 func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop func()) {
 	logger := daemon.Module(d.Logger, "bridge")
-	dp := dpadapter.New(dpadapter.Config{Logger: daemon.Module(d.Logger, "dpif_netdev")})
+	dp := dpadapter.New(dpadapter.Config{Logger: daemon.Module(d.Logger, "dpif_netdev"), Dummy: sc.dummy, RunDir: d.Dirs.Run})
 	passes := source.NewReconciler()
 	rec, err := bridge.New(bridge.Config{
 		Remote:     sc.database,
@@ -49,6 +56,10 @@ func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop fu
 		OVSVersion: compatVersion,
 		Metrics:    passes,
 		RunDir:     d.Dirs.Run,
+		DummyTypes: sc.dummy != dpadapter.DummyDisabled,
+		// Bridges of datapath_type system still get gvs's userspace
+		// datapath: only the reported types change.
+		NoSystemDatapath: sc.disableSystem,
 	})
 	if err != nil {
 		d.Fatal(err)
@@ -56,6 +67,9 @@ func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop fu
 	view := dpadapter.View{DP: dp, OFPorts: rec.OFPorts}
 	commands := appctl.New(appctl.Config{Switch: view, Program: program.Name, Logger: daemon.Module(d.Logger, "appctl")})
 	commands.Register(d.Control)
+	if sc.dummy != dpadapter.DummyDisabled {
+		dp.Dummies().RegisterCommands(d.Control)
+	}
 	var metricsServer *metrics.Server
 	if sc.metricsAddress != "" {
 		if metricsServer, err = serveMetrics(d, sc, view, passes, srv); err != nil {
@@ -81,6 +95,19 @@ func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop fu
 			metricsServer.Close()
 		}
 		commands.Close()
+		// ovs-vswitchd's plain "exit" leaves its internal ports' tap
+		// devices in place; "exit --cleanup" deletes the datapath and
+		// them. On a signal gvs tears everything down (Open vSwitch
+		// leaves the taps then too): a killed test or service leaves
+		// nothing behind.
+		byCommand, cleanup := d.ExitRequest()
+		if byCommand && !cleanup {
+			if err := dp.Detach(); err != nil {
+				logger.Warn("datapath teardown: " + err.Error())
+			}
+			logger.Info("datapath torn down; tap devices of internal and tap ports kept (exit without --cleanup)")
+			return
+		}
 		if err := dp.Close(); err != nil {
 			logger.Warn("datapath teardown: " + err.Error())
 		}

@@ -38,6 +38,9 @@ type Bridge struct {
 	// unknown); bridge/dump-flows reports its rules' age from it.
 	Created time.Time
 	Ports   []Port
+	// Dummy: the bridge's datapath_type is dummy (gvs-vswitchd
+	// --enable-dummy); dpif/show lists it under dummy@ovs-dummy.
+	Dummy bool
 }
 
 // Port is one interface of a bridge. Open vSwitch names a Port row and
@@ -57,6 +60,10 @@ type Port struct {
 	// port (0: kernel defaults). Devices that report it themselves (in
 	// Status "socket_buf_requested") take precedence.
 	SocketBufferRequest int
+	// Config is what dpif/show prints after the type, as Open vSwitch
+	// prints a netdev's get_config (a dummy port's pstream and stream);
+	// nil for none.
+	Config map[string]string
 }
 
 // OFPortLocal is the OpenFlow number of a bridge's own port.

@@ -88,8 +88,27 @@ func (d *Device) Close() error {
 		return nil
 	}
 	d.closed = true
+	var persistErr error
+	if d.keep {
+		// TUNSETPERSIST takes its flag by value. Only a device we made
+		// is marked: one someone else made stays theirs.
+		if err := unix.IoctlSetInt(d.fd, unix.TUNSETPERSIST, 1); err != nil {
+			persistErr = fmt.Errorf("%s: keeping the device: %w", d.name, err)
+		} else if d.created {
+			link.SetAlias(d.ifindex, keptAlias)
+		}
+	}
 	if err := unix.Close(d.fd); err != nil {
 		return fmt.Errorf("%s: close: %w", d.name, err)
 	}
-	return nil
+	return persistErr
+}
+
+// KeepOnClose makes Close leave the device in the kernel (persistent),
+// as ovs-vswitchd's plain "exit" leaves the tap devices of its internal
+// ports; the next Open attaches to it again. Safe from any goroutine.
+func (d *Device) KeepOnClose() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.keep = true
 }

@@ -7,7 +7,12 @@
 // Open attaches to the named device and creates it if missing (both types,
 // as Open vSwitch does). A device it created is not persistent: closing
 // the descriptor removes it, so Close deletes exactly the devices Open
-// created and leaves pre-existing ones (ip tuntap add) in place. An
+// created and leaves pre-existing ones (ip tuntap add) in place.
+// KeepOnClose makes Close leave a device it created too (persistent, its
+// alias "gvs: kept by exit"), as ovs-vswitchd's plain exit leaves its
+// taps; the next Open takes such a device back as its own (persistence
+// and alias cleared), so that deleting the port or exit --cleanup then
+// removes it. An
 // "internal" port it creates is brought administratively up; Config.MAC or
 // SetMAC sets its address.
 //

@@ -42,8 +42,9 @@ type Device struct {
 	ctr        counters
 	baseDrops  uint64 // the device's tx_dropped when we opened it
 
-	mu     sync.Mutex // guards closed, dropsReadAt and kernelDrops
+	mu     sync.Mutex // guards closed, keep, dropsReadAt and kernelDrops
 	closed bool
+	keep   bool // KeepOnClose: Close makes the device persistent first
 	// dropsReadAt is when Stats last read tx_dropped, kernelDrops what
 	// it found (less baseDrops).
 	dropsReadAt time.Time
@@ -66,16 +67,26 @@ func Open(cfg Config) (*Device, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	_, err := link.ByName(cfg.Name)
+	l, err := link.ByName(cfg.Name)
 	existed := err == nil
 	if err != nil && !errors.Is(err, netdev.ErrNoDevice) {
 		return nil, err
 	}
+	// A device an earlier run kept (KeepOnClose) is ours again: closing
+	// removes it, as if we had just created it.
+	ours := existed && l.Attrs().Alias == keptAlias
 	fd, err := attach(cfg.Name)
 	if err != nil {
 		return nil, err
 	}
-	d := &Device{name: cfg.Name, typ: cfg.Type, fd: fd, created: !existed, log: cfg.Logger}
+	if ours {
+		if err := unix.IoctlSetInt(fd, unix.TUNSETPERSIST, 0); err != nil {
+			unix.Close(fd)
+			return nil, fmt.Errorf("%s: taking back a kept tap: %w", cfg.Name, err)
+		}
+		link.SetAlias(l.Attrs().Index, "")
+	}
+	d := &Device{name: cfg.Name, typ: cfg.Type, fd: fd, created: !existed || ours, log: cfg.Logger}
 	if err := d.setup(cfg); err != nil {
 		unix.Close(fd)
 		return nil, fmt.Errorf("%s: %w", cfg.Name, err)
@@ -130,6 +141,11 @@ func (d *Device) setup(cfg Config) error {
 	}
 	return nil
 }
+
+// keptAlias marks a tap device KeepOnClose left in the kernel, so that
+// the next Open takes it back as its own rather than as a device someone
+// else made.
+const keptAlias = "gvs: kept by exit"
 
 // vnetHdrLen is passed by pointer to TUNSETVNETHDRSZ.
 const vnetHdrLen = 10

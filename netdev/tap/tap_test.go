@@ -79,3 +79,54 @@ func TestBadType(t *testing.T) {
 		t.Error("Open with type system succeeded")
 	}
 }
+
+// TestKeepOnCloseAndTakeBack: a device KeepOnClose kept outlives Close
+// (ovs-vswitchd's plain exit); the next Open takes it back as its own, so
+// its Close removes it (a deleted port, exit --cleanup). A device someone
+// else made is not taken: it stays after both.
+func TestKeepOnCloseAndTakeBack(t *testing.T) {
+	env := nettest.New(t)
+	name := env.IfName("k0")
+	t.Cleanup(func() { _ = nettest.Try("ip", "link", "del", name) })
+	d, err := Open(Config{Name: name, Type: "internal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.KeepOnClose()
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if !exists(name) {
+		t.Fatal("kept device gone after Close")
+	}
+	d, err = Open(Config{Name: name, Type: "internal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !nettest.WaitGone(name, 2*time.Second) {
+		t.Error("a device taken back was not removed by Close")
+	}
+
+	other := env.IfName("k1")
+	env.Run("ip", "tuntap", "add", "mode", "tap", "name", other)
+	t.Cleanup(func() { _ = nettest.Try("ip", "link", "del", other) })
+	d, err = Open(Config{Name: other, Type: "tap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.KeepOnClose()
+	d.Close()
+	d, err = Open(Config{Name: other, Type: "tap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	time.Sleep(50 * time.Millisecond)
+	if !exists(other) {
+		t.Error("someone else's tap was removed")
+	}
+}

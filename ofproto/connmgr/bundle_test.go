@@ -59,14 +59,14 @@ func TestBundles(t *testing.T) {
 		if got := rc.barrier(); len(got) != 0 {
 			t.Fatalf("%v: adds answered %+v", vs, got)
 		}
-		if len(br.bundles) != 0 || len(br.recordedFlowMods()) != 0 {
+		if len(br.committed()) != 0 || len(br.recordedFlowMods()) != 0 {
 			t.Fatalf("%v: applied before the commit", vs)
 		}
 		if _, msg := rc.bundleCtl(1, ofp.BundleCommitRequest, flags); msg.(*ofp.BundleControl).Type != ofp.BundleCommitReply {
 			t.Fatalf("%v commit: %+v", vs, msg)
 		}
-		if len(br.bundles) != 1 || len(br.bundles[0]) != 3 || br.bundles[0][2].FlowMod.Priority != 2 {
-			t.Fatalf("%v: committed %+v", vs, br.bundles)
+		if len(br.committed()) != 1 || len(br.committed()[0]) != 3 || br.committed()[0][2].FlowMod.Priority != 2 {
+			t.Fatalf("%v: committed %+v", vs, br.committed())
 		}
 		// The bundle is gone after its commit.
 		if _, msg := rc.bundleCtl(1, ofp.BundleCommitRequest, flags); msg.(*ofp.Error).Err != ofperr.OFPBFC_BAD_ID {
@@ -75,7 +75,7 @@ func TestBundles(t *testing.T) {
 
 		// A failing message: its error for its BUNDLE_ADD_MESSAGE, then
 		// OFPBFC_MSG_FAILED for the commit; nothing applied.
-		br.bundleFail = 1
+		br.setBundleFail(1)
 		rc.bundleAdd(2, flags, testFlowMod(10)) // opens bundle 2 implicitly
 		badXID, badAdd := rc.bundleAdd(2, flags, testFlowMod(11))
 		commitXID := rc.send(&ofp.BundleControl{BundleID: 2, Type: ofp.BundleCommitRequest, Flags: flags})
@@ -86,10 +86,10 @@ func TestBundles(t *testing.T) {
 		if h, msg, _ := rc.recv(); h.Xid != commitXID || msg.(*ofp.Error).Err != ofperr.OFPBFC_MSG_FAILED {
 			t.Fatalf("%v: commit answered %+v", vs, msg)
 		}
-		if len(br.bundles) != 1 {
+		if len(br.committed()) != 1 {
 			t.Fatalf("%v: failed bundle applied", vs)
 		}
-		br.bundleFail = -1
+		br.setBundleFail(-1)
 
 		// Close, then adding is an error that discards the bundle; flags
 		// must match.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -65,10 +66,21 @@ func negotiate(nc net.Conn, allowed Versions) (uint8, error) {
 	if common == 0 {
 		text := fmt.Sprintf("We support %s, you support %s, no common versions.", allowed, peer)
 		nc.Write(encodeRawError(peer.highest(), 0, errTypeHelloFailed, errCodeHelloIncompatible, []byte(text)))
-		return 0, fmt.Errorf("version negotiation failed (we support %s, peer supports %s): %w", allowed, peer, syscall.EPROTO)
+		return 0, &negotiationError{allowed: allowed, peer: peer}
 	}
 	return common.highest(), nil
 }
+
+// negotiationError is a failed version negotiation; its text is Open
+// vSwitch's log line.
+type negotiationError struct{ allowed, peer Versions }
+
+func (e *negotiationError) Error() string {
+	return fmt.Sprintf("version negotiation failed (we support %s, peer supports %s)", e.allowed, e.peer)
+}
+
+// Unwrap: the connection fails with EPROTO, as in Open vSwitch.
+func (e *negotiationError) Unwrap() error { return syscall.EPROTO }
 
 // ofconn is one negotiated OpenFlow connection. Its reader goroutine
 // delivers messages to the Manager's dispatcher and probes an idle peer;
@@ -191,11 +203,13 @@ func (c *ofconn) writeLoop() {
 		c.txq = nil
 		c.pins = 0
 		c.mu.Unlock()
+		// One writev for the whole batch.
+		bufs := net.Buffers(slices.Clone(batch))
+		if _, err := bufs.WriteTo(c.nc); err != nil {
+			c.close(err)
+			return
+		}
 		for _, b := range batch {
-			if _, err := c.nc.Write(b); err != nil {
-				c.close(err)
-				return
-			}
 			c.svc.copyToMonitors(b)
 		}
 		c.lastActivity.Store(time.Now().UnixNano())
@@ -210,6 +224,7 @@ func (c *ofconn) readLoop() {
 	defer close(c.readEnd)
 	idle := false
 	var idleSince time.Time
+	mr := newMsgReader(c.nc)
 	for {
 		if c.probe > 0 {
 			if idle {
@@ -218,7 +233,7 @@ func (c *ofconn) readLoop() {
 				c.nc.SetReadDeadline(time.Unix(0, c.lastActivity.Load()).Add(c.probe))
 			}
 		}
-		b, err := readMsg(c.nc)
+		b, err := mr.next()
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) && c.probe > 0 {
 				now := time.Now()

@@ -204,3 +204,21 @@ func (b *fakeBridge) MonitorFlows(req *ofp.FlowMonitorRequest) []ofp.FlowUpdate 
 	}
 	return out
 }
+
+func (b *fakeBridge) committed() [][]BundleMsg {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.bundles)
+}
+
+func (b *fakeBridge) setBundleFail(i int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.bundleFail = i
+}
+
+func (b *fakeBridge) setFlowModErr(err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.flowModErr = err
+}

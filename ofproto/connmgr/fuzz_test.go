@@ -103,3 +103,22 @@ func FuzzDispatch(f *testing.F) {
 		})
 	})
 }
+
+// FuzzMsgReader: the buffered reader frames exactly as readMsg does.
+func FuzzMsgReader(f *testing.F) {
+	f.Add(append(encodeHello(DefaultVersions, 1), encodeHello(1<<OF13, 2)...))
+	f.Add([]byte{1, 0, 0, 4, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r1, r2 := bytes.NewReader(b), newMsgReader(bytes.NewReader(b))
+		for {
+			m1, err1 := readMsg(r1)
+			m2, err2 := r2.next()
+			if (err1 == nil) != (err2 == nil) || !bytes.Equal(m1, m2) {
+				t.Fatalf("readMsg % x, %v; msgReader % x, %v", m1, err1, m2, err2)
+			}
+			if err1 != nil {
+				return
+			}
+		}
+	})
+}

@@ -2,6 +2,7 @@ package connmgr
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -146,7 +147,8 @@ type inMsg struct {
 }
 
 // New starts a bridge's connection manager with the mgmt and snoop
-// sockets (when RunDir is set) and no controller. The bridge's tables are
+// sockets (when RunDir is set; one that cannot be opened is logged) and
+// no controller. It does not fail today; the error is for the future. The bridge's tables are
 // left alone: the first SetFailMode(false) flushes them and installs
 // "priority=0 actions=NORMAL", as Open vSwitch does for a new bridge
 // (its connmgr starts in secure mode).
@@ -172,12 +174,14 @@ func New(cfg Config) (*Manager, error) {
 		failSecure:  true,
 	}
 	if m.rundir != "" {
-		l, err := listenTarget("punix:"+m.snoopPath(), "")
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", m.snoopPath(), err)
+		// A socket that cannot be opened is logged, not fatal, as in Open
+		// vSwitch: the bridge must still get its fail-mode flows.
+		if l, err := listenTarget("punix:"+m.snoopPath(), ""); err != nil {
+			m.log.Error(fmt.Sprintf("%s: %s: listen failed: %s", m.name, m.snoopPath(), errnoString(err)))
+		} else {
+			m.snoop = l
+			go m.acceptSnoops(l)
 		}
-		m.snoop = l
-		go m.acceptSnoops(l)
 	}
 	m.applyServices()
 	go m.run()
@@ -511,9 +515,19 @@ func (m *Manager) handleIn(x inMsg) {
 	case x.snoop != nil:
 		m.addSnooper(x.snoop)
 	case x.opened:
+		if m.services[x.conn.svc.target] != x.conn.svc {
+			// Its service was removed or re-created meanwhile.
+			x.conn.close(nil)
+			return
+		}
 		m.conns[x.conn.id] = x.conn
 		m.setRateLimit(x.conn)
-		m.log.Info(fmt.Sprintf("%s: connected", x.conn.name))
+		// As rconn: INFO for controllers, DBG for accepted connections.
+		if x.conn.svc.active {
+			m.log.Info(fmt.Sprintf("%s: connected", x.conn.name))
+		} else {
+			m.log.Debug(fmt.Sprintf("%s: connected", x.conn.name))
+		}
 		if x.conn.svc.active {
 			m.notify()
 		}
@@ -555,11 +569,20 @@ func admits(typ uint8) bool {
 	return true
 }
 
-// connClosed forgets a connection's bundles and monitors.
+// connClosed forgets a connection's bundles and monitors. It logs as
+// rconn's report_error: a peer's close at INFO for a controller (DBG for
+// an accepted connection), any other error at WARN.
 func (m *Manager) connClosed(c *ofconn) {
-	err := c.closeErr()
-	if err != nil {
-		m.log.Info(fmt.Sprintf("%s: connection dropped (%s)", c.name, errnoString(err)))
+	switch err := c.closeErr(); {
+	case err == nil:
+	case errors.Is(err, errEOF):
+		if c.svc.active {
+			m.log.Info(fmt.Sprintf("%s: connection closed by peer", c.name))
+		} else {
+			m.log.Debug(fmt.Sprintf("%s: connection closed by peer", c.name))
+		}
+	default:
+		m.log.Warn(fmt.Sprintf("%s: connection dropped (%s)", c.name, errnoString(err)))
 	}
 	clear(c.state.bundles)
 	clear(c.state.monitors)

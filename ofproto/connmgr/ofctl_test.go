@@ -61,10 +61,10 @@ func TestOfctlBundle(t *testing.T) {
 	for _, v := range []string{"OpenFlow13", "OpenFlow14", "OpenFlow15"} {
 		mustOfctl(t, m, "-O", v, "--bundle", "add-flows", flows)
 	}
-	if len(br.bundles) != 3 {
-		t.Fatalf("%d bundles committed", len(br.bundles))
+	if len(br.committed()) != 3 {
+		t.Fatalf("%d bundles committed", len(br.committed()))
 	}
-	for _, b := range br.bundles {
+	for _, b := range br.committed() {
 		if len(b) != 3 || b[0].FlowMod == nil || b[2].FlowMod.Priority != 3 {
 			t.Errorf("bundle %+v", b)
 		}
@@ -74,12 +74,12 @@ func TestOfctlBundle(t *testing.T) {
 	}
 	// A bundle whose second message fails: nothing applied, ovs-ofctl
 	// reports the failing message's error and the failed commit.
-	br.bundleFail = 1
+	br.setBundleFail(1)
 	_, errs, err := ofctl(t, m.ofctlArgs("-O", "OpenFlow14", "--bundle", "add-flows", flows)...)
 	if err == nil || !strings.Contains(errs, "Error OFPBAC_BAD_OUT_PORT for: OFPT_FLOW_MOD (OF1.4) (xid=0x") || !strings.Contains(errs, "priority=2,in_port=2 actions=drop") || !strings.Contains(errs, "OFPBFC_MSG_FAILED") {
 		t.Errorf("failing bundle: %v\n%s", err, errs)
 	}
-	if len(br.bundles) != 3 {
+	if len(br.committed()) != 3 {
 		t.Errorf("failed bundle applied")
 	}
 	// OpenFlow 1.0 has no bundles: ovs-ofctl says so itself.

@@ -2,6 +2,7 @@ package connmgr
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -118,13 +119,11 @@ func (s *service) connName(peer string) string {
 // acceptLoop serves a listener: each connection negotiates its version on
 // its own goroutine, then joins the dispatcher.
 func (s *service) acceptLoop(l net.Listener) {
-	n := 0
-	for {
+	for n := 0; ; n++ {
 		nc, err := l.Accept()
 		if err != nil {
 			return
 		}
-		n++
 		peer := fmt.Sprintf("%s#%d", targetScheme(s.target), n)
 		if ra := nc.RemoteAddr(); ra != nil && ra.Network() == "tcp" {
 			peer = "tcp:" + ra.String()
@@ -173,19 +172,31 @@ func (s *service) connectLoop(ctx context.Context) {
 	var backoffDeadline time.Time // zero: the first disconnection resets
 	for ctx.Err() == nil {
 		cfg := s.config()
+		// As rconn, attempts are logged until the backoff reaches its
+		// maximum, then retried quietly.
+		logging := backoff < cfg.MaxBackoff
 		s.setState(func(st *rconnStatus) { st.state = "CONNECTING" })
-		s.m.log.Info(fmt.Sprintf("%s: connecting...", name))
+		if logging {
+			s.m.log.Info(fmt.Sprintf("%s: connecting...", name))
+		}
 		nc, err := dialTarget(ctx, s.target, s.m.rundir, max(time.Second, backoff))
 		var c *ofconn
 		if err != nil {
-			s.m.log.Warn(fmt.Sprintf("%s: connection failed (%s)", name, errnoString(err)))
+			if logging {
+				s.m.log.Info(fmt.Sprintf("%s: connection failed (%s)", name, errnoString(err)))
+			}
 			backoffDeadline = time.Unix(1<<62, 0) // a failed attempt never resets the backoff
 		} else {
 			backoffDeadline = time.Now().Add(backoff)
 			var v uint8
 			v, err = negotiate(nc, s.versions)
 			if err != nil {
-				s.m.log.Info(fmt.Sprintf("%s: connection failed (%s)", name, errnoString(err)))
+				var ne *negotiationError
+				if errors.As(err, &ne) {
+					s.m.log.Warn(fmt.Sprintf("%s: %v", name, err))
+				} else if logging {
+					s.m.log.Info(fmt.Sprintf("%s: connection failed (%s)", name, errnoString(err)))
+				}
 				nc.Close()
 			} else {
 				c = newOfconn(s.m, s, nc, v, cfg.Type, cfg.ProbeInterval, name)
@@ -222,6 +233,9 @@ func (s *service) connectLoop(ctx context.Context) {
 			backoff = max(time.Second, 2*backoff)
 			s.m.log.Info(fmt.Sprintf("%s: waiting %d seconds before reconnect", name, int(backoff/time.Second)))
 		default:
+			if backoff < cfg.MaxBackoff {
+				s.m.log.Info(fmt.Sprintf("%s: continuing to retry connections in the background but suppressing further logging", name))
+			}
 			backoff = cfg.MaxBackoff
 		}
 		backoffDeadline = now.Add(backoff)

@@ -99,10 +99,13 @@ func TestHelloEncodeDecode(t *testing.T) {
 			t.Errorf("hello for %v is %d bytes", vs, len(b))
 		}
 	}
-	if s := Versions(1<<OF10 | 1<<OF13).String(); s != "versions 1.0, 1.3" {
+	if s := Versions(1<<OF10 | 1<<OF13).String(); s != "versions 0x01, 0x04" {
 		t.Errorf("String: %q", s)
 	}
-	if s := DefaultVersions.String(); s != "version 1.5 and earlier" {
+	if s := DefaultVersions.String(); s != "version 0x06 and earlier" {
+		t.Errorf("String: %q", s)
+	}
+	if s := Versions(1 << OF13).String(); s != "version 0x04" {
 		t.Errorf("String: %q", s)
 	}
 }
@@ -360,4 +363,17 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+func TestSocketsThatCannotOpenAreNotFatal(t *testing.T) {
+	br := newFakeBridge()
+	m, err := New(Config{Name: "br0", RunDir: "/nonexistent/gvs-test", Bridge: br})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.SetFailMode(false)
+	if got := br.normalFlows(); !slices.Equal(got, []uint32{0}) {
+		t.Errorf("NORMAL flows %v without sockets", got)
+	}
 }

@@ -1,6 +1,7 @@
 package connmgr
 
 import (
+	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -63,20 +64,12 @@ func (vs Versions) highest() uint8 {
 	return uint8(31 - bits.LeadingZeros32(uint32(vs)))
 }
 
-// versionName is Open vSwitch's ofputil_format_version name ("1.3").
-func versionName(v uint8) string {
-	switch v {
-	case OF10, OF11, OF12, OF13, OF14, OF15:
-		return fmt.Sprintf("1.%d", v-1)
-	case 0x07:
-		return "1.6"
-	}
-	return fmt.Sprintf("0x%02x", v)
-}
+// versionName is Open vSwitch's ofputil_format_version ("0x04").
+func versionName(v uint8) string { return fmt.Sprintf("0x%02x", v) }
 
 // String formats the set as Open vSwitch's vconn logs do
-// (version_bitmap_to_string): "version 1.3", "version 1.5 and earlier",
-// "versions 1.0, 1.3".
+// (version_bitmap_to_string): "version 0x04", "version 0x06 and earlier",
+// "versions 0x01, 0x04".
 func (vs Versions) String() string {
 	switch {
 	case vs == 0:
@@ -147,6 +140,44 @@ type errShortHeader int
 
 func (e errShortHeader) Error() string {
 	return fmt.Sprintf("received too-short ofp_header (%d bytes)", int(e))
+}
+
+// msgReader reads whole messages from a stream through a buffer big enough
+// for the largest message, so that many small messages cost one read, and
+// a read that fails (a deadline) consumes nothing: the next call starts
+// where this one did.
+type msgReader struct {
+	br *bufio.Reader
+}
+
+func newMsgReader(r io.Reader) *msgReader {
+	return &msgReader{br: bufio.NewReaderSize(r, maxMsgLen+1)}
+}
+
+// next returns the next message in a new buffer.
+func (mr *msgReader) next() ([]byte, error) {
+	h, err := mr.br.Peek(headerLen)
+	if err != nil {
+		if err == io.EOF && len(h) > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	n := int(binary.BigEndian.Uint16(h[2:]))
+	if n < headerLen {
+		return nil, errShortHeader(n)
+	}
+	b, err := mr.br.Peek(n)
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	out := make([]byte, n)
+	copy(out, b)
+	mr.br.Discard(n)
+	return out, nil
 }
 
 // readMsg reads one whole message into a new buffer.

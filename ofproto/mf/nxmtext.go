@@ -102,6 +102,28 @@ func ParseNXMatchText(s string) ([]byte, error) {
 			fd, wild = FieldByHeaderName(strings.TrimSuffix(name, "_W")), true
 		}
 		isCookie := name == "NXM_NX_COOKIE" || name == "NXM_NX_COOKIE_W"
+		if raw, ok := rawHeader(name); ok && fd == nil && !isCookie {
+			// A header given as hex (for testing error behaviour).
+			s = s[open+1:]
+			closeIdx := strings.IndexByte(s, ')')
+			if closeIdx < 0 {
+				return nil, fmt.Errorf("%s: missing ) following field %s", full, name)
+			}
+			vs, ms, masked := strings.Cut(s[:closeIdx], "/")
+			s = s[closeIdx+1:]
+			val, err1 := hex.DecodeString(vs)
+			mask, err2 := hex.DecodeString(ms)
+			if err1 != nil || err2 != nil || masked != raw.HasMask || len(val) != raw.FieldBytes() || (masked && len(mask) != len(val)) {
+				return nil, fmt.Errorf("%s: bad value for raw header %s", full, name)
+			}
+			w := raw.Word()
+			b = append(b, byte(w>>24), byte(w>>16), byte(w>>8), byte(w))
+			if raw.Class == ClassExperimenter {
+				b = append(b, byte(raw.Experimenter>>24), byte(raw.Experimenter>>16), byte(raw.Experimenter>>8), byte(raw.Experimenter))
+			}
+			b = append(append(b, val...), mask...)
+			continue
+		}
 		if fd == nil && !isCookie {
 			return nil, fmt.Errorf("%s: unknown field `%s'", full, name)
 		}
@@ -152,4 +174,27 @@ func ParseNXMatchText(s string) ([]byte, error) {
 		b = append(append(b, val...), mask...)
 	}
 	return b, nil
+}
+
+// rawHeader reads a header written as 8 hex digits, or 16 for an
+// experimenter OXM header (parse_nxm_field_name).
+func rawHeader(name string) (EntryHeader, bool) {
+	if len(name) != 8 && len(name) != 16 {
+		return EntryHeader{}, false
+	}
+	raw, err := hex.DecodeString(name)
+	if err != nil {
+		return EntryHeader{}, false
+	}
+	h := HeaderFromWord(uint32(raw[0])<<24 | uint32(raw[1])<<16 | uint32(raw[2])<<8 | uint32(raw[3]))
+	if len(raw) == 8 {
+		if h.Class != ClassExperimenter {
+			return EntryHeader{}, false
+		}
+		h.Experimenter = uint32(raw[4])<<24 | uint32(raw[5])<<16 | uint32(raw[6])<<8 | uint32(raw[7])
+	}
+	if int(h.Length) < h.expLen() {
+		return EntryHeader{}, false
+	}
+	return h, true
 }

@@ -217,6 +217,11 @@ const (
 	CapBundles        uint32 = 1 << 9 // 1.4+
 	CapFlowMonitoring uint32 = 1 << 10
 
+	// OVSCapabilities is what Open vSwitch 3.1 reports (ofproto.c's
+	// flow, table, port, queue and group statistics and bundles, plus
+	// the datapath's ARP_MATCH_IP); each version shows its share of it.
+	OVSCapabilities = CapFlowStats | CapTableStats | CapPortStats | CapQueueStats | CapGroupStats | CapBundles | CapARPMatchIP
+
 	capCommon = CapFlowStats | CapTableStats | CapPortStats | CapIPReasm | CapQueueStats
 	wireCap3  = 1 << 3 // OFPC10_STP, OFPC11_GROUP_STATS
 )

@@ -67,3 +67,34 @@ func TestFeaturesReplyPrint(t *testing.T) {
 		roundTrip(t, "port status", b)
 	}
 }
+
+// TestOVSCapabilities: the real ovs-vswitchd's FEATURES_REPLY in every
+// version decodes to its share of OVSCapabilities, and encoding
+// OVSCapabilities gives its bytes.
+func TestOVSCapabilities(t *testing.T) {
+	seen := map[uint8]bool{}
+	for _, v := range loadVectors(t, "testdata/ovs-switch.txt") {
+		h, m, err := Decode(v.msg)
+		f, ok := m.(*FeaturesReply)
+		if err != nil || !ok {
+			continue
+		}
+		seen[h.Version] = true
+		want := OVSCapabilities & capabilitiesMask(h.Version)
+		if h.Version == Version10 {
+			want &^= CapGroupStats
+		} else {
+			want |= OVSCapabilities & CapGroupStats
+		}
+		if f.Capabilities != want {
+			t.Errorf("%s: capabilities %#x, want %#x", v.name, f.Capabilities, want)
+		}
+		f.Capabilities = OVSCapabilities
+		if b, err := Encode(h.Version, h.Xid, f); err != nil || string(b) != string(v.msg) {
+			t.Errorf("%s: OVSCapabilities encode as\n%x, OVS sent\n%x", v.name, b, v.msg)
+		}
+	}
+	if len(seen) != 6 {
+		t.Errorf("features replies for %d versions", len(seen))
+	}
+}

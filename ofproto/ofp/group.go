@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"gvs/ofproto/mf"
+	"gvs/ofproto/ofpact"
 
 	"gvs/ofproto/ofperr"
 )
@@ -600,7 +601,9 @@ func pullGroupStatsReply(m *GroupStatsReply, h *Header, r *reader) error {
 }
 
 // GroupFeaturesRequest and GroupFeaturesReply (OFPST_GROUP_FEATURES).
-// Actions are per group type, in the version's action bitmap.
+// Actions are per group type, in the version's action bitmap; all zero
+// encodes the actions gvs supports (ofpact.AllKinds) for every type, in
+// the bitmap of the version sent, as Open vSwitch reports its own.
 type GroupFeaturesRequest struct{ Multipart }
 type GroupFeaturesReply struct {
 	Multipart
@@ -617,13 +620,18 @@ func (*GroupFeaturesRequest) appendBody(b []byte, _ uint8) ([]byte, error) { ret
 func (*GroupFeaturesReply) raw(v uint8) (Raw, error) {
 	return pick(v, rawNXGroupFeaturesReply, raw12GroupFeaturesReply)
 }
-func (m *GroupFeaturesReply) appendBody(b []byte, _ uint8) ([]byte, error) {
+func (m *GroupFeaturesReply) appendBody(b []byte, v uint8) ([]byte, error) {
 	b = put32(b, m.Types)
 	b = put32(b, m.Capabilities)
 	for _, x := range m.MaxGroups {
 		b = put32(b, x)
 	}
-	for _, x := range m.Actions {
+	acts := m.Actions
+	if acts == [4]uint32{} {
+		all := ofpact.AllKinds.ToOpenFlow(v)
+		acts = [4]uint32{all, all, all, all}
+	}
+	for _, x := range acts {
 		b = put32(b, x)
 	}
 	return b, nil

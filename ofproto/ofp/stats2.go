@@ -23,9 +23,26 @@ type TableStats struct {
 	MatchedCount uint64
 	// Legacy are 1.1's and 1.2's capability fields between the name and
 	// max_entries (wildcards, match, instructions, actions, config...),
-	// as sent: encoding a 1.1/1.2 reply needs them.
+	// as sent; nil encodes what Open vSwitch 3.1 sends for its tables.
 	Legacy []byte
 }
+
+// ovsLegacy11 and ovsLegacy12 are the 1.1 and 1.2 table capability
+// fields Open vSwitch 3.1 sends (its wildcards, match fields,
+// instructions, actions, set-field fields, metadata and config).
+var (
+	ovsLegacy11 = []byte{
+		0x00, 0x00, 0xfb, 0xff, 0x00, 0x00, 0xfb, 0xff, 0x00, 0x00, 0x00, 0x3e,
+		0x01, 0xff, 0xe7, 0xff, 0x01, 0xff, 0xe7, 0xff, 0x00, 0x00, 0x00, 0x00,
+	}
+	ovsLegacy12 = []byte{
+		0x00, 0x00, 0x10, 0x1f, 0xff, 0xff, 0xff, 0xfd, 0x00, 0x00, 0x10, 0x1f, 0xff, 0xff, 0xff, 0xfd,
+		0x03, 0xff, 0x80, 0x01, 0x03, 0xff, 0x80, 0x01,
+		0x00, 0x00, 0x00, 0x0f, 0xff, 0xff, 0xfb, 0xdd, 0x00, 0x00, 0x00, 0x0f, 0xff, 0xff, 0xfb, 0xdd,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x00, 0x00, 0x00, 0x3e, 0x00, 0x00, 0x00, 0x00,
+	}
+)
 
 type TableStatsReply struct {
 	Multipart
@@ -46,16 +63,25 @@ func (m *TableStatsReply) appendEntry(b []byte, v uint8, i int) ([]byte, error) 
 	ts := &m.Tables[i]
 	b = put8(b, ts.TableID)
 	if v == Version11 || v == Version12 {
-		n := 24
-		if v == Version12 {
-			n = 64
+		legacy := ts.Legacy
+		if legacy == nil {
+			legacy = ovsLegacy11
+			if v == Version12 {
+				legacy = ovsLegacy12
+			}
+			if i == len(m.Tables)-1 {
+				// The last table has no goto_table instruction.
+				legacy = append([]byte(nil), legacy...)
+				instr := map[uint8]int{Version11: 8, Version12: 56}[v]
+				legacy[instr+3] &^= 1 << 1
+			}
 		}
-		if len(ts.Legacy) != n {
-			return b, ofperr.OFPBRC_BAD_VERSION
+		if n := map[uint8]int{Version11: 24, Version12: 64}[v]; len(legacy) != n {
+			return b, ofperr.OFPBRC_BAD_LEN
 		}
 		b = pad(b, 7)
 		b = putStr(b, ts.Name, 32)
-		b = append(b, ts.Legacy...)
+		b = append(b, legacy...)
 		b = put32(b, ts.MaxEntries)
 		b = put32(b, ts.ActiveCount)
 		b = put64(b, ts.LookupCount)

@@ -1,7 +1,15 @@
 // Package pipeline is the OpenFlow state of one bridge, after Open
-// vSwitch's ofproto.c: 255 rule tables, the group table and the meter
-// table, and the semantics of the messages that change them (flow mod,
-// group mod, meter mod) and of bundles that change several at once.
+// vSwitch's ofproto.c: 255 rule tables (ofproto/classifier; the last one
+// internal: hidden and read-only), the group table and the meter table,
+// and the semantics of the messages that change them (flow mod: add with
+// replace and check_overlap, modify and delete loose and strict with
+// cookies, out_port and out_group; group mod with bucket commands and
+// chaining checks; meter mod over a MeterProvider) and of bundles that
+// change several at once. It reports flow removed (send_flow_rem, with
+// the reason: delete, idle or hard timeout, group or meter deletion) and
+// flow monitor updates through an EventSink, deletes learned flows with
+// their last delete_learned learning rule, and expires rules (Expire)
+// from the counters the revalidator credits (Rule.Credit).
 //
 // # Versions
 //
@@ -11,7 +19,10 @@
 // Pipeline.Version returned when translation started, so they never see
 // half a transaction: a bundle commits atomically, and a transaction that
 // fails part way is reverted before its version is ever published. This
-// is Open vSwitch's ofproto_flow_mod start/revert/finish split.
+// is Open vSwitch's ofproto_flow_mod start/revert/finish split. Rules a
+// commit hid stay in the classifiers until two Collects later (at most
+// one a second, on commits and on the expiry timer), so a lookup that
+// started at the previous version still finds them.
 //
 // # Goroutines and lock order
 //

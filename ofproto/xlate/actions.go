@@ -2,6 +2,7 @@ package xlate
 
 import (
 	"fmt"
+	"strings"
 
 	"gvs/dpif"
 	"gvs/ofproto/mf"
@@ -16,6 +17,10 @@ import (
 func (ctx *context) doActions(acts []Action, last bool) {
 	f := &ctx.flow
 	m := &ctx.wc.Masks
+	if len(acts) == 0 {
+		ctx.trace.report(nodeAction, "drop")
+		return
+	}
 	for i, a := range acts {
 		if ctx.exit {
 			if ctx.freezing {
@@ -165,6 +170,7 @@ func (ctx *context) doActions(acts []Action, last bool) {
 				a.Field.Unwildcard(ctx.wc)
 				a.Field.Write(f, ctx.stack[n-1])
 				ctx.stack = ctx.stack[:n-1]
+				ctx.reportSubfield(a.Field)
 			} else if ctx.in.Packet != nil {
 				ctx.errorMsg("stack underflow")
 			}
@@ -216,11 +222,13 @@ func (ctx *context) doActions(acts []Action, last bool) {
 		case *ofpact.Meter:
 			ctx.meter(a.ID)
 		case *ofpact.ClearActions:
+			ctx.traceActionSet("was")
 			ctx.actionSet = ctx.actionSet[:0]
 			f.ActsetOutput = mf.PortUnset
 			ctx.actsetHasGroup = false
 		case *ofpact.WriteActions:
 			ctx.writeActions(a.Actions)
+			ctx.traceActionSet("is")
 		case *ofpact.WriteMetadata:
 			f.Metadata = f.Metadata&^a.Mask | a.Metadata&a.Mask
 		case *ofpact.GotoTable:
@@ -254,6 +262,18 @@ func (ctx *context) setField(fd *mf.Field, value, mask mf.Value) {
 		}
 		return
 	}
+	// Open vSwitch's mf_set_mask_l3_prereqs: whether an L3 write
+	// reaches the packet depends on the IP protocol (or ARP opcode).
+	switch fd.ID {
+	case mf.IPv4Src, mf.IPv4Dst, mf.IPv6Src, mf.IPv6Dst, mf.IPv6Label, mf.IPDSCP, mf.IPECN, mf.IPTTL:
+		if isIP(&ctx.flow) {
+			ctx.wc.Masks.IPProto = 0xff
+		}
+	case mf.ARPOp, mf.ARPSHA, mf.ARPTHA, mf.ARPSPA, mf.ARPTPA:
+		if ctx.flow.EtherType == packet.EtherTypeARP {
+			ctx.wc.Masks.ARPOp |= 0x00ff
+		}
+	}
 	fd.UnwildcardMasked(ctx.wc, mask)
 	fd.SetMasked(&ctx.flow, value, mask)
 }
@@ -268,6 +288,41 @@ func (ctx *context) regMove(a *ofpact.RegMove) {
 	a.Src.Unwildcard(ctx.wc)
 	a.Dst.Unwildcard(ctx.wc)
 	a.Dst.Write(f, a.Src.Read(f))
+	ctx.reportSubfield(a.Dst)
+}
+
+// reportSubfield traces a subfield's new value, as Open vSwitch's
+// xlate_report_subfield: the whole field in its own syntax, or the bits
+// in hex.
+func (ctx *context) reportSubfield(sf mf.Subfield) {
+	if ctx.trace == nil {
+		return
+	}
+	var v string
+	if sf.Ofs == 0 && sf.NBits >= sf.Field.Bits {
+		v = sf.Field.FormatValue(sf.Field.Get(&ctx.flow), nil)
+	} else {
+		v = hexValue(sf.Read(&ctx.flow))
+	}
+	ctx.detail(sf.String() + " is now " + v)
+}
+
+// hexValue is Open vSwitch's ds_put_hex: "0x" and the bytes from the
+// first non-zero one, or "0".
+func hexValue(v mf.Value) string {
+	var b strings.Builder
+	for _, c := range v {
+		switch {
+		case b.Len() > 0:
+			fmt.Fprintf(&b, "%02x", c)
+		case c != 0:
+			fmt.Fprintf(&b, "0x%x", c)
+		}
+	}
+	if b.Len() == 0 {
+		return "0"
+	}
+	return b.String()
 }
 
 // decTTL decrements the IP TTL; at 1 or 0 the packet goes to the
@@ -278,6 +333,7 @@ func (ctx *context) decTTL(a *ofpact.DecTTL) bool {
 		return false
 	}
 	ctx.wc.Masks.IPTTL = 0xff
+	ctx.wc.Masks.IPProto = 0xff // as Open vSwitch's compose_dec_ttl
 	if f.IPTTL > 1 {
 		f.IPTTL--
 		return false
@@ -288,6 +344,11 @@ func (ctx *context) decTTL(a *ofpact.DecTTL) bool {
 	}
 	for _, id := range ids {
 		ctx.controller(controllerArgs{maxLen: 0xffff, reason: ReasonInvalidTTL, controllerID: id})
+	}
+	if f.EtherType == packet.EtherTypeIPv4 {
+		ctx.warn("IPv4 decrement TTL exception")
+	} else {
+		ctx.warn("IPv6 decrement TTL exception")
 	}
 	return true
 }
@@ -334,6 +395,19 @@ func (ctx *context) writeActions(acts []Action) {
 		}
 	}
 	ctx.actionSet = append(ctx.actionSet, acts...)
+}
+
+// traceActionSet reports the action set as it would execute (Open
+// vSwitch's xlate_report_action_set).
+func (ctx *context) traceActionSet(verb string) {
+	if ctx.trace == nil {
+		return
+	}
+	if list := actionSetList(ctx.actionSet, nil); len(list) > 0 {
+		ctx.detail("action set " + verb + ": " + ofpact.Format(list))
+	} else {
+		ctx.detail("action set " + verb + " empty")
+	}
 }
 
 // actionSetList orders an action set for execution as OpenFlow's "action

@@ -100,7 +100,9 @@ type Config struct {
 	// or a fail-open bridge without controller connections... as connmgr
 	// decides).
 	PacketInOnMiss bool
-	// MissSendLen is the default max_len of a table-miss packet-in.
+	// MissSendLen is unused: a table-miss packet-in carries the whole
+	// packet (reason ReasonImplicitMiss) and the connection manager
+	// applies each connection's miss_send_len, as Open vSwitch does.
 	MissSendLen uint16
 	// Now is the clock NORMAL learns with; nil means time.Now.
 	Now func() time.Time

@@ -19,15 +19,26 @@ func (ctx *context) commit() {
 	m := (*packet.Key)(&ctx.wc.Masks.Key)
 
 	ctx.commitAttr(dpif.AttrEthernet, f, b, m)
+	hasL3 := true
 	switch f.EtherType {
-	case packet.EtherTypeIPv4:
-		ctx.commitAttr(dpif.AttrIPv4, f, b, m)
-	case packet.EtherTypeIPv6:
-		ctx.commitAttr(dpif.AttrIPv6, f, b, m)
+	case packet.EtherTypeIPv4, packet.EtherTypeIPv6:
+		attr := dpif.AttrIPv4
+		if f.EtherType == packet.EtherTypeIPv6 {
+			attr = dpif.AttrIPv6
+		}
+		// Open vSwitch commits no L3 or L4 change to a packet whose IP
+		// protocol is 0 ("check if the flow really has an L3 header"),
+		// so whether it commits depends on the protocol.
+		if attrDiffers(attr, f, b) || l4Differs(f, b) {
+			m.IPProto = 0xff
+		}
+		if hasL3 = f.IPProto != 0; hasL3 {
+			ctx.commitAttr(attr, f, b, m)
+		}
 	case packet.EtherTypeARP, etherTypeRARP:
 		ctx.commitAttr(dpif.AttrARP, f, b, m)
 	}
-	if isIP(&ctx.flow) && !f.IsLaterFragment() {
+	if hasL3 && isIP(&ctx.flow) && !f.IsLaterFragment() {
 		switch f.IPProto {
 		case ipProtoTCP:
 			ctx.commitAttr(dpif.AttrTCP, f, b, m)
@@ -76,11 +87,24 @@ func (ctx *context) commitAttr(attr dpif.KeyAttr, f, b, m *packet.Key) {
 	for i := range fw {
 		mw[i] |= fw[i] ^ bw[i]
 	}
+	// Fields that did not change are left out of the set (their bits
+	// stay matched in the megaflow), as Open vSwitch's keycmp_mask.
+	unchangedOut(attr, &fv, &bv, &mv)
 	var full packet.Key
 	fullMask := packet.FullMask()
 	copyAttr(attr, &full, (*packet.Key)(&fullMask))
 	clearReadOnly(attr, &full)
 	clearReadOnly(attr, &mv)
+	switch attr {
+	case dpif.AttrICMP, dpif.AttrICMPv6:
+		// Open vSwitch sets ICMP type and code whole (no masked set),
+		// and, as for ARP and ND below, slow-paths the flow: the kernel
+		// datapath cannot rewrite them (commit_set_icmp_action).
+		mv = full
+		ctx.res.Slow |= SlowAction
+	case dpif.AttrARP, dpif.AttrND:
+		ctx.res.Slow |= SlowAction
+	}
 	if mv == full {
 		ctx.emit(dpif.Set(attr, f))
 	} else {
@@ -128,4 +152,98 @@ func (ctx *context) commitVLANs() {
 		ctx.emit(dpif.PushVLAN(f.VLANs[i].TCI))
 	}
 	b.VLANs = f.VLANs
+}
+
+// attrDiffers reports whether f and b differ in attr's fields.
+func attrDiffers(attr dpif.KeyAttr, f, b *packet.Key) bool {
+	var fv, bv packet.Key
+	copyAttr(attr, &fv, f)
+	copyAttr(attr, &bv, b)
+	return fv != bv
+}
+
+// l4Differs reports whether f and b differ in the L4 fields a set action
+// writes.
+func l4Differs(f, b *packet.Key) bool {
+	return f.SrcPort != b.SrcPort || f.DstPort != b.DstPort || f.ICMPType != b.ICMPType || f.ICMPCode != b.ICMPCode ||
+		f.NDTarget != b.NDTarget || f.ARPSHA != b.ARPSHA || f.ARPTHA != b.ARPTHA
+}
+
+// unchangedOut clears the mask of every field of attr that f and b agree
+// on, field by field as the datapath key attributes have them.
+func unchangedOut(attr dpif.KeyAttr, f, b, m *packet.Key) {
+	switch attr {
+	case dpif.AttrEthernet:
+		if f.SrcMAC == b.SrcMAC {
+			m.SrcMAC = [6]byte{}
+		}
+		if f.DstMAC == b.DstMAC {
+			m.DstMAC = [6]byte{}
+		}
+	case dpif.AttrIPv4, dpif.AttrARP:
+		if f.SrcIPv4 == b.SrcIPv4 {
+			m.SrcIPv4 = [4]byte{}
+		}
+		if f.DstIPv4 == b.DstIPv4 {
+			m.DstIPv4 = [4]byte{}
+		}
+		if attr == dpif.AttrARP {
+			if f.ARPOp == b.ARPOp {
+				m.ARPOp = 0
+			}
+			if f.ARPSHA == b.ARPSHA {
+				m.ARPSHA = [6]byte{}
+			}
+			if f.ARPTHA == b.ARPTHA {
+				m.ARPTHA = [6]byte{}
+			}
+			return
+		}
+		ipCommon(f, b, m)
+	case dpif.AttrIPv6:
+		if f.SrcIPv6 == b.SrcIPv6 {
+			m.SrcIPv6 = [16]byte{}
+		}
+		if f.DstIPv6 == b.DstIPv6 {
+			m.DstIPv6 = [16]byte{}
+		}
+		if f.FlowLabel == b.FlowLabel {
+			m.FlowLabel = 0
+		}
+		ipCommon(f, b, m)
+	case dpif.AttrTCP, dpif.AttrUDP, dpif.AttrSCTP:
+		if f.SrcPort == b.SrcPort {
+			m.SrcPort = 0
+		}
+		if f.DstPort == b.DstPort {
+			m.DstPort = 0
+		}
+	case dpif.AttrICMP, dpif.AttrICMPv6:
+		if f.ICMPType == b.ICMPType {
+			m.ICMPType = 0
+		}
+		if f.ICMPCode == b.ICMPCode {
+			m.ICMPCode = 0
+		}
+	case dpif.AttrND:
+		if f.NDTarget == b.NDTarget {
+			m.NDTarget = [16]byte{}
+		}
+		if f.ARPSHA == b.ARPSHA {
+			m.ARPSHA = [6]byte{}
+		}
+		if f.ARPTHA == b.ARPTHA {
+			m.ARPTHA = [6]byte{}
+		}
+	}
+}
+
+func ipCommon(f, b, m *packet.Key) {
+	if f.IPTOS == b.IPTOS {
+		m.IPTOS = 0
+	}
+	if f.IPTTL == b.IPTTL {
+		m.IPTTL = 0
+	}
+	m.IPProto, m.IPFrag = 0, 0
 }

@@ -43,10 +43,13 @@ func (ctx *context) group(id uint32) bool {
 			i = ctx.selectBucket(g, buckets)
 		}
 		if i >= 0 {
+			if ctx.trace != nil {
+				ctx.detail(fmt.Sprintf("using bucket %d", buckets[i].ID))
+			}
 			ctx.bucket(g, &buckets[i])
 			ctx.res.Cache.Groups = append(ctx.res.Cache.Groups, GroupHit{Group: g, Bucket: i})
 		} else {
-			ctx.warn("no live bucket")
+			ctx.detail("no live bucket")
 		}
 	case GroupFastFailover:
 		i := -1
@@ -57,10 +60,13 @@ func (ctx *context) group(id uint32) bool {
 			}
 		}
 		if i >= 0 {
+			if ctx.trace != nil {
+				ctx.detail(fmt.Sprintf("using bucket %d", buckets[i].ID))
+			}
 			ctx.bucket(g, &buckets[i])
 			ctx.res.Cache.Groups = append(ctx.res.Cache.Groups, GroupHit{Group: g, Bucket: i})
 		} else {
-			ctx.warn("no live bucket")
+			ctx.detail("no live bucket")
 		}
 	}
 	ctx.inGroup = wasInGroup

@@ -2,6 +2,7 @@ package xlate
 
 import (
 	"fmt"
+	"strings"
 
 	"gvs/ofproto/mf"
 	"gvs/ofproto/ofpact"
@@ -16,6 +17,12 @@ func (ctx *context) learn(a *ofpact.Learn) {
 		if s := &a.Specs[i]; s.SrcType == ofpact.LearnSrcField {
 			s.Src.Unwildcard(ctx.wc)
 		}
+	}
+	if ctx.trace != nil && !ctx.in.SideEffects {
+		// A trace without a packet learns nothing (and, unlike a
+		// revalidation, keeps no cache of it).
+		ctx.warn("suppressing side effects, so learn action ignored")
+		return
 	}
 	lf := LearnedFlow{
 		TableID: a.TableID, Priority: a.Priority, Cookie: a.Cookie,
@@ -67,9 +74,36 @@ func (ctx *context) learn(a *ofpact.Learn) {
 		a.ResultDst.WriteUint(&ctx.flow, 1)
 	}
 	if ctx.trace != nil {
-		ctx.detail(fmt.Sprintf("table=%d priority=%d", lf.TableID, lf.Priority))
+		ctx.detail(learnedText(&lf))
 	}
 	ctx.res.Cache.Learned = append(ctx.res.Cache.Learned, lf)
+}
+
+// learnedText describes a learned flow as Open vSwitch's trace does.
+func learnedText(lf *LearnedFlow) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "table=%d ", lf.TableID)
+	m := lf.Match
+	m.Normalize()
+	b.WriteString(m.Format(mf.DefaultPriority))
+	s := strings.TrimRight(b.String(), " ")
+	b.Reset()
+	b.WriteString(s)
+	fmt.Fprintf(&b, " priority=%d", lf.Priority)
+	if lf.Cookie != 0 {
+		fmt.Fprintf(&b, " cookie=%#x", lf.Cookie)
+	}
+	if lf.IdleTimeout != 0 {
+		fmt.Fprintf(&b, " idle=%d", lf.IdleTimeout)
+	}
+	if lf.HardTimeout != 0 {
+		fmt.Fprintf(&b, " hard=%d", lf.HardTimeout)
+	}
+	if lf.Flags&1 != 0 {
+		b.WriteString(" send_flow_rem")
+	}
+	b.WriteString(" actions=" + ofpact.Format(lf.Actions))
+	return b.String()
 }
 
 // multipath hashes the flow's fields and writes a link number into the
@@ -95,6 +129,7 @@ func (ctx *context) multipath(a *ofpact.Multipath) {
 	}
 	a.Dst.Unwildcard(ctx.wc)
 	a.Dst.WriteUint(&ctx.flow, link)
+	ctx.reportSubfield(a.Dst)
 }
 
 // hashNXFields hashes a multipath/bundle field set (nx_hash_fields),
@@ -137,6 +172,7 @@ func (ctx *context) bundle(a *ofpact.Bundle) {
 	if a.Dst.Field != nil {
 		a.Dst.Unwildcard(ctx.wc)
 		a.Dst.WriteUint(&ctx.flow, uint64(member))
+		ctx.reportSubfield(a.Dst)
 		return
 	}
 	if member != mf.PortNone {

@@ -37,7 +37,7 @@ func (ctx *context) output(port uint32, maxLen uint16) {
 	case mf.PortNone:
 	default:
 		if port == ctx.flow.InPort {
-			ctx.detail("skipping output to input port")
+			ctx.warn("skipping output to input port")
 			return
 		}
 		ctx.outputPort(port)
@@ -49,7 +49,7 @@ func (ctx *context) output(port uint32, maxLen uint16) {
 func (ctx *context) outputPort(ofport uint32) {
 	p := ctx.br.Port(ofport)
 	if p == nil {
-		ctx.errorMsg("Nonexistent output port")
+		ctx.warn("Nonexistent output port")
 		return
 	}
 	if p.Config&PortNoFwd != 0 {
@@ -114,11 +114,6 @@ func (ctx *context) controllerFrozen(a controllerArgs, fz *Frozen) {
 	}
 	ctx.res.PacketIns = append(ctx.res.PacketIns, pi)
 }
-
-// ReasonExplicitMiss is Open vSwitch's OFPR_EXPLICIT_MISS: a controller
-// action in a table-miss rule (priority 0, match-all), reported as
-// no_match to OpenFlow 1.3+ controllers and as action to older ones.
-const ReasonExplicitMiss PacketInReason = 6
 
 // isTableMissRule reports a priority-0 rule that matches everything.
 func isTableMissRule(r Rule) bool {

@@ -186,6 +186,13 @@ func mix(p, q *mf.Flow, mask *mf.Wildcards) mf.Flow {
 	for i := range ow {
 		ow[i] = pw[i]&mw[i] | qw[i]&^mw[i]
 	}
+	// A packet without a tag has a zero TCI (as the parser leaves it):
+	// keep the mix a possible packet.
+	for i := range out.VLANs {
+		if !out.VLANs[i].Present() {
+			out.VLANs[i].TCI = 0
+		}
+	}
 	return out
 }
 

@@ -170,6 +170,13 @@ const (
 	ReasonActionSet  PacketInReason = 3
 	ReasonGroup      PacketInReason = 4
 	ReasonPacketOut  PacketInReason = 5
+	// ReasonExplicitMiss: a controller action in a table-miss rule
+	// (priority 0, match-all): no_match to OpenFlow 1.3+, action to
+	// older versions.
+	ReasonExplicitMiss PacketInReason = 6
+	// ReasonImplicitMiss: a table miss sent to the controller: no_match
+	// to every version; the connection's miss_send_len applies.
+	ReasonImplicitMiss PacketInReason = 7
 )
 
 // PacketIn is a packet for the controllers, before encoding.

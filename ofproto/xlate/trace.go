@@ -32,7 +32,9 @@ const (
 	nodeError
 )
 
-func (k nodeKind) terminal() bool { return k >= nodeAction }
+// terminal is Open vSwitch's oftrace_node_type_is_terminal (which counts
+// buckets as terminal for indentation, although they have children).
+func (k nodeKind) terminal() bool { return k >= nodeAction || k == nodeBucket }
 
 type traceNode struct {
 	kind nodeKind

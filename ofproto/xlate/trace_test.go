@@ -32,7 +32,7 @@ bridge("br0")
      1. priority 1
             output:2
             output:1
-             -> skipping output to input port
+             >> skipping output to input port
     output:3
 
 Final flow: unchanged

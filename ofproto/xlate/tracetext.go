@@ -20,8 +20,9 @@ type TraceOptions struct {
 	// Packet, when non-nil, is the packet traced (translation then has its
 	// side effects, as Open vSwitch's does with a packet).
 	Packet []byte
-	// Recirc is the datapath's frozen state table (controller actions
-	// then trace as the userspace actions they are in the datapath).
+	// Recirc is the datapath's frozen state table, so the recirc_id of a
+	// controller action's userspace action is the one the datapath's
+	// flows use; nil: a table of the trace's own.
 	Recirc *RecircTable
 }
 
@@ -41,6 +42,9 @@ func TraceText(br Bridge, flow mf.Flow, opt TraceOptions) string {
 	if formatMatch == nil {
 		formatMatch = func(m *mf.Match) string { return m.Format(mf.DefaultPriority) }
 	}
+	if opt.Recirc == nil {
+		opt.Recirc = NewRecircTable() // controller actions trace as the userspace actions they are
+	}
 	tr := NewTrace(opt.FormatAction)
 	in := Input{Bridge: br, Version: br.Version(), Flow: flow, Actions: opt.Actions, Packet: opt.Packet,
 		SideEffects: opt.Packet != nil, Trace: tr, Recirc: opt.Recirc}
@@ -59,6 +63,14 @@ func TraceText(br Bridge, flow mf.Flow, opt TraceOptions) string {
 	var mega mf.Match
 	mega.Flow = flow
 	mega.Wildcards.Masks.Key = res.Wildcards.Masks.Key // the datapath part only
+	for i := range mega.Wildcards.Masks.VLANs {
+		// A tag's presence alone stands for Open vSwitch's implicit
+		// match on the outer EtherType, which its Megaflow line does
+		// not show.
+		if v := &mega.Wildcards.Masks.VLANs[i]; v.TCI == 0 {
+			v.TPID = 0
+		}
+	}
 	mega.Normalize()
 	b.WriteString("Megaflow: " + formatMatch(&mega) + "\n")
 	b.WriteString("Datapath actions: " + res.Actions.String())

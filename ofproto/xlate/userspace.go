@@ -1,6 +1,9 @@
 package xlate
 
-import "gvs/dpif"
+import (
+	"gvs/dpif"
+	"gvs/ofproto/ofpact"
+)
 
 // controllerUserspace makes a controller action a userspace datapath
 // action whose cookie names a frozen state holding what the packet-in
@@ -42,4 +45,10 @@ func (ctx *context) controllerUserspace(a controllerArgs, fz *Frozen) bool {
 func (ctx *context) emitHashRecirc(basis, id uint32) {
 	ctx.emit(dpif.Hash(dpif.HashL4, basis))
 	ctx.emit(dpif.Recirc(id))
+}
+
+// missAction is the action of Open vSwitch's internal table-miss rule,
+// for traces.
+func missAction() Action {
+	return &ofpact.Controller{MaxLen: 0xffff, Reason: uint8(ReasonImplicitMiss)}
 }

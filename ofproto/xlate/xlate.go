@@ -61,6 +61,7 @@ type context struct {
 	cookie    uint64
 
 	exit        bool // exit action, error, or freezing: stop
+	firstLookup bool // the translation's first table lookup is next
 	inActionSet bool
 	inGroup     bool
 	inPacketOut bool
@@ -116,6 +117,9 @@ func (t *Translator) Translate(in *Input) *Result {
 		ctx.inPacketOut = in.PacketOut || in.Frozen == nil
 		ctx.doActions(in.Actions, true)
 	} else {
+		// The first table's trace node stays current: Open vSwitch
+		// reports the action set under it.
+		ctx.firstLookup = true
 		ctx.lookupAndRun(ctx.flow.InPort, in.Table, true, true, false)
 	}
 	ctx.runActionSet()
@@ -166,7 +170,14 @@ func (ctx *context) initWildcards() {
 func (ctx *context) finishWildcards() {
 	m := &ctx.wc.Masks
 	for i := range m.VLANs {
-		if m.VLANs[i].TCI != 0 {
+		switch {
+		case !ctx.in.Flow.VLANs[i].Present():
+			// A tag the packet did not have (pushed, or consulted by an
+			// action) is not matched beyond its absence, as Open
+			// vSwitch's xlate_wc_finish: otherwise revalidation would
+			// keep deleting such flows.
+			m.VLANs[i].TCI = 0
+		case m.VLANs[i].TCI != 0:
 			m.VLANs[i].TPID = 0xffff
 		}
 	}
@@ -263,6 +274,9 @@ func (ctx *context) lookupAndRun(inPort uint32, table uint8, mayPacketIn, honorM
 	if ctx.trace != nil {
 		saved = ctx.trace.enter(nodeTable, ruleText(ctx.tableID, rule))
 	}
+	if ctx.firstLookup {
+		ctx.firstLookup, saved = false, nil
+	}
 	callerRule, callerCookie := ctx.rule, ctx.cookie
 	ctx.runRule(rule, deepens)
 	ctx.trace.leave(saved)
@@ -298,6 +312,7 @@ func (ctx *context) runRule(rule Rule, deepens bool) {
 // packet-in (reason no_match) when the table says so, or the bridge's
 // connections want it and the input port allows it; otherwise drop.
 func (ctx *context) tableMiss(miss TableMiss, mayPacketIn bool) {
+	ctx.firstLookup = false
 	send := false
 	if mayPacketIn {
 		switch miss {
@@ -308,20 +323,24 @@ func (ctx *context) tableMiss(miss TableMiss, mayPacketIn bool) {
 			send = ctx.cfg.PacketInOnMiss
 		}
 	}
+	// Open vSwitch runs an internal rule: no actions, or a controller
+	// action with reason implicit miss and the whole packet (the
+	// connection's miss_send_len applies when it is sent).
 	if !send {
 		if ctx.trace != nil {
-			ctx.trace.report(nodeTable, fmt.Sprintf("%2d. No match.", ctx.tableID))
+			saved := ctx.trace.enter(nodeTable, fmt.Sprintf("%2d. No match.", ctx.tableID))
+			ctx.trace.report(nodeAction, "drop")
+			ctx.trace.leave(saved)
 		}
 		return
 	}
+	var saved *[]*traceNode
 	if ctx.trace != nil {
-		ctx.trace.report(nodeTable, fmt.Sprintf("%2d. No match, and a \"packet-in\" is called for.", ctx.tableID))
+		saved = ctx.trace.enter(nodeTable, fmt.Sprintf("%2d. No match, and a \"packet-in\" is called for.", ctx.tableID))
+		ctx.trace.action(missAction())
 	}
-	maxLen := ctx.cfg.MissSendLen
-	if maxLen == 0 {
-		maxLen = 128
-	}
-	ctx.controller(controllerArgs{maxLen: maxLen, reason: ReasonNoMatch})
+	ctx.controller(controllerArgs{maxLen: 0xffff, reason: ReasonImplicitMiss})
+	ctx.trace.leave(saved)
 }
 
 // emit appends a datapath action.

@@ -158,7 +158,7 @@ func TestTableMiss(t *testing.T) {
 	if res.Slow&xlate.SlowController == 0 || len(res.PacketIns) != 1 {
 		t.Fatalf("miss with a controller: slow %d, packet-ins %d", res.Slow, len(res.PacketIns))
 	}
-	if pi := res.PacketIns[0]; pi.Reason != xlate.ReasonNoMatch || pi.MaxLen != 128 || pi.TableID != 0 {
+	if pi := res.PacketIns[0]; pi.Reason != xlate.ReasonImplicitMiss || pi.MaxLen != 0xffff || pi.TableID != 0 {
 		t.Fatalf("packet-in %+v", pi)
 	}
 	// MissContinue goes on to the next table.
@@ -329,7 +329,8 @@ func TestNormal(t *testing.T) {
 		t.Fatalf("learned destination: %q", got)
 	}
 	m := res.Wildcards.DatapathMask()
-	if m.SrcMAC != [6]byte{255, 255, 255, 255, 255, 255} || m.DstMAC != m.SrcMAC || m.VLANs[0].TCI != 0xffff {
+	// An untagged packet: the tag's absence is matched, not its TCI.
+	if m.SrcMAC != [6]byte{255, 255, 255, 255, 255, 255} || m.DstMAC != m.SrcMAC || m.VLANs[0].TPID != 0xffff || m.VLANs[0].TCI != 0 {
 		t.Fatalf("NORMAL's wildcards: %+v", m)
 	}
 	if m.SrcIPv4 != [4]byte{} {

@@ -241,7 +241,10 @@ func (a *appctlClient) pmdTotals() map[string]int {
 func (a *appctlClient) flowPackets(src, dst string) (int, bool) {
 	a.t.Helper()
 	out := a.run("dpctl/dump-flows")
-	re := regexp.MustCompile(`(?m)^in_port\(\d+\),eth_src\(` + src + `\),eth_dst\(` + dst + `\),vlan\(none\), packets:(\d+), bytes:\d+, used:`)
+	// Open vSwitch's netdev datapath format: recirc_id(0),in_port(N),
+	// packet_type(...),eth(src=..,dst=..),... (the megaflow's other fields
+	// follow when translation consulted them).
+	re := regexp.MustCompile(`(?m)^recirc_id\(0\),in_port\(\d+\),packet_type\(ns=0,id=0\),eth\(src=` + src + `,dst=` + dst + `\).*, packets:(\d+), bytes:\d+, used:`)
 	m := re.FindStringSubmatch(out)
 	if m == nil {
 		return 0, false

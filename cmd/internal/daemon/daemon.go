@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -28,7 +29,9 @@ type Daemon struct {
 	pidfile *Pidfile
 	ready   func() error // non-nil in a detached child
 	exit    chan struct{}
-	signals chan os.Signal
+	// exitCleanup: an "exit --cleanup" came (ovs-vswitchd only).
+	exitCleanup atomic.Bool
+	signals     chan os.Signal
 }
 
 // Start sets up logging and, with --detach, moves into the background child
@@ -79,6 +82,11 @@ func (d *Daemon) registerCommands() {
 		exitMax, exitUsage = 1, "[--cleanup]"
 	}
 	d.Control.Register("exit", exitUsage, 0, exitMax, func(args []string) (string, error) {
+		// As ovs-vswitchd: only "--cleanup" itself asks for it; another
+		// argument is a plain exit.
+		if d.Program.ExitCleanup && len(args) == 1 && args[0] == "--cleanup" {
+			d.exitCleanup.Store(true)
+		}
 		d.requestExit()
 		return "", nil
 	})
@@ -115,6 +123,17 @@ func levelWord(l slog.Level) string {
 		return "OFF"
 	}
 	return levelName(l)
+}
+
+// ExitRequest reports whether the daemon is ending because of an "exit"
+// command (not a signal), and whether one of them said --cleanup.
+func (d *Daemon) ExitRequest() (byCommand, cleanup bool) {
+	select {
+	case <-d.exit:
+		byCommand = true
+	default:
+	}
+	return byCommand, d.exitCleanup.Load()
 }
 
 // requestExit makes Wait return; repeated requests are harmless.

@@ -77,6 +77,15 @@ func SetMAC(ifindex int, mac net.HardwareAddr) error {
 	return netlink.LinkSetHardwareAddr(l, mac)
 }
 
+// SetAlias sets the interface's alias (IFLA_IFALIAS; "" clears it).
+func SetAlias(ifindex int, alias string) error {
+	l, err := byIndex(ifindex)
+	if err != nil {
+		return err
+	}
+	return netlink.LinkSetAlias(l, alias)
+}
+
 // SetUp brings the interface administratively up.
 func SetUp(ifindex int) error {
 	l, err := byIndex(ifindex)

@@ -74,6 +74,7 @@ run -O OpenFlow15 mod-port $P p1 down; run -O OpenFlow13 mod-port $P p1 up
 run -O OpenFlow15 packet-out $P "in_port=LOCAL packet=505400000005505400000006080045000028000000000006f97cc0a80002c0a800010000000000000000000000005000000000000000 actions=output:1"
 run -O OpenFlow10 queue-stats $P; run -O OpenFlow13 queue-get-config $P 1
 run -O OpenFlow13 del-flows $P "table=2"; run -O OpenFlow15 del-groups $P; run -O OpenFlow15 del-meters $P
+run -O OpenFlow11 dump-tables $P; run -O OpenFlow12 dump-tables $P
 kill $PROXY
 ovs-appctl -t $D/ovs-vswitchd.$(cat $D/ovs-vswitchd.pid).ctl exit --cleanup
 ovs-appctl -t $D/ovsdb-server.$(cat $D/ovsdb-server.pid).ctl exit

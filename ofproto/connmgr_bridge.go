@@ -1,5 +1,3 @@
-//go:build ofpconn
-
 package ofproto
 
 import (
@@ -10,8 +8,7 @@ import (
 	"gvs/ofproto/xlate"
 )
 
-// Until connmgr's Bridge and Events use ofproto/ofp's messages on main,
-// ConnBridge implements connmgr.Bridge only with the ofpconn build tag.
+// ConnBridge is the connection manager's Bridge.
 var _ connmgr.Bridge = (*ConnBridge)(nil)
 
 // Connect hands the bridge to a connection manager: its tables start
@@ -21,41 +18,51 @@ var _ connmgr.Bridge = (*ConnBridge)(nil)
 func (b *Bridge) Connect(events connmgr.Events) *ConnBridge {
 	cb := NewConnBridge(b)
 	b.FlushFlows()
-	b.SetEvents(connEvents{events})
+	b.SetEvents(connEvents{events, b})
 	return cb
 }
 
-// CommitBundle implements connmgr.Bridge.
+// CommitBundle implements connmgr.Bridge: each message is converted just
+// before it is applied.
 func (c *ConnBridge) CommitBundle(msgs []connmgr.BundleMsg, flags uint16, o connmgr.Origin) (int, error) {
-	out := make([]BundleMsg, len(msgs))
-	for i, m := range msgs {
+	var fm pipeline.FlowMod
+	return c.b.commitBundle(len(msgs), func(i int, out *BundleMsg) error {
+		m := &msgs[i]
 		var err error
 		switch {
 		case m.FlowMod != nil:
-			out[i].FlowMod, err = c.pipelineFlowMod(m.FlowMod, o)
+			err = fillFlowMod(&fm, m.FlowMod, o)
+			out.FlowMod = &fm
 		case m.GroupMod != nil:
-			out[i].GroupMod, err = pipelineGroupMod(m.GroupMod)
+			out.GroupMod, err = pipelineGroupMod(m.GroupMod)
 		case m.PortMod != nil:
-			out[i].PortMod = portMod(m.PortMod)
+			out.PortMod = portMod(m.PortMod)
 		case m.PacketOut != nil:
-			out[i].PacketOut, err = c.packetOut(m.PacketOut)
+			out.PacketOut, err = c.packetOut(m.PacketOut)
 		}
-		if err != nil {
-			return i, err
-		}
-	}
-	return c.b.CommitBundle(out, flags&connmgr.BundleAtomic != 0)
+		return err
+	}, flags&connmgr.BundleAtomic != 0)
 }
 
 // connEvents converts the bridge's reports to the manager's messages.
-type connEvents struct{ e connmgr.Events }
+type connEvents struct {
+	e connmgr.Events
+	b *Bridge
+}
 
+// PacketIn sends a packet-in; a paused translation's frozen state stays
+// with the bridge, the packet-in carries its continuation id.
 func (e connEvents) PacketIn(pi *xlate.PacketIn) {
+	var cont []byte
+	if pi.Continuation != nil {
+		cont = e.b.saveContinuation(pi.Continuation)
+	}
 	var md mf.Match
 	md.Flow = pi.Flow
 	md.Wildcards.Masks.InPort = ^uint32(0)
 	pin := &ofp.PacketIn{Packet: pi.Packet, TotalLen: uint32(len(pi.Packet)), BufferID: ofp.BufferNone,
-		TableID: pi.TableID, Cookie: pi.Cookie, Reason: uint8(pi.Reason), Metadata: md, Userdata: pi.Userdata}
+		TableID: pi.TableID, Cookie: pi.Cookie, Reason: uint8(pi.Reason), Metadata: md, Userdata: pi.Userdata,
+		Continuation: cont}
 	if pi.ControllerID != 0 {
 		e.e.PacketInTo(pi.ControllerID, pin)
 		return

@@ -1,5 +1,3 @@
-//go:build ofpconn
-
 package dpadapter
 
 import (
@@ -10,8 +8,7 @@ import (
 	"gvs/ofproto/connmgr"
 )
 
-// Until connmgr names ofproto/ofp's messages, the adapter offers its
-// bridges to connection managers only with the ofpconn build tag.
+// The adapter's bridges are OpenFlow switches a connection manager drives.
 var _ bridge.OpenFlowDatapath = (*Datapath)(nil)
 
 // OpenFlowBridge implements bridge.OpenFlowDatapath: the bridge, emptied,

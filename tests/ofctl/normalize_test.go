@@ -1,0 +1,84 @@
+package ofctl
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Normalisations applied to a command's output before the two sides are
+// compared, each because the difference is legitimate:
+//
+//  1. The switch's private directory becomes "$DIR" (socket paths in
+//     messages; each side runs in its own temporary directory).
+//  2. Log timestamps ("2026-12-01T19:03:35Z", "2026-12-01T19:03:35.123Z")
+//     become "<time>".
+//  3. Elapsed times become "<t>": duration=1.234s (flow, port, queue,
+//     group statistics), duration:1.234s (meter statistics),
+//     idle_age=N and hard_age=N (dump-flows), used:1.234s (dpctl/dump-flows):
+//     the two switches were started at different moments. The counters beside them are not touched.
+//  4. The process ids in control socket names (ovs-vswitchd.PID.ctl)
+//     become "<pid>".
+//  5. Only where a test says so (a "sort:" line): the lines of the reply
+//     after its header are sorted, for replies Open vSwitch builds by
+//     walking a hash table (groups in dump-groups and dump-group-stats,
+//     meters): two Debian switches given the same groups print them in
+//     different orders.
+//  6. Only where a test says so (a "noxid:" line, for ovs-ofctl snoop's
+//     log): xids become "<x>". The switch picks the xids of the messages
+//     it starts (HELLO, requests to a controller) from a counter whose
+//     value depends on what it did before; xids ovs-ofctl picks, and
+//     replies echoing them, are compared everywhere else.
+//  7. The MACs of dummy ports, aa:55:aa:55:xx:xx, become
+//     "aa:55:aa:55:<dummy>", except aa:55:aa:55:00:00 (br0's, set by
+//     other-config:hwaddr). Open vSwitch numbers dummy devices as it opens
+//     them, in the order of its hash tables (p2 before p1), so which port
+//     gets which number is arbitrary; that every dummy port has such an
+//     address is still compared.
+//  8. Written into the command line where a test needs it (dpctl/dump-flows
+//     of a NORMAL flood): a datapath flow's list of output ports is
+//     sorted. Open vSwitch floods in the order of its hash table of ports.
+//  9. UUIDs become "<uuid>": database rows and the bridge's own UUID (in
+//     a paused packet's continuation.bridge) are random in both switches.
+//
+// Nothing else is rewritten: exit codes, error texts, xids, the order of
+// flows and the remaining output must match exactly.
+var (
+	timestampRE = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
+	durationRE  = regexp.MustCompile(`duration([=:])\d+(\.\d+)?s`)
+	ageRE       = regexp.MustCompile(`\b(idle_age|hard_age)=\d+`)
+	usedRE      = regexp.MustCompile(`used:\d+(\.\d+)?s`)
+	ctlPidRE    = regexp.MustCompile(`ovs-vswitchd\.\d+\.ctl`)
+	xidRE       = regexp.MustCompile(`xid=0x[0-9a-f]+`)
+	uuidRE      = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	dummyMACRE  = regexp.MustCompile(`aa:55:aa:55:[0-9a-f]{2}:[0-9a-f]{2}`)
+)
+
+func normalizeText(s *vswitch, text string) string {
+	text = strings.ReplaceAll(text, s.dir, "$DIR")
+	text = timestampRE.ReplaceAllString(text, "<time>")
+	text = durationRE.ReplaceAllString(text, "duration${1}<t>s")
+	text = ageRE.ReplaceAllString(text, "$1=<t>")
+	text = usedRE.ReplaceAllString(text, "used:<t>s")
+	text = ctlPidRE.ReplaceAllString(text, "ovs-vswitchd.<pid>.ctl")
+	text = uuidRE.ReplaceAllString(text, "<uuid>")
+	text = dummyMACRE.ReplaceAllStringFunc(text, func(mac string) string {
+		if mac == "aa:55:aa:55:00:00" {
+			return mac
+		}
+		return "aa:55:aa:55:<dummy>"
+	})
+	return text
+}
+
+func sortAfterFirstLine(s string) string {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	if len(lines) > 2 {
+		slices.Sort(lines[1:])
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func normalize(s *vswitch, r result) result {
+	return result{stdout: normalizeText(s, r.stdout), stderr: normalizeText(s, r.stderr), exit: r.exit}
+}
