@@ -33,6 +33,7 @@ func TestParseErrors(t *testing.T) {
 		"load:0x100->NXM_NX_REG0[0..7]",
 		"move:NXM_NX_REG0[0..3]->NXM_NX_REG1[0..4]",
 		"load:0x1->OXM_OF_VLAN_VID[0..12]", // "field is only 12 bits wide"
+		"set_field:ANY->reg0",              // "bad syntax for reg0 value"
 		"ct(force)",
 		"conjunction(1,3/2)",
 		"goto_table:1,output:2", // instruction order
@@ -72,6 +73,8 @@ var parseFlowCases = []parseFlowCase{
 	{"in_port=1", []any{"in_port", 1}, "output:NXM_NX_REG4[],dec_ttl(1,2)"},
 	{"in_port=1", []any{"in_port", 1}, "meter:3,output:2,clear_actions,write_actions(output:3,set_field:0x2->reg0),write_metadata:0x10/0xff,goto_table:4"},
 	{"in_port=1", []any{"in_port", 1}, "drop"},
+	// ANY is a port (OFPP_ANY), not a zero mask.
+	{"in_port=1", []any{"in_port", 1}, "set_field:ANY->in_port,set_field:NONE->in_port,set_field:LOCAL->in_port,output:2"},
 	// vlan_vid is 12 bits wide for subfields: [0..11] is the whole field.
 	{"dl_vlan=5", []any{"vlan_tci", 0x1005}, "load:0x7->OXM_OF_VLAN_VID[0..11],move:NXM_NX_REG0[0..11]->OXM_OF_VLAN_VID[],load:0x1->OXM_OF_VLAN_VID[3]"},
 	{"dl_vlan=5", []any{"vlan_tci", 0x1005}, "move:OXM_OF_VLAN_VID[]->NXM_NX_REG1[0..11],set_field:4101->vlan_vid,set_field:0x5/0xf->vlan_vid"},
