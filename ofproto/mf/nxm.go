@@ -85,17 +85,16 @@ func PullEntryHeader(b []byte) (EntryHeader, []byte, error) {
 
 // FieldForHeader returns the field h names, or nil if h names none or
 // announces a width the field does not have (nxm_field_by_header).
-// Variable-length fields (tun_metadataN) accept widths 1..their Bytes.
+// Variable-length fields (tun_metadataN) are found whatever their length
+// (Open vSwitch looks them up without it) and take widths 0..their Bytes.
+// A masked header's width is half its payload, rounded down
+// (nxm_make_exact_header): an odd last byte is ignored.
 func FieldForHeader(h EntryHeader) *Field {
 	fd := FieldByHeader(h.Class, h.Field, h.Experimenter)
 	if fd == nil {
 		return nil
 	}
-	if h.HasMask && h.PayloadLen()%2 != 0 {
-		return nil
-	}
-	n := h.FieldBytes()
-	if n == fd.Bytes || (fd.isVariableLength() && n >= 1 && n <= fd.Bytes) {
+	if n := h.FieldBytes(); n == fd.Bytes || fd.isVariableLength() && n <= fd.Bytes {
 		return fd
 	}
 	return nil

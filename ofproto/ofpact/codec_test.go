@@ -133,6 +133,11 @@ const of15Cases = `
 001c 0018 0010 0000 0008 0000 00010004 00010204 # copy_field
 001d 0008 00000005                         # meter action
 0000 0010 00000001 0000 000000000000       # output:1
+0019 0010 00015103 001cff 0000000000       # masked tun_metadata0, odd payload: last byte ignored
+0019 0010 80000905 0a00ff00 ff000000       # masked eth_src header announcing 2 bytes
+0019 0008 00015000                         # empty tun_metadata0 value
+0019 0008 00015100                         # empty masked tun_metadata0: ANY
+0019 0010 00015105 001cff00 ff000000       # value bits outside the mask
 `
 
 func TestOF15ActionsAgainstOVS(t *testing.T) {

@@ -109,44 +109,9 @@ func lookupHeader(class uint16, field uint8, exp uint32, n int, isAction bool) (
 	return nil, ofperr.OFPBAC_BAD_SET_TYPE
 }
 
-// entryHeader is one decoded NXM/OXM header.
-type entryHeader struct {
-	class        uint16
-	field        uint8
-	hasMask      bool
-	length       int // payload length incl. the experimenter ID
-	experimenter uint32
-	size         int // 4, or 8 with an experimenter ID
-}
-
-func (h entryHeader) payloadLen() int { return h.length - (h.size - 4) }
-
-func pullEntryHeader(b []byte) (entryHeader, error) {
-	if len(b) < 4 {
-		return entryHeader{}, ofperr.OFPBMC_BAD_LEN
-	}
-	w := binary.BigEndian.Uint32(b)
-	h := entryHeader{class: uint16(w >> 16), field: uint8(w >> 9 & 0x7f), hasMask: w&0x100 != 0, length: int(w & 0xff), size: 4}
-	if h.class == mf.ClassExperimenter {
-		if len(b) < 8 {
-			return entryHeader{}, ofperr.OFPBMC_BAD_LEN
-		}
-		h.experimenter = binary.BigEndian.Uint32(b[4:])
-		h.size = 8
-	}
-	if h.length < h.size-4 {
-		return entryHeader{}, ofperr.OFPBMC_BAD_LEN
-	}
-	return h, nil
-}
-
 // fieldFor is nxm_field_by_header for a decoded header.
-func fieldFor(h entryHeader, isAction bool) (*mf.Field, error) {
-	n := h.payloadLen()
-	if h.hasMask {
-		n /= 2
-	}
-	return lookupHeader(h.class, h.field, h.experimenter, n, isAction)
+func fieldFor(h mf.EntryHeader, isAction bool) (*mf.Field, error) {
+	return lookupHeader(h.Class, h.Field, h.Experimenter, h.FieldBytes(), isAction)
 }
 
 // pullHeader reads one OXM/NXM header without value (4 bytes, or 8 for an
@@ -154,76 +119,18 @@ func fieldFor(h entryHeader, isAction bool) (*mf.Field, error) {
 // fields do: OVS's nx_pull_header (OFPBMC_BAD_FIELD for an unknown
 // field, OFPBMC_BAD_MASK for a masked header).
 func pullHeader(b []byte) (*mf.Field, int, error) {
-	h, err := pullEntryHeader(b)
+	h, _, err := mf.PullEntryHeader(b)
 	if err != nil {
 		return nil, 0, err
 	}
 	f, err := fieldFor(h, false)
 	if err != nil {
-		return nil, h.size, ofperr.OFPBMC_BAD_FIELD
+		return nil, h.Size(), ofperr.OFPBMC_BAD_FIELD
 	}
-	if h.hasMask {
-		return nil, h.size, ofperr.OFPBMC_BAD_MASK
+	if h.HasMask {
+		return nil, h.Size(), ofperr.OFPBMC_BAD_MASK
 	}
-	return f, h.size, nil
-}
-
-// pullEntry reads one OXM/NXM entry (header, value, optional mask) from
-// the front of b: OVS's nx_pull_entry in an action. Without allowMask a
-// masked entry is OFPBMC_BAD_MASK. The mask is all ones when absent.
-func pullEntry(b []byte, allowMask bool) (f *mf.Field, v, m mf.Value, n int, err error) {
-	h, err := pullEntryHeader(b)
-	if err != nil {
-		return nil, v, m, 0, err
-	}
-	f, err = fieldFor(h, true)
-	if err != nil {
-		return nil, v, m, 0, err
-	}
-	pl := h.payloadLen()
-	if len(b) < h.size+pl {
-		return nil, v, m, 0, ofperr.OFPBMC_BAD_LEN
-	}
-	p := b[h.size : h.size+pl]
-	width := pl
-	if h.hasMask {
-		width /= 2
-		for i := 0; i < width; i++ {
-			if p[i]&^p[width+i] != 0 {
-				return nil, v, m, 0, ofperr.OFPBMC_BAD_WILDCARDS
-			}
-		}
-	}
-	if width > len(v) {
-		width = len(v)
-	}
-	copy(v[:], p[:width])
-	if h.hasMask {
-		if !allowMask {
-			return nil, v, m, 0, ofperr.OFPBMC_BAD_MASK
-		}
-		copy(m[:], p[width:2*width])
-	} else {
-		for i := 0; i < f.Bytes; i++ {
-			m[i] = 0xff
-		}
-	}
-	if isVariableLength(f) {
-		if width > f.Bytes {
-			// OVS takes up to 124 bytes; gvs carries fewer.
-			return nil, v, m, 0, ofperr.OFPBAC_BAD_SET_LEN
-		}
-		// Right-align a short tun_metadata value in the field's width.
-		var rv, rm mf.Value
-		copy(rv[f.Bytes-width:f.Bytes], v[:width])
-		if h.hasMask {
-			copy(rm[f.Bytes-width:f.Bytes], m[:width])
-		} else {
-			rm = m
-		}
-		v, m = rv, rm
-	}
-	return f, v, m, h.size + pl, nil
+	return f, h.Size(), nil
 }
 
 // appendHeader appends f's header as version encodes it (0: the Nicira
@@ -343,4 +250,26 @@ func valueValid(f *mf.Field, v *mf.Value) bool { return f.IsValueValid(*v) }
 // and nothing for other fields, although mf_format prints a zero mask so).
 func parseFieldValue(f *mf.Field, s string) (v, m mf.Value, err error) {
 	return f.ParseValue(strings.TrimSpace(s), nil)
+}
+
+func pullEntry(b []byte, allowMask bool) (f *mf.Field, v, m mf.Value, n int, err error) {
+	h, _, err := mf.PullEntryHeader(b)
+	if err != nil {
+		return nil, v, m, 0, err
+	}
+	// The field and the width it announces are judged first, with Open
+	// vSwitch's 7-bit length lookup (lookupHeader).
+	if f, err = fieldFor(h, true); err != nil {
+		return nil, v, m, 0, err
+	}
+	e, rest, err := mf.PullEntry(b, true)
+	switch {
+	case err == ofperr.OFPBMC_BAD_LEN || err == ofperr.OFPBMC_BAD_WILDCARDS:
+		return nil, v, m, 0, err
+	case h.HasMask && !allowMask:
+		return nil, v, m, 0, ofperr.OFPBMC_BAD_MASK
+	case err != nil:
+		return nil, v, m, 0, err
+	}
+	return e.Field, e.Value, e.Mask, len(b) - len(rest), nil
 }

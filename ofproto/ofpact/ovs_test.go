@@ -215,7 +215,7 @@ func unknownSetFieldHeader(b []byte) bool {
 			}
 		}
 		if entry != nil {
-			if h, err := pullEntryHeader(entry); err == nil {
+			if h, _, err := mf.PullEntryHeader(entry); err == nil {
 				if _, err := fieldFor(h, false); err != nil {
 					return true
 				}
