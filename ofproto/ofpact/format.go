@@ -477,7 +477,7 @@ func (s printer) setField(sf *SetField) {
 		})
 		return
 	}
-	fmt.Fprintf(s, "set_field:%s->%s", formatValue(sf.Field, &sf.Value, &sf.Mask), fieldName(sf.Field))
+	fmt.Fprintf(s, "set_field:%s->%s", sf.Field.FormatValue(sf.Value, &sf.Mask), fieldName(sf.Field))
 }
 
 func (s printer) learn(l *Learn) {
@@ -528,7 +528,7 @@ func (s printer) learn(l *Learn) {
 				if len(imm) <= n {
 					copy(v[n-len(imm):n], imm)
 				}
-				p("%s=%s", fieldName(sp.Dst.Field), formatValue(sp.Dst.Field, &v, nil))
+				p("%s=%s", fieldName(sp.Dst.Field), sp.Dst.Field.FormatValue(v, nil))
 			} else {
 				p("%s=%s", formatSubfield(sp.Dst), putHex(imm))
 			}

@@ -170,7 +170,10 @@ func appendEntryHeaderLen(b []byte, f *mf.Field, version uint8, masked bool, n i
 }
 
 // appendEntry appends f=v/m as an OXM/NXM entry, masked unless m is all
-// ones: OVS's nx_put_entry.
+// ones: OVS's nx_put_entry. Not mf.AppendEntry: an action sends
+// tun_metadata only as wide as its non-zero bytes (mf_field_len), a match
+// in whole 4-byte option units, and Nicira actions name dp_hash by its
+// NXM header (headerFor).
 func appendEntry(b []byte, f *mf.Field, version uint8, v, m *mf.Value) []byte {
 	n := fieldBytes(f)
 	exact := isAllOnes(m[:n])
@@ -219,10 +222,6 @@ func formatSubfield(sf mf.Subfield) string {
 	}
 	return sf.String()
 }
-
-// formatValue prints f's value v under mask m as OVS's mf_format (m nil
-// or all ones: exact; all zeros: "ANY").
-func formatValue(f *mf.Field, v *mf.Value, m *mf.Value) string { return f.FormatValue(*v, m) }
 
 func isAllOnes(b []byte) bool {
 	for _, c := range b {
