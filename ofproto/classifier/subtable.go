@@ -225,18 +225,8 @@ func (st *subtable[T]) unwildcard(wc *mf.Wildcards, n int) {
 
 // bucketFor returns the bucket whose value equals fw under the mask.
 func (st *subtable[T]) bucketFor(h uint64, fw *[mf.FlowWords]uint64) *bucket[T] {
-	t := st.table.Load()
-	n := uint64(len(t.slots))
-	for i, probes := h&(n-1), uint64(0); probes < n; i, probes = (i+1)&(n-1), probes+1 {
-		b := t.slots[i].Load()
-		if b == nil {
-			return nil
-		}
-		if b.hash == h && st.equal(b, fw) {
-			return b
-		}
-	}
-	return nil
+	_, b := st.probe(st.table.Load(), h, fw)
+	return b
 }
 
 // equal reports whether fw masked equals the bucket's value.
@@ -307,17 +297,25 @@ func (st *subtable[T]) insert(r *Rule[T]) {
 
 // slotOf returns the slot holding the bucket of value fw, or nil.
 func (st *subtable[T]) slotOf(t *bucketTable[T], h uint64, fw *[mf.FlowWords]uint64) *atomic.Pointer[bucket[T]] {
+	slot, _ := st.probe(t, h, fw)
+	return slot
+}
+
+// probe finds the bucket of value fw in t by linear probing from h and
+// returns its slot and the bucket the slot held when read (a reader
+// must use that one: the writer may replace it after).
+func (st *subtable[T]) probe(t *bucketTable[T], h uint64, fw *[mf.FlowWords]uint64) (*atomic.Pointer[bucket[T]], *bucket[T]) {
 	n := uint64(len(t.slots))
 	for i, probes := h&(n-1), uint64(0); probes < n; i, probes = (i+1)&(n-1), probes+1 {
 		b := t.slots[i].Load()
 		if b == nil {
-			return nil
+			return nil, nil
 		}
 		if b.hash == h && st.equal(b, fw) {
-			return &t.slots[i]
+			return &t.slots[i], b
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // rebuild publishes a table sized for the live buckets. Writer.
