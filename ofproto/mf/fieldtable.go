@@ -274,48 +274,36 @@ func setInPort16(f *Flow, v Value, mask bool) {
 	}
 }
 
-func getInPort32(f *Flow, mask bool) Value {
+func getInPort32(f *Flow, mask bool) Value    { return getOFP11Port(f.InPort, mask) }
+func setInPort32(f *Flow, v Value, mask bool) { setOFP11Port(&f.InPort, v, mask) }
+func getActset32(f *Flow, mask bool) Value    { return getOFP11Port(f.ActsetOutput, mask) }
+func setActset32(f *Flow, v Value, mask bool) { setOFP11Port(&f.ActsetOutput, v, mask) }
+
+// getOFP11Port is a port field as OpenFlow 1.1+ carries it: 32 bits,
+// reserved ports at the top; its mask is all or nothing.
+func getOFP11Port(p uint32, mask bool) Value {
 	if mask {
-		if f.InPort != 0 {
+		if p != 0 {
 			return ValueFromUint(0xffffffff, 4)
 		}
 		return Value{}
 	}
-	return ValueFromUint(uint64(PortToOFP11(f.InPort)), 4)
-}
-func setInPort32(f *Flow, v Value, mask bool) {
-	n := uint32(v.Uint(4))
-	if mask {
-		f.InPort = n
-		return
-	}
-	p, ok := PortFromOFP11(n)
-	if !ok {
-		p = PortNone
-	}
-	f.InPort = p
+	return ValueFromUint(uint64(PortToOFP11(p)), 4)
 }
 
-func getActset32(f *Flow, mask bool) Value {
-	if mask {
-		if f.ActsetOutput != 0 {
-			return ValueFromUint(0xffffffff, 4)
-		}
-		return Value{}
-	}
-	return ValueFromUint(uint64(PortToOFP11(f.ActsetOutput)), 4)
-}
-func setActset32(f *Flow, v Value, mask bool) {
+// setOFP11Port stores a 32-bit OpenFlow 1.1+ port (or its mask) into p
+// in gvs's 16-bit port space; a number with no 16-bit form is PortNone.
+func setOFP11Port(p *uint32, v Value, mask bool) {
 	n := uint32(v.Uint(4))
 	if mask {
-		f.ActsetOutput = n
+		*p = n
 		return
 	}
-	p, ok := PortFromOFP11(n)
+	port, ok := PortFromOFP11(n)
 	if !ok {
-		p = PortNone
+		port = PortNone
 	}
-	f.ActsetOutput = p
+	*p = port
 }
 
 // VLAN fields. Open vSwitch's vlan_tci keeps the 802.1Q TCI with the CFI
