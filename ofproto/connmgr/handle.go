@@ -115,6 +115,9 @@ func (m *Manager) dispatch(c *ofconn, h *ofp.Header, msg ofp.Msg, b []byte) erro
 		if err := rejectSlave(c); err != nil {
 			return err
 		}
+		if pf, ok := m.br.(PortModFrom); ok {
+			return pf.PortModFrom(msg, m.origin(c, h))
+		}
 		return m.br.PortMod(msg)
 	case *ofp.FlowMod:
 		if err := rejectSlave(c); err != nil {
