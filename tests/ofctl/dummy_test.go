@@ -76,6 +76,8 @@ func TestDummyAgainstDebian(t *testing.T) {
 		"ovs-vsctl get open . iface_types | grep -o 'dummy[a-z-]*'",
 		"ovs-vsctl get interface p1 type ofport admin_state link_state error",
 		"ovs-vsctl get interface p2 ofport options",
+		"ovs-vsctl get interface p1 status mac_in_use mtu",
+		"ovs-vsctl get interface br0 type status mac_in_use",
 		"ovs-appctl netdev-dummy/receive nosuch 00",
 		"ovs-appctl netdev-dummy/receive p1 --qid 3 "+composeCases[0],
 		"ovs-appctl netdev-dummy/receive p1 "+composeCases[0]+" --len 20",
