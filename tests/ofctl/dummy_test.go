@@ -78,6 +78,7 @@ func TestDummyAgainstDebian(t *testing.T) {
 		"ovs-vsctl get interface p2 ofport options",
 		"ovs-vsctl get interface p1 status mac_in_use mtu",
 		"ovs-vsctl get interface br0 type status mac_in_use",
+		"ovs-vsctl --columns=admin_state,link_state,link_speed,duplex,ifindex,mtu,ofport,error,lacp_current list interface p2",
 		"ovs-appctl netdev-dummy/receive nosuch 00",
 		"ovs-appctl netdev-dummy/receive p1 --qid 3 "+composeCases[0],
 		"ovs-appctl netdev-dummy/receive p1 "+composeCases[0]+" --len 20",
