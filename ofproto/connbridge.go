@@ -110,14 +110,17 @@ func flowModFlags(f uint16) pipeline.Flags {
 
 func ofpFlowFlags(f pipeline.Flags) uint16 {
 	var out uint16
-	if f&pipeline.FlagSendFlowRem != 0 {
-		out |= ofp.FlowFlagSendFlowRem
-	}
-	if f&pipeline.FlagNoPktCounts != 0 {
-		out |= ofp.FlowFlagNoPktCounts
-	}
-	if f&pipeline.FlagNoBytCounts != 0 {
-		out |= ofp.FlowFlagNoBytCounts
+	for _, m := range []struct {
+		p   pipeline.Flags
+		ofp uint16
+	}{
+		{pipeline.FlagSendFlowRem, ofp.FlowFlagSendFlowRem}, {pipeline.FlagNoPktCounts, ofp.FlowFlagNoPktCounts},
+		{pipeline.FlagNoBytCounts, ofp.FlowFlagNoBytCounts}, {pipeline.FlagCheckOverlap, ofp.FlowFlagCheckOverlap},
+		{pipeline.FlagResetCounts, ofp.FlowFlagResetCounts},
+	} {
+		if f&m.p != 0 {
+			out |= m.ofp
+		}
 	}
 	return out
 }
@@ -354,12 +357,36 @@ func (c *ConnBridge) PortStats(port uint32) ([]ofp.PortStats, error) {
 	return out, nil
 }
 
-// QueueStats implements connmgr.Bridge: gvs has no queues.
+// QueueStats implements connmgr.Bridge as handle_queue_stats_request:
+// only dummy devices have a queue (queue 0, statistics unknown, as Open
+// vSwitch's netdev-dummy); kernel devices report none. Any port (or
+// OpenFlow 1.0's ALL) with a specific queue that no port has is
+// OFPQOFC_BAD_QUEUE; a missing port OFPQOFC_BAD_PORT.
 func (c *ConnBridge) QueueStats(port, queue uint32) ([]ofp.QueueStats, error) {
-	if port != mf.PortNone && port != 0xffffffff && c.b.Port(port) == nil {
+	any := port == mf.PortNone || port == mf.PortAll || port == 0xffffffff
+	if !any && c.b.Port(port) == nil {
 		return nil, ofperr.OFPQOFC_BAD_PORT
 	}
-	return nil, nil
+	var out []ofp.QueueStats
+	found := false
+	for _, p := range c.b.Ports() {
+		if !any && p.OFPort != port {
+			continue
+		}
+		has := c.b.hasDummyQueue(p.Name)
+		if queue != ofp.QueueAll && (queue != 0 || !has) {
+			continue
+		}
+		found = true
+		if has {
+			out = append(out, ofp.QueueStats{PortNo: p.OFPort, QueueID: 0, TxBytes: ^uint64(0), TxPackets: ^uint64(0),
+				TxErrors: ^uint64(0), DurationSec: ^uint32(0), DurationNsec: ^uint32(0)})
+		}
+	}
+	if !found && (queue != ofp.QueueAll || any && len(c.b.Ports()) == 0) {
+		return nil, ofperr.OFPQOFC_BAD_QUEUE
+	}
+	return out, nil
 }
 
 // GroupStats implements connmgr.Bridge.

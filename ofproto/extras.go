@@ -72,11 +72,18 @@ func (b *Bridge) portStats(p *xlate.Port) ofp.PortStats {
 		}
 	}
 	b.mu.Lock()
-	created := time.Time{}
+	created, dummy := time.Time{}, false
 	if ps := b.byName[p.Name]; ps != nil {
-		created = ps.created
+		created, dummy = ps.created, ps.dummyQueue
 	}
 	b.mu.Unlock()
+	if dummy {
+		// Open vSwitch's dummy netdev counts packets and bytes only; the
+		// rest is unknown (all ones, "?" in ovs-ofctl).
+		const unknown = ^uint64(0)
+		st.RxDropped, st.TxDropped, st.RxErrors, st.TxErrors = unknown, unknown, unknown, unknown
+		st.RxFrameErr, st.RxOverErr, st.RxCRCErr, st.Collisions = unknown, unknown, unknown, unknown
+	}
 	if !created.IsZero() {
 		d := b.now().Sub(created)
 		st.DurationSec, st.DurationNsec = uint32(d/time.Second), uint32(d%time.Second)
@@ -152,4 +159,13 @@ func (b *Bridge) tlvTable() ofp.TLVTableReply {
 	}
 	slices.SortFunc(r.Maps, func(x, y ofp.TLVMap) int { return int(x.Index) - int(y.Index) })
 	return r
+}
+
+// hasDummyQueue reports whether the named port's device has netdev-dummy's
+// queue 0.
+func (b *Bridge) hasDummyQueue(name string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := b.byName[name]
+	return p != nil && p.dummyQueue
 }
