@@ -1,7 +1,6 @@
 package ofproto
 
 import (
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -192,6 +191,10 @@ func pipelineGroupMod(gm *ofp.GroupMod) (*pipeline.GroupMod, error) {
 		return nil, ofperr.OFPBPC_BAD_VALUE
 	}
 	out.Props.MethodParam = gm.Props.SelectionMethodParam
+	for _, f := range gm.Props.Fields {
+		out.Props.FieldList = append(out.Props.FieldList, pipeline.HashField{Field: f.Field, Mask: f.Mask})
+		f.Field.SetMaskTo(&out.Props.Fields, f.Mask)
+	}
 	for _, b := range gm.Buckets {
 		out.Buckets = append(out.Buckets, pipeline.Bucket{ID: b.BucketID, Weight: b.Weight,
 			WatchPort: b.WatchPort, WatchGroup: b.WatchGroup, Actions: actions(b.Actions)})
@@ -319,17 +322,10 @@ func (c *ConnBridge) AggregateStats(req *ofp.FlowStatsRequest) (ofp.AggregateRep
 func (c *ConnBridge) TableStats() []ofp.TableStats {
 	var out []ofp.TableStats
 	for _, t := range c.b.TableStats() {
-		out = append(out, ofp.TableStats{TableID: t.TableID, Name: tableName(t.TableID), Wildcards: 0x3fffff,
+		out = append(out, ofp.TableStats{TableID: t.TableID, Wildcards: 0x3fffff,
 			MaxEntries: 1000000, ActiveCount: uint32(t.ActiveCount), LookupCount: t.LookupCount, MatchedCount: t.MatchedCount})
 	}
 	return out
-}
-
-func tableName(id uint8) string {
-	if id == 0 {
-		return "classifier"
-	}
-	return "table" + strconv.Itoa(int(id))
 }
 
 // TableDescs implements connmgr.Bridge.
@@ -416,6 +412,9 @@ func (c *ConnBridge) GroupDescs(group uint32) []ofp.GroupDesc {
 			d.Props.SelectionMethod = "hash"
 		}
 		d.Props.SelectionMethodParam = g.Props.MethodParam
+		for _, f := range g.Props.FieldList {
+			d.Props.Fields = append(d.Props.Fields, ofp.GroupField{Field: f.Field, Mask: f.Mask})
+		}
 		for _, b := range g.Buckets {
 			d.Buckets = append(d.Buckets, ofp.Bucket{BucketID: b.ID, Weight: b.Weight, WatchPort: b.WatchPort,
 				WatchGroup: b.WatchGroup, Actions: ofpActions(b.Actions)})
