@@ -29,14 +29,13 @@ func NewConnBridge(b *Bridge) *ConnBridge { return &ConnBridge{b: b} }
 // SetDatapathID sets the datapath id FEATURES_REPLY reports.
 func (c *ConnBridge) SetDatapathID(id uint64) { c.dpid.Store(id) }
 
-// Features is handle_features_request's reply minus the ports, in
-// OpenFlow 1.0's bits as Open vSwitch sends them (capabilities 0xc7:
-// flow, table, port and queue stats, ARP match IP; actions 0xfff); the
-// manager re-encodes them per version (1.1+ add group statistics).
+// Features is handle_features_request's reply minus the ports:
+// Open vSwitch's capabilities (ofp's Cap* bits, which each version shows
+// its share of) and OpenFlow 1.0 actions.
 func (c *ConnBridge) Features() ofp.FeaturesReply {
 	return ofp.FeaturesReply{
 		DatapathID: c.dpid.Load(), NBuffers: 0, NTables: pipeline.NumTables - 1,
-		Capabilities: 0x1 | 0x2 | 0x4 | 0x40 | 0x80,
+		Capabilities: ofp.OVSCapabilities,
 		Actions:      0xfff, // every OpenFlow 1.0 action, as Open vSwitch reports
 	}
 }
