@@ -77,4 +77,3 @@ func (b *Bridge) tlvTable() ofp.TLVTableReply {
 	slices.SortFunc(r.Maps, func(x, y ofp.TLVMap) int { return int(x.Index) - int(y.Index) })
 	return r
 }
-
