@@ -47,6 +47,9 @@ func (b *Bridge) PacketOut(po *PacketOut) error {
 	if err := b.checkPacketOut(po); err != nil {
 		return err
 	}
+	if err := b.checkPacketOutActions(po); err != nil {
+		return err
+	}
 	return b.runPacketOut(po, b.Version())
 }
 
@@ -70,6 +73,10 @@ func (b *Bridge) checkPacketOut(po *PacketOut) error {
 	}
 	return nil
 }
+
+// checkPacketOutActions is ofproto_packet_out_start's
+// ofproto_check_ofpacts: groups and meters the actions name must exist.
+func (b *Bridge) checkPacketOutActions(po *PacketOut) error { return b.pipe.CheckActions(po.Actions) }
 
 // ApplyPortMod applies a port mod now.
 func (b *Bridge) ApplyPortMod(pm *PortMod) error {
@@ -125,6 +132,9 @@ func (b *Bridge) commitBundle(n int, get func(i int, m *BundleMsg) error, atomic
 				}
 			case m.PacketOut != nil:
 				if err = b.checkPacketOut(m.PacketOut); err == nil {
+					err = t.CheckActions(m.PacketOut.Actions)
+				}
+				if err == nil {
 					later = append(later, m)
 				}
 			}

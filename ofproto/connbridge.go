@@ -1,7 +1,6 @@
 package ofproto
 
 import (
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -30,14 +29,13 @@ func NewConnBridge(b *Bridge) *ConnBridge { return &ConnBridge{b: b} }
 // SetDatapathID sets the datapath id FEATURES_REPLY reports.
 func (c *ConnBridge) SetDatapathID(id uint64) { c.dpid.Store(id) }
 
-// Features is handle_features_request's reply minus the ports, in
-// OpenFlow 1.0's bits as Open vSwitch sends them (capabilities 0xc7:
-// flow, table, port and queue stats, ARP match IP; actions 0xfff); the
-// manager re-encodes them per version (1.1+ add group statistics).
+// Features is handle_features_request's reply minus the ports:
+// Open vSwitch's capabilities (ofp's Cap* bits, which each version shows
+// its share of) and OpenFlow 1.0 actions.
 func (c *ConnBridge) Features() ofp.FeaturesReply {
 	return ofp.FeaturesReply{
 		DatapathID: c.dpid.Load(), NBuffers: 0, NTables: pipeline.NumTables - 1,
-		Capabilities: 0x1 | 0x2 | 0x4 | 0x40 | 0x80,
+		Capabilities: ofp.OVSCapabilities,
 		Actions:      0xfff, // every OpenFlow 1.0 action, as Open vSwitch reports
 	}
 }
@@ -110,14 +108,17 @@ func flowModFlags(f uint16) pipeline.Flags {
 
 func ofpFlowFlags(f pipeline.Flags) uint16 {
 	var out uint16
-	if f&pipeline.FlagSendFlowRem != 0 {
-		out |= ofp.FlowFlagSendFlowRem
-	}
-	if f&pipeline.FlagNoPktCounts != 0 {
-		out |= ofp.FlowFlagNoPktCounts
-	}
-	if f&pipeline.FlagNoBytCounts != 0 {
-		out |= ofp.FlowFlagNoBytCounts
+	for _, m := range []struct {
+		p   pipeline.Flags
+		ofp uint16
+	}{
+		{pipeline.FlagSendFlowRem, ofp.FlowFlagSendFlowRem}, {pipeline.FlagNoPktCounts, ofp.FlowFlagNoPktCounts},
+		{pipeline.FlagNoBytCounts, ofp.FlowFlagNoBytCounts}, {pipeline.FlagCheckOverlap, ofp.FlowFlagCheckOverlap},
+		{pipeline.FlagResetCounts, ofp.FlowFlagResetCounts},
+	} {
+		if f&m.p != 0 {
+			out |= m.ofp
+		}
 	}
 	return out
 }
@@ -189,6 +190,10 @@ func pipelineGroupMod(gm *ofp.GroupMod) (*pipeline.GroupMod, error) {
 		return nil, ofperr.OFPBPC_BAD_VALUE
 	}
 	out.Props.MethodParam = gm.Props.SelectionMethodParam
+	for _, f := range gm.Props.Fields {
+		out.Props.FieldList = append(out.Props.FieldList, pipeline.HashField{Field: f.Field, Mask: f.Mask})
+		f.Field.SetMaskTo(&out.Props.Fields, f.Mask)
+	}
 	for _, b := range gm.Buckets {
 		out.Buckets = append(out.Buckets, pipeline.Bucket{ID: b.BucketID, Weight: b.Weight,
 			WatchPort: b.WatchPort, WatchGroup: b.WatchGroup, Actions: actions(b.Actions)})
@@ -316,17 +321,10 @@ func (c *ConnBridge) AggregateStats(req *ofp.FlowStatsRequest) (ofp.AggregateRep
 func (c *ConnBridge) TableStats() []ofp.TableStats {
 	var out []ofp.TableStats
 	for _, t := range c.b.TableStats() {
-		out = append(out, ofp.TableStats{TableID: t.TableID, Name: tableName(t.TableID), Wildcards: 0x3fffff,
+		out = append(out, ofp.TableStats{TableID: t.TableID, Wildcards: 0x3fffff,
 			MaxEntries: 1000000, ActiveCount: uint32(t.ActiveCount), LookupCount: t.LookupCount, MatchedCount: t.MatchedCount})
 	}
 	return out
-}
-
-func tableName(id uint8) string {
-	if id == 0 {
-		return "classifier"
-	}
-	return "table" + strconv.Itoa(int(id))
 }
 
 // TableDescs implements connmgr.Bridge.
@@ -354,12 +352,36 @@ func (c *ConnBridge) PortStats(port uint32) ([]ofp.PortStats, error) {
 	return out, nil
 }
 
-// QueueStats implements connmgr.Bridge: gvs has no queues.
+// QueueStats implements connmgr.Bridge as handle_queue_stats_request:
+// only dummy devices have a queue (queue 0, statistics unknown, as Open
+// vSwitch's netdev-dummy); kernel devices report none. Any port (or
+// OpenFlow 1.0's ALL) with a specific queue that no port has is
+// OFPQOFC_BAD_QUEUE; a missing port OFPQOFC_BAD_PORT.
 func (c *ConnBridge) QueueStats(port, queue uint32) ([]ofp.QueueStats, error) {
-	if port != mf.PortNone && port != 0xffffffff && c.b.Port(port) == nil {
+	any := port == mf.PortNone || port == mf.PortAll || port == 0xffffffff
+	if !any && c.b.Port(port) == nil {
 		return nil, ofperr.OFPQOFC_BAD_PORT
 	}
-	return nil, nil
+	var out []ofp.QueueStats
+	found := false
+	for _, p := range c.b.Ports() {
+		if !any && p.OFPort != port {
+			continue
+		}
+		has := c.b.hasDummyQueue(p.Name)
+		if queue != ofp.QueueAll && (queue != 0 || !has) {
+			continue
+		}
+		found = true
+		if has {
+			out = append(out, ofp.QueueStats{PortNo: p.OFPort, QueueID: 0, TxBytes: ^uint64(0), TxPackets: ^uint64(0),
+				TxErrors: ^uint64(0), DurationSec: ^uint32(0), DurationNsec: ^uint32(0)})
+		}
+	}
+	if !found && (queue != ofp.QueueAll || any && len(c.b.Ports()) == 0) {
+		return nil, ofperr.OFPQOFC_BAD_QUEUE
+	}
+	return out, nil
 }
 
 // GroupStats implements connmgr.Bridge.
@@ -389,6 +411,9 @@ func (c *ConnBridge) GroupDescs(group uint32) []ofp.GroupDesc {
 			d.Props.SelectionMethod = "hash"
 		}
 		d.Props.SelectionMethodParam = g.Props.MethodParam
+		for _, f := range g.Props.FieldList {
+			d.Props.Fields = append(d.Props.Fields, ofp.GroupField{Field: f.Field, Mask: f.Mask})
+		}
 		for _, b := range g.Buckets {
 			d.Buckets = append(d.Buckets, ofp.Bucket{BucketID: b.ID, Weight: b.Weight, WatchPort: b.WatchPort,
 				WatchGroup: b.WatchGroup, Actions: ofpActions(b.Actions)})

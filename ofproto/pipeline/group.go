@@ -29,7 +29,7 @@ const (
 	GroupModify       GroupCommand = 1
 	GroupDelete       GroupCommand = 2
 	GroupInsertBucket GroupCommand = 3      // OpenFlow 1.5
-	GroupRemoveBucket GroupCommand = 4      // OpenFlow 1.5
+	GroupRemoveBucket GroupCommand = 5      // OpenFlow 1.5 (4 is unused)
 	GroupAddOrModify  GroupCommand = 0x8000 // Open vSwitch extension
 )
 
@@ -55,6 +55,15 @@ type GroupProps struct {
 	SelectionMethod xlate.SelectionMethod
 	MethodParam     uint64
 	Fields          mf.Wildcards
+	// FieldList are the fields in the order the group mod named them
+	// (group descriptions print them so).
+	FieldList []HashField
+}
+
+// HashField is one field a select group's hash method hashes, under Mask.
+type HashField struct {
+	Field *mf.Field
+	Mask  mf.Value
 }
 
 // GroupMod is a decoded group mod (struct ofputil_group_mod).

@@ -69,8 +69,9 @@ const (
 	// read-only tables and hidden flows.
 	FlagNoReadonly Flags = 1 << 7
 
-	// flagsState are the flags a rule keeps (OFPUTIL_FF_STATE).
-	flagsState = FlagSendFlowRem | FlagNoPktCounts | FlagNoBytCounts
+	// flagsState are the flags a rule keeps and flow statistics report
+	// (OFPUTIL_FF_STATE).
+	flagsState = FlagSendFlowRem | FlagNoPktCounts | FlagNoBytCounts | FlagCheckOverlap | FlagResetCounts
 )
 
 // RemovedReason says why a rule went away (enum ofp_flow_removed_reason).

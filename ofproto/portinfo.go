@@ -1,12 +1,9 @@
 package ofproto
 
 import (
-	"slices"
-	"sync"
 	"time"
 
 	"gvs/ofproto/ofp"
-	"gvs/ofproto/ofperr"
 	"gvs/ofproto/xlate"
 )
 
@@ -72,11 +69,18 @@ func (b *Bridge) portStats(p *xlate.Port) ofp.PortStats {
 		}
 	}
 	b.mu.Lock()
-	created := time.Time{}
+	created, dummy := time.Time{}, false
 	if ps := b.byName[p.Name]; ps != nil {
-		created = ps.created
+		created, dummy = ps.created, ps.dummyQueue
 	}
 	b.mu.Unlock()
+	if dummy {
+		// Open vSwitch's dummy netdev counts packets and bytes only; the
+		// rest is unknown (all ones, "?" in ovs-ofctl).
+		const unknown = ^uint64(0)
+		st.RxDropped, st.TxDropped, st.RxErrors, st.TxErrors = unknown, unknown, unknown, unknown
+		st.RxFrameErr, st.RxOverErr, st.RxCRCErr, st.Collisions = unknown, unknown, unknown, unknown
+	}
 	if !created.IsZero() {
 		d := b.now().Sub(created)
 		st.DurationSec, st.DurationNsec = uint32(d/time.Second), uint32(d%time.Second)
@@ -84,72 +88,11 @@ func (b *Bridge) portStats(p *xlate.Port) ofp.PortStats {
 	return st
 }
 
-// Tunnel metadata option space, as Open vSwitch's TUN_METADATA_NUM_OPTS
-// and TUN_METADATA_TOT_OPT_SIZE.
-const (
-	tlvMaxFields      = 64
-	tlvMaxOptionSpace = 256
-)
-
-// tlvTable is the bridge's Geneve option to tun_metadataN mapping.
-type tlvTable struct {
-	mu   sync.Mutex
-	maps map[uint16]ofp.TLVMap // by index
-}
-
-// tlvTableMod is tun_metadata_table_mod: add (each index and option at
-// most once, within the option space), delete by index, clear.
-func (b *Bridge) tlvTableMod(m *ofp.TLVTableMod) error {
-	t := &b.tlv
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	next := map[uint16]ofp.TLVMap{}
-	for k, v := range t.maps {
-		next[k] = v
-	}
-	switch m.Command {
-	case ofp.TLVAdd:
-		for _, mp := range m.Maps {
-			if mp.Index >= tlvMaxFields {
-				return ofperr.NXTTMFC_BAD_FIELD_IDX
-			}
-			if _, ok := next[mp.Index]; ok {
-				return ofperr.NXTTMFC_ALREADY_MAPPED
-			}
-			used := 0
-			for _, o := range next {
-				if o.OptionClass == mp.OptionClass && o.OptionType == mp.OptionType {
-					return ofperr.NXTTMFC_DUP_ENTRY
-				}
-				used += int(o.OptionLen)
-			}
-			if used+int(mp.OptionLen) > tlvMaxOptionSpace {
-				return ofperr.NXTTMFC_TABLE_FULL
-			}
-			next[mp.Index] = mp
-		}
-	case ofp.TLVDelete:
-		for _, mp := range m.Maps {
-			delete(next, mp.Index)
-		}
-	case ofp.TLVClear:
-		next = map[uint16]ofp.TLVMap{}
-	default:
-		return ofperr.NXTTMFC_BAD_COMMAND
-	}
-	t.maps = next
-	return nil
-}
-
-// tlvTable is the TLV table reply.
-func (b *Bridge) tlvTable() ofp.TLVTableReply {
-	t := &b.tlv
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	r := ofp.TLVTableReply{MaxOptionSpace: tlvMaxOptionSpace, MaxFields: tlvMaxFields}
-	for _, mp := range t.maps {
-		r.Maps = append(r.Maps, mp)
-	}
-	slices.SortFunc(r.Maps, func(x, y ofp.TLVMap) int { return int(x.Index) - int(y.Index) })
-	return r
+// hasDummyQueue reports whether the named port's device has netdev-dummy's
+// queue 0.
+func (b *Bridge) hasDummyQueue(name string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := b.byName[name]
+	return p != nil && p.dummyQueue
 }
