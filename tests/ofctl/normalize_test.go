@@ -40,7 +40,7 @@ import (
 //     sorted. Open vSwitch floods in the order of its hash table of ports.
 //  9. UUIDs become "<uuid>": database rows and the bridge's own UUID (in
 //     a paused packet's continuation.bridge) are random in both switches.
-// 10. By the command, for replies in an order Open vSwitch does not define
+//  10. By the command, for replies in an order Open vSwitch does not define
 //     (normalizeOrder): in dump-flows --sort/--rsort, flows of equal
 //     priority are sorted by their text (ovs-ofctl sorts by priority
 //     only; ties keep the switch's classifier order); dump-ports and
