@@ -377,6 +377,7 @@ func (p pair) compare(t *testing.T, lines ...string) {
 		}
 		ref := normalize(p.ref, p.ref.sh(t, line))
 		sut := normalize(p.sut, p.sut.sh(t, line))
+		ref.stdout, sut.stdout = normalizeOrder(line, ref.stdout), normalizeOrder(line, sut.stdout)
 		if sorted {
 			ref.stdout, sut.stdout = sortAfterFirstLine(ref.stdout), sortAfterFirstLine(sut.stdout)
 		}

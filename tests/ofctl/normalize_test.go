@@ -40,6 +40,13 @@ import (
 //     sorted. Open vSwitch floods in the order of its hash table of ports.
 //  9. UUIDs become "<uuid>": database rows and the bridge's own UUID (in
 //     a paused packet's continuation.bridge) are random in both switches.
+//  10. By the command, for replies in an order Open vSwitch does not define
+//     (normalizeOrder): in dump-flows --sort/--rsort, flows of equal
+//     priority are sorted by their text (ovs-ofctl sorts by priority
+//     only; ties keep the switch's classifier order); dump-ports and
+//     queue-stats entries, which the switch lists in the order of its
+//     hash table of ports, are sorted (a port's rx and tx lines kept
+//     together).
 //
 // Nothing else is rewritten: exit codes, error texts, xids, the order of
 // flows and the remaining output must match exactly.
@@ -81,4 +88,63 @@ func sortAfterFirstLine(s string) string {
 
 func normalize(s *vswitch, r result) result {
 	return result{stdout: normalizeText(s, r.stdout), stderr: normalizeText(s, r.stderr), exit: r.exit}
+}
+
+var priorityRE = regexp.MustCompile(`\bpriority=(\d+)`)
+
+// normalizeOrder is normalisation 10 for the output of command line.
+func normalizeOrder(line, out string) string {
+	switch {
+	case strings.Contains(line, "dump-flows") && (strings.Contains(line, "--sort") || strings.Contains(line, "--rsort")):
+		return sortPriorityTies(out)
+	case strings.Contains(line, "dump-ports ") || strings.HasSuffix(line, "dump-ports"):
+		return sortEntries(out, "           ")
+	case strings.Contains(line, "queue-stats"):
+		return sortEntries(out, "")
+	}
+	return out
+}
+
+// sortPriorityTies sorts each run of consecutive lines with the same
+// priority (no priority= is the default, 32768).
+func sortPriorityTies(out string) string {
+	lines := strings.Split(out, "\n")
+	key := func(l string) string {
+		if m := priorityRE.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
+		if strings.Contains(l, "actions=") {
+			return "32768"
+		}
+		return "-" + l // not a flow: a run of its own
+	}
+	for i := 0; i < len(lines); {
+		j := i + 1
+		for j < len(lines) && key(lines[j]) == key(lines[i]) {
+			j++
+		}
+		slices.Sort(lines[i:j])
+		i = j
+	}
+	return strings.Join(lines, "\n")
+}
+
+// sortEntries sorts the entries after the reply's first line, an entry
+// being a line and the lines after it that begin with cont (none when
+// cont is "").
+func sortEntries(out, cont string) string {
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) < 3 {
+		return out
+	}
+	var entries []string
+	for _, l := range lines[1:] {
+		if cont != "" && strings.HasPrefix(l, cont) && len(entries) > 0 {
+			entries[len(entries)-1] += "\n" + l
+			continue
+		}
+		entries = append(entries, l)
+	}
+	slices.Sort(entries)
+	return lines[0] + "\n" + strings.Join(entries, "\n") + "\n"
 }
