@@ -1,7 +1,6 @@
 package ofproto
 
 import (
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -30,14 +29,14 @@ func NewConnBridge(b *Bridge) *ConnBridge { return &ConnBridge{b: b} }
 // SetDatapathID sets the datapath id FEATURES_REPLY reports.
 func (c *ConnBridge) SetDatapathID(id uint64) { c.dpid.Store(id) }
 
-// Features is handle_features_request's reply minus the ports, in
-// OpenFlow 1.0's bits as Open vSwitch sends them (capabilities 0xc7:
-// flow, table, port and queue stats, ARP match IP; actions 0xfff); the
-// manager re-encodes them per version (1.1+ add group statistics).
+// Features is handle_features_request's reply minus the ports:
+// capabilities in ofp's version-independent Cap* bits (flow, table,
+// port, queue and group statistics, bundles, ARP match IP), which the
+// codec maps to each version's bits; actions in OpenFlow 1.0's bitmap.
 func (c *ConnBridge) Features() ofp.FeaturesReply {
 	return ofp.FeaturesReply{
 		DatapathID: c.dpid.Load(), NBuffers: 0, NTables: pipeline.NumTables - 1,
-		Capabilities: 0x1 | 0x2 | 0x4 | 0x40 | 0x80,
+		Capabilities: ofp.OVSCapabilities,
 		Actions:      0xfff, // every OpenFlow 1.0 action, as Open vSwitch reports
 	}
 }
@@ -322,12 +321,10 @@ func (c *ConnBridge) TableStats() []ofp.TableStats {
 	return out
 }
 
-func tableName(id uint8) string {
-	if id == 0 {
-		return "classifier"
-	}
-	return "table" + strconv.Itoa(int(id))
-}
+// tableName is the name a table reports: Open vSwitch leaves it empty
+// (ovs-ofctl then prints none) unless the database's Flow_Table names
+// it, which gvs does not support yet.
+func tableName(uint8) string { return "" }
 
 // TableDescs implements connmgr.Bridge.
 func (c *ConnBridge) TableDescs() []ofp.TableDesc {
