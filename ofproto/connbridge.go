@@ -118,6 +118,12 @@ func ofpFlowFlags(f pipeline.Flags) uint16 {
 	if f&pipeline.FlagNoBytCounts != 0 {
 		out |= ofp.FlowFlagNoBytCounts
 	}
+	if f&pipeline.FlagCheckOverlap != 0 {
+		out |= ofp.FlowFlagCheckOverlap
+	}
+	if f&pipeline.FlagResetCounts != 0 {
+		out |= ofp.FlowFlagResetCounts
+	}
 	return out
 }
 

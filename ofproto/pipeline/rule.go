@@ -69,8 +69,10 @@ const (
 	// read-only tables and hidden flows.
 	FlagNoReadonly Flags = 1 << 7
 
-	// flagsState are the flags a rule keeps (OFPUTIL_FF_STATE).
-	flagsState = FlagSendFlowRem | FlagNoPktCounts | FlagNoBytCounts
+	// flagsState are the flags a rule keeps (OFPUTIL_FF_STATE): flow
+	// stats report them, so an OpenFlow 1.0 add (which always resets the
+	// counters) shows reset_counts in a 1.2+ dump.
+	flagsState = FlagSendFlowRem | FlagNoPktCounts | FlagNoBytCounts | FlagCheckOverlap | FlagResetCounts
 )
 
 // RemovedReason says why a rule went away (enum ofp_flow_removed_reason).
