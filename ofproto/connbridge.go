@@ -357,12 +357,30 @@ func (c *ConnBridge) PortStats(port uint32) ([]ofp.PortStats, error) {
 	return out, nil
 }
 
-// QueueStats implements connmgr.Bridge: gvs has no queues.
+// QueueStats implements connmgr.Bridge as handle_queue_stats_request
+// does. gvs configures no QoS, so only netdev-dummy's queue 0 (counters
+// unknown) exists. A dump of every queue never fails; asking for one
+// queue fails with OFPQOFC_BAD_QUEUE unless some port has it.
 func (c *ConnBridge) QueueStats(port, queue uint32) ([]ofp.QueueStats, error) {
-	if port != mf.PortNone && port != 0xffffffff && c.b.Port(port) == nil {
+	anyPort := port == mf.PortNone || port == mf.PortAll || port == 0xffffffff
+	if !anyPort && c.b.Port(port) == nil {
 		return nil, ofperr.OFPQOFC_BAD_PORT
 	}
-	return nil, nil
+	var out []ofp.QueueStats
+	for _, p := range c.b.Ports() {
+		if !anyPort && p.OFPort != port {
+			continue
+		}
+		if (queue == ofp.QueueAll || queue == 0) && c.b.hasDummyQueue(p) {
+			const unknown = ^uint64(0)
+			out = append(out, ofp.QueueStats{PortNo: p.OFPort, QueueID: 0, TxBytes: unknown, TxPackets: unknown,
+				TxErrors: unknown, DurationSec: ^uint32(0), DurationNsec: ^uint32(0)})
+		}
+	}
+	if queue != ofp.QueueAll && len(out) == 0 {
+		return nil, ofperr.OFPQOFC_BAD_QUEUE
+	}
+	return out, nil
 }
 
 // GroupStats implements connmgr.Bridge.

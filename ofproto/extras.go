@@ -56,6 +56,11 @@ func (b *Bridge) setFragHandling(h xlate.FragHandling) {
 type PortCounters struct {
 	RxPackets, TxPackets, RxBytes, TxBytes   uint64
 	RxDropped, TxDropped, RxErrors, TxErrors uint64
+	// Dummy says the device behaves as Open vSwitch's netdev-dummy: it
+	// counts packets and bytes only, every other counter being unknown
+	// (all ones on the wire, "?" in ovs-ofctl), and it has one queue, 0,
+	// whose counters are all unknown.
+	Dummy bool
 }
 
 // SetPortCounters installs how the bridge reads a datapath port's
@@ -63,12 +68,26 @@ type PortCounters struct {
 func (b *Bridge) SetPortCounters(fn func(dpPort uint32) (PortCounters, bool)) { b.counters.Store(&fn) }
 
 // portStats is one port's OpenFlow port statistics.
+// hasDummyQueue says whether the port has netdev-dummy's queue 0.
+func (b *Bridge) hasDummyQueue(p *xlate.Port) bool {
+	if fn := b.counters.Load(); fn != nil {
+		c, ok := (*fn)(p.DPPort)
+		return ok && c.Dummy
+	}
+	return false
+}
+
 func (b *Bridge) portStats(p *xlate.Port) ofp.PortStats {
 	st := ofp.PortStats{PortNo: p.OFPort}
 	if fn := b.counters.Load(); fn != nil {
 		if c, ok := (*fn)(p.DPPort); ok {
 			st.RxPackets, st.TxPackets, st.RxBytes, st.TxBytes = c.RxPackets, c.TxPackets, c.RxBytes, c.TxBytes
 			st.RxDropped, st.TxDropped, st.RxErrors, st.TxErrors = c.RxDropped, c.TxDropped, c.RxErrors, c.TxErrors
+			if c.Dummy {
+				const unknown = ^uint64(0)
+				st.RxDropped, st.TxDropped, st.RxErrors, st.TxErrors = unknown, unknown, unknown, unknown
+				st.RxFrameErr, st.RxOverErr, st.RxCRCErr, st.Collisions = unknown, unknown, unknown, unknown
+			}
 		}
 	}
 	b.mu.Lock()

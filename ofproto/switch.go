@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"gvs/dpif"
+	"gvs/netdev"
+	"gvs/netdev/dummy"
 	"gvs/ofproto/upcall"
 	"gvs/ofproto/xlate"
 )
@@ -134,8 +136,18 @@ func (s *Switch) portCounters(no uint32) (PortCounters, bool) {
 		if p.No == no {
 			st := p.Device.Stats()
 			return PortCounters{RxPackets: st.RxPackets, TxPackets: st.TxPackets, RxBytes: st.RxBytes, TxBytes: st.TxBytes,
-				RxDropped: st.RxKernelDrops, TxDropped: st.TxDrops, RxErrors: st.RxErrors, TxErrors: st.TxErrors}, true
+				RxDropped: st.RxKernelDrops, TxDropped: st.TxDrops, RxErrors: st.RxErrors, TxErrors: st.TxErrors,
+				Dummy: isDummy(p.Device)}, true
 		}
 	}
 	return PortCounters{}, false
+}
+
+// isDummy says whether dev is a netdev-dummy device (see
+// PortCounters.Dummy).
+// TODO(dummy): let the device say so itself (a method on netdev.Device
+// or an optional interface) instead of the bridge naming the type.
+func isDummy(dev netdev.Device) bool {
+	_, ok := dev.(*dummy.Device)
+	return ok
 }
