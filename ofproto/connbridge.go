@@ -345,7 +345,7 @@ func (c *ConnBridge) TableDescs() []ofp.TableDesc {
 // through the switch's port statistics hook).
 func (c *ConnBridge) PortStats(port uint32) ([]ofp.PortStats, error) {
 	var out []ofp.PortStats
-	for _, p := range c.b.Ports() {
+	for _, p := range ovsPortOrder(c.b.Ports()) {
 		if port != mf.PortNone && p.OFPort != port {
 			continue
 		}
@@ -367,7 +367,7 @@ func (c *ConnBridge) QueueStats(port, queue uint32) ([]ofp.QueueStats, error) {
 		return nil, ofperr.OFPQOFC_BAD_PORT
 	}
 	var out []ofp.QueueStats
-	for _, p := range c.b.Ports() {
+	for _, p := range ovsPortOrder(c.b.Ports()) {
 		if !anyPort && p.OFPort != port {
 			continue
 		}
