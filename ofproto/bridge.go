@@ -66,9 +66,11 @@ type Bridge struct {
 	portsHook atomic.Pointer[func()]
 	packetOut atomic.Pointer[PacketOutFunc]
 	counters  atomic.Pointer[func(uint32) (PortCounters, bool)]
-	resumeFn  atomic.Pointer[ResumeFunc]
-	conts     continuations
-	tlv       tlvTable
+	// adminState turns a datapath port's device up or down (port mod).
+	adminState atomic.Pointer[func(dpPort uint32, up bool)]
+	resumeFn   atomic.Pointer[ResumeFunc]
+	conts      continuations
+	tlv        tlvTable
 
 	mu       sync.Mutex // ports, alloc, failMode, controllers; before the pipeline's lock
 	alloc    *PortNumbers
@@ -534,9 +536,11 @@ func (b *Bridge) SetPortLink(name string, up bool) {
 func (b *Bridge) PortMod(ofport uint32, hw [6]byte, config, mask xlate.PortFlags) error {
 	b.mu.Lock()
 	var name string
+	var dpPort uint32
+	wasDown := false
 	for n, p := range b.byName {
 		if p.OFPort == ofport {
-			name = n
+			name, dpPort, wasDown = n, p.DPPort, p.Config&xlate.PortDown != 0
 			if p.hw != hw {
 				b.mu.Unlock()
 				return errBadHWAddr
@@ -551,8 +555,22 @@ func (b *Bridge) PortMod(ofport uint32, hw [6]byte, config, mask xlate.PortFlags
 		p.Config = p.Config&^mask | config&mask
 		p.Live = !p.LinkDown && p.Config&xlate.PortDown == 0
 	})
+	// As Open vSwitch's update_port_config, OFPPC_PORT_DOWN turns the
+	// device itself down or up; its carrier follows, and the link watch
+	// reports that (OFPPS_LINK_DOWN) in a second port status.
+	if mask&xlate.PortDown != 0 {
+		if down := config&xlate.PortDown != 0; down != wasDown {
+			if fn := b.adminState.Load(); fn != nil {
+				(*fn)(dpPort, !down)
+			}
+		}
+	}
 	return nil
 }
+
+// SetPortAdminState installs how the bridge turns a datapath port's
+// device up or down (the switch owns the devices).
+func (b *Bridge) SetPortAdminState(fn func(dpPort uint32, up bool)) { b.adminState.Store(&fn) }
 
 func (b *Bridge) modifyPort(name string, edit func(*portState)) {
 	b.mu.Lock()

@@ -61,6 +61,7 @@ func (s *Switch) AddBridge(name string, cfg BridgeConfig) (*Bridge, error) {
 	b.setPortsChanged(s.publishPorts)
 	b.SetPacketOut(s.packetOut)
 	b.SetPortCounters(s.portCounters)
+	b.SetPortAdminState(s.setPortAdminState)
 	b.SetResume(func(b *Bridge, fz *xlate.Frozen, frame []byte) error { return s.h.Resume(s.dp, b, fz, frame) })
 	b.Start(time.Second)
 	s.bridges[name] = b
@@ -141,6 +142,19 @@ func (s *Switch) portCounters(no uint32) (PortCounters, bool) {
 		}
 	}
 	return PortCounters{}, false
+}
+
+// setPortAdminState turns a datapath port's device up or down, for the
+// devices that can (netdev-dummy's set-admin-state).
+func (s *Switch) setPortAdminState(no uint32, up bool) {
+	for _, p := range s.dp.Ports() {
+		if p.No == no {
+			if d, ok := p.Device.(interface{ SetAdminState(up bool) }); ok {
+				d.SetAdminState(up)
+			}
+			return
+		}
+	}
 }
 
 // isDummy says whether dev is a netdev-dummy device (see

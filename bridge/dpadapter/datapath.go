@@ -705,8 +705,16 @@ func (d *Datapath) PortState(name string) (bridge.PortState, error) {
 	gone := false
 	if p != nil {
 		if p.virtual {
-			// No link events: the device's own state (set-admin-state).
-			p.link = p.dev.Link()
+			// No link events: the device's own state (set-admin-state,
+			// or a port mod's OFPPC_PORT_DOWN). OpenFlow's
+			// OFPPS_LINK_DOWN follows the carrier, as for a kernel link.
+			link := p.dev.Link()
+			if link.CarrierUp != p.link.CarrierUp {
+				if br := d.bridges[p.spec.Bridge]; br != nil && p.ofport != 0 {
+					br.SetPortLink(p.spec.Name, link.CarrierUp)
+				}
+			}
+			p.link = link
 			p.mtu = p.dev.MTU()
 		}
 		st = bridge.PortState{Link: p.link, CarrierResets: p.resets, MAC: slices.Clone(p.mac), MTU: p.mtu, OFPort: int(p.ofport)}
