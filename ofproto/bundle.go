@@ -58,17 +58,18 @@ func (b *Bridge) runPacketOut(po *PacketOut, version uint64) error {
 	return (*fn)(b, po, version)
 }
 
-// checkPacketOut is ofproto_packet_out_init's check of the input port:
-// a real port of the bridge, LOCAL, CONTROLLER or NONE.
+// checkPacketOut is ofproto_packet_out_init's checks: the input port is
+// a real port of the bridge, LOCAL, CONTROLLER or NONE; the actions'
+// groups and meters exist (ofproto_check_ofpacts).
 func (b *Bridge) checkPacketOut(po *PacketOut) error {
 	switch po.InPort {
 	case mf.PortLocal, mf.PortController, mf.PortNone:
-		return nil
+	default:
+		if po.InPort >= mf.PortMax || b.Port(po.InPort) == nil {
+			return ofperr.OFPBRC_BAD_PORT
+		}
 	}
-	if po.InPort >= mf.PortMax || b.Port(po.InPort) == nil {
-		return ofperr.OFPBRC_BAD_PORT
-	}
-	return nil
+	return b.pipe.CheckActions(po.Actions)
 }
 
 // ApplyPortMod applies a port mod now.

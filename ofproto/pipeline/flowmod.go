@@ -255,6 +255,11 @@ func (p *Pipeline) collectRules(c *criteria) ([]*Rule, error) {
 	return out, nil
 }
 
+// CheckActions is checkActions for actions that are not a rule's (a
+// packet out's). It only reads published state, so any goroutine may
+// call it.
+func (p *Pipeline) CheckActions(acts []Action) error { return p.checkActions(acts) }
+
 // checkActions is ofproto_check_ofpacts: groups must exist (also ones
 // added earlier in the transaction), meters must exist.
 func (p *Pipeline) checkActions(acts []Action) error {
