@@ -98,6 +98,9 @@ func (t *Translator) Translate(in *Input) *Result {
 	*ctx = context{
 		in: in, br: in.Bridge, cfg: in.Bridge.Config(), res: res, wc: &res.Wildcards,
 		flow: in.Flow, base: in.Flow, tableID: in.Table,
+		// No rule yet (a packet out's actions): Open vSwitch's
+		// rule_cookie starts as all ones, which packet-ins carry.
+		cookie:    ^uint64(0),
 		actionSet: ctx.actionSet[:0], stack: ctx.stack[:0], trace: in.Trace,
 		frozenActs: ctx.frozenActs[:0],
 	}

@@ -658,3 +658,18 @@ func TestPauseContinuation(t *testing.T) {
 		t.Fatalf("resumed %q, want 14,13", got)
 	}
 }
+
+// A packet out's controller action has no rule: its packet-in carries
+// the all-ones cookie (Open vSwitch's rule_cookie of OVS_BE64_MAX), which
+// ovs-ofctl does not print.
+func TestPacketOutPacketInCookie(t *testing.T) {
+	br := newBridge(t)
+	res := xlate.NewTranslator().Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: ipFlow(1), SideEffects: true,
+		Packet: []byte{1}, PacketOut: true, Actions: []xlate.Action{&ofpact.Controller{MaxLen: 0xffff, Reason: ofpact.ReasonAction}}})
+	if len(res.PacketIns) != 1 {
+		t.Fatalf("%d packet-ins, want 1", len(res.PacketIns))
+	}
+	if c := res.PacketIns[0].Cookie; c != ^uint64(0) {
+		t.Fatalf("packet-in cookie %#x, want all ones", c)
+	}
+}
