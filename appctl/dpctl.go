@@ -189,10 +189,26 @@ func (c *Commands) dumpFlows(args []string, p *dpctlParams) {
 		lines[i] = f.Format(now)
 	}
 	sort.Strings(lines) // Dump's order is the classifier's, not stable
+	if len(lines) > 0 && c.hasDummyBridge() {
+		// Open vSwitch polls dummy ports from its main thread, not a
+		// PMD, and titles their flows so.
+		p.out.WriteString("flow-dump from the main thread:\n")
+	}
 	for _, l := range lines {
 		p.out.WriteString(l)
 		p.out.WriteByte('\n')
 	}
+}
+
+// hasDummyBridge says whether some bridge is on the dummy datapath
+// (--enable-dummy).
+func (c *Commands) hasDummyBridge() bool {
+	for _, br := range c.sw.Bridges() {
+		if br.Dummy {
+			return true
+		}
+	}
+	return false
 }
 
 // delFlows is dpctl/del-flows [dp]: flush every flow.
