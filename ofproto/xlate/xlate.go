@@ -187,6 +187,12 @@ func (ctx *context) finishWildcards() {
 	if ctx.in.Flow.IsLaterFragment() {
 		m.SrcPort, m.DstPort = 0, 0
 	}
+	// Open vSwitch keeps the ARP opcode's low byte in nw_proto, and an
+	// exact nw_proto becomes an exact 16-bit opcode in the datapath key
+	// (odp-util's put_arp_key).
+	if m.ARPOp&0x00ff == 0x00ff {
+		m.ARPOp = 0xffff
+	}
 }
 
 func isIP(f *mf.Flow) bool {
