@@ -46,7 +46,7 @@
 //     by one line per queue moved (port, queue, from and to PMD index,
 //     usage, algorithm).
 //   - dpctl/dump-flows: megaflows are shared by every PMD, so there are
-//     no per-PMD sections (with a dummy bridge, the flows are titled
+//     no per-PMD sections (with only dummy bridges, the flows are titled
 //     "flow-dump from the main thread:", which polls dummy ports in Open
 //     vSwitch); filter= is refused; --names is accepted but ports print
 //     as numbers.

@@ -63,9 +63,12 @@ type Bridge struct {
 	tableMiss [pipeline.NumTables]atomic.Uint32
 	events    atomic.Pointer[eventsBox]
 	changed   atomic.Pointer[func()]
-	portsHook atomic.Pointer[func()]
-	packetOut atomic.Pointer[PacketOutFunc]
-	counters  atomic.Pointer[func(uint32) (PortCounters, bool)]
+	// revalidate runs a revalidation round and returns when it is done
+	// (the upcall handler's Revalidate).
+	revalidate atomic.Pointer[func()]
+	portsHook  atomic.Pointer[func()]
+	packetOut  atomic.Pointer[PacketOutFunc]
+	counters   atomic.Pointer[func(uint32) (PortCounters, bool)]
 	// adminState turns a datapath port's device up or down (port mod).
 	adminState atomic.Pointer[func(dpPort uint32, up bool)]
 	resumeFn   atomic.Pointer[ResumeFunc]
@@ -134,6 +137,19 @@ func (b *Bridge) Pipeline() *pipeline.Pipeline { return b.pipe }
 // depends on changed (the revalidator's kick). It must not block.
 func (b *Bridge) SetChanged(fn func()) { b.changed.Store(&fn) }
 
+// SetRevalidate installs the function that revalidates every datapath
+// flow synchronously. Configuration from the database (a port's VLAN,
+// NORMAL's settings) calls it before returning, so that once the
+// reconciler reports the change applied (cur_cfg), no flow decided under
+// the old configuration forwards another packet.
+func (b *Bridge) SetRevalidate(fn func()) { b.revalidate.Store(&fn) }
+
+func (b *Bridge) revalidateNow() {
+	if fn := b.revalidate.Load(); fn != nil {
+		(*fn)()
+	}
+}
+
 // setPortsChanged installs the function called after the bridge's ports
 // changed (the switch republishes its datapath port map).
 func (b *Bridge) setPortsChanged(fn func()) { b.portsHook.Store(&fn) }
@@ -158,6 +174,7 @@ func (b *Bridge) SetNormalConfig(size int, aging time.Duration, forwardBPDU bool
 		c.ForwardBPDU = forwardBPDU
 		b.xcfg.Store(&c)
 		b.notifyChanged()
+		b.revalidateNow()
 	}
 }
 
@@ -487,6 +504,7 @@ func (b *Bridge) SetPortVLAN(name string, cfg maclearn.PortConfig) error {
 	b.portsChanged()
 	b.macs.FlushPort(np.OFPort)
 	b.notifyChanged()
+	b.revalidateNow()
 	return nil
 }
 

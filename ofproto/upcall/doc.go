@@ -12,11 +12,14 @@
 // The revalidator goroutine keeps the installed flows right without tags:
 // when a bridge's tables, groups, ports or MAC table change (Handler.Changed,
 // or a MAC table's Seq) and every RevalidateInterval anyway, it dumps the
-// datapath's flows, translates each again, changes the actions of the
+// datapath's flows one handle at a time, translates each again (only the
+// flows whose translation may have changed), changes the actions of the
 // flows whose actions changed, deletes those whose new translation needs
-// bits their mask lacks or failed, and credits each flow's statistics
-// delta to the rules and groups its translation hit (rule counters and
-// used times, for idle timeouts; NORMAL's MAC entries, for aging).
+// bits their mask lacks, failed or must be slow-pathed, and credits each
+// flow's statistics delta to the rules and groups its translation hit
+// (rule counters and used times, for idle timeouts; NORMAL's MAC
+// entries, for aging and for learning from traffic that causes no
+// upcall).
 //
 // A controller action is a userspace datapath action naming a frozen state
 // (xlate.RecircTable, one per Handler): the megaflow stays cached and
@@ -40,8 +43,11 @@
 //
 // Upcall runs on PMD goroutines, concurrently; SlowUpcall on the PMDs'
 // slow-path goroutines; the revalidator on its own goroutine. Each keeps
-// its own xlate.Translator. SetPorts and Changed may be called from any
-// goroutine. The only lock is the revalidator's own table of installed
-// flows, taken by upcalls that install (not per packet: a flow's later
-// packets never reach the handler).
+// its own xlate.Translator (from a sync.Pool). SetPorts and Changed may
+// be called from any goroutine and never block. An upcall takes no lock
+// of the handler's: the port map is an atomic snapshot; NORMAL takes its
+// MAC table's lock, and a controller action or a recirculation the frozen
+// state table's. Revalidate (a round, on the caller's goroutine) calls
+// Bridge.Learn and the datapath's flow functions: do not call it holding
+// a lock those take.
 package upcall

@@ -2,6 +2,8 @@ package upcall_test
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -201,5 +203,43 @@ func TestConcurrentUpcallsAndRevalidation(t *testing.T) {
 	wg.Wait()
 	if s := h.Stats(); s.Rounds == 0 || s.Revalidated == 0 {
 		t.Fatalf("handler stats %+v", s)
+	}
+}
+
+// BenchmarkUpcallOVN: the handler's work for one new TCP connection
+// through the recorded OVN two-port pipeline (41 tables), on the PMD.
+func BenchmarkUpcallOVN(b *testing.B) {
+	dp := newDP(b)
+	h := upcall.New(dp, upcall.Config{RevalidateInterval: time.Hour})
+	defer h.Close()
+	br := xlatetest.NewBridge("br-int")
+	ports := upcall.Ports{}
+	for i := uint32(1); i <= 2; i++ {
+		p := &xlate.Port{OFPort: i, DPPort: 10 + i, Live: true}
+		br.AddPort(p)
+		ports[10+i] = upcall.Binding{Bridge: br, Port: p}
+	}
+	h.SetPorts(ports)
+	f, err := os.Open(filepath.Join("..", "..", "tests", "testdata", "ovn-two-port.flows"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := xlatetest.LoadFlows(br, f); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	xlatetest.UseClassifier(br)
+	var k packet.Key
+	k.InPort, k.EtherType = 11, packet.EtherTypeIPv4
+	k.SrcMAC, k.DstMAC = [6]byte{0, 0, 0, 0, 1, 1}, [6]byte{0, 0, 0, 0, 1, 2}
+	k.SrcIPv4, k.DstIPv4 = [4]byte{198, 18, 0, 1}, [4]byte{198, 18, 0, 2}
+	k.IPProto, k.IPTTL, k.DstPort = 6, 64, 5201
+	u := dpif.Upcall{Key: &k}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		k.SrcPort = uint16(i)
+		if r := h.Upcall(&u); r != dpif.UpcallInstall {
+			b.Fatalf("upcall result %d", r)
+		}
 	}
 }

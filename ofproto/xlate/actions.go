@@ -44,6 +44,7 @@ func (ctx *context) doActions(acts []Action, last bool) {
 				// recirculates, and the group picks its bucket from
 				// dp_hash on the next pass.
 				_, _, basis := ctx.br.Group(ctx.in.Version, a.ID).Selection()
+				ctx.detail("no live bucket") // as Open vSwitch reports the first pass
 				ctx.startFreeze(freezeHash, acts[i:])
 				ctx.hashBasis = uint32(basis)
 				return

@@ -14,12 +14,19 @@
 //
 // # Datapath actions
 //
-// Actions that change the flow change Context's working copy only; the
+// Actions that change the flow change the translation's working copy; the
 // difference from the flow the datapath last saw is committed as
 // datapath set actions when it matters (before an output, a
 // recirculation, a userspace action), as Open vSwitch's
-// commit_odp_actions. Pipeline state (metadata, registers) never reaches
-// the datapath.
+// commit_odp_actions: per key attribute, only the fields that changed,
+// masked by what the megaflow matches. Pipeline state (metadata,
+// registers) never reaches the datapath.
+//
+// # Open vSwitch's behaviour
+//
+// Where it shows (datapath actions, megaflows, ofproto/trace text), the
+// behaviour is Open vSwitch 3.1's, and the tests compare it with Debian's
+// ovs-vswitchd: see docs/openflow-translation.md.
 //
 // # Frozen states
 //

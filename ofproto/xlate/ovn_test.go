@@ -1,22 +1,17 @@
 package xlate_test
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"gvs/ofproto/mf"
-	"gvs/ofproto/ofpact"
 	"gvs/ofproto/xlate"
 	"gvs/ofproto/xlate/xlatetest"
 	"gvs/packet"
 )
 
-// loadFlows reads an ovs-ofctl flow file (dump-flows --no-stats lines)
-// into br's tables.
+// loadFlows reads an ovs-ofctl flow file into br's tables.
 func loadFlows(t testing.TB, br *xlatetest.Bridge, path string) int {
 	t.Helper()
 	f, err := os.Open(path)
@@ -24,49 +19,9 @@ func loadFlows(t testing.TB, br *xlatetest.Bridge, path string) int {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	n := 0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		head, acts, ok := strings.Cut(line, "actions=")
-		if !ok {
-			t.Fatalf("no actions: %s", line)
-		}
-		m, prio, err := mf.ParseMatch(head)
-		if err != nil {
-			t.Fatalf("%s: %v", line, err)
-		}
-		as, err := ofpact.Parse(acts)
-		if err != nil {
-			t.Fatalf("%s: %v", line, err)
-		}
-		r := &xlatetest.Rule{Prio: uint16(prio), M: m}
-		for _, kv := range strings.Split(head, ",") {
-			k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
-			switch k {
-			case "table":
-				n, _ := strconv.Atoi(v)
-				r.Table = uint8(n)
-			case "cookie":
-				r.CookieV, _ = strconv.ParseUint(v, 0, 64)
-			}
-		}
-		for _, a := range as {
-			// ofpact.Parse reads "set_field:ANY->in_port" as an
-			// all-zero value and mask (reported to helpers ofpact/mf);
-			// ovs-ofctl means OFPP_ANY. Fixed up here so the test
-			// exercises translation, not the text parser.
-			if sf, ok := a.(*ofpact.SetField); ok && sf.Field.Name == "in_port" && sf.Mask.IsZero() && strings.Contains(acts, "ANY->in_port") {
-				sf.Value, sf.Mask = mf.ValueFromUint(uint64(mf.PortNone), sf.Field.Bytes), sf.Field.AllOnes()
-			}
-			r.Acts = append(r.Acts, a)
-		}
-		br.AddRule(r)
-		n++
+	n, err := xlatetest.LoadFlows(br, f)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return n
 }

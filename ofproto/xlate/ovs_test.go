@@ -247,15 +247,28 @@ func TestTraceAgainstOpenVSwitch(t *testing.T) {
 		{"groups", "OpenFlow13", []string{
 			"in_port=1,actions=group:1,output:4",
 			"in_port=2,actions=group:2",
+			"in_port=3,actions=group:3",
 		}, []string{
 			"in_port=1,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
 			"in_port=2,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
+			"in_port=3,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
 		}},
 		{"normal", "OpenFlow10", []string{
 			"actions=NORMAL",
 		}, []string{
 			"in_port=1,dl_src=02:00:00:00:00:0a,dl_dst=ff:ff:ff:ff:ff:ff,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
 			"in_port=1,dl_src=02:00:00:00:00:0a,dl_dst=01:80:c2:00:00:00,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
+		}},
+		{"limits and misses", "OpenFlow10", []string{
+			"in_port=1,actions=output:2,resubmit(,0)",
+			"in_port=2,actions=resubmit(,7),output:3",
+			"in_port=3,actions=resubmit(1,1)",
+			"table=1,in_port=1,actions=output:IN_PORT,output:4",
+		}, []string{
+			"in_port=1,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
+			"in_port=2,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
+			"in_port=3,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
+			"in_port=4,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
 		}},
 		{"push_vlan and ttl", "OpenFlow13", []string{
 			"in_port=1,actions=push_vlan:0x8100,set_field:4196->vlan_vid,output:2",
@@ -279,6 +292,7 @@ func TestTraceAgainstOpenVSwitch(t *testing.T) {
 			if c.name == "groups" {
 				r.run("ovs-ofctl", "-O", "OpenFlow13", "add-group", "br0", "group_id=1,type=all,bucket=output:2,bucket=mod_dl_dst:02:00:00:00:00:99,output:3")
 				r.run("ovs-ofctl", "-O", "OpenFlow13", "add-group", "br0", "group_id=2,type=ff,bucket=watch_port:2,output:2,bucket=watch_port:3,output:3")
+				r.run("ovs-ofctl", "-O", "OpenFlow15", "add-group", "br0", "group_id=3,type=select,selection_method=dp_hash,bucket=bucket_id:0,output:1,bucket=bucket_id:1,output:2")
 			}
 			r.run("ovs-ofctl", "-O", c.proto, "add-flows", "br0", file)
 			// Our side reads the flows as ovs-ofctl dumps them.
@@ -294,6 +308,9 @@ func TestTraceAgainstOpenVSwitch(t *testing.T) {
 				br.SetGroup(&xlatetest.Group{ID: 2, Type: xlate.GroupFastFailover, B: []xlate.Bucket{
 					{ID: 0, WatchPort: 2, WatchGroup: xlate.GroupAny, Actions: out(2)},
 					{ID: 1, WatchPort: 3, WatchGroup: xlate.GroupAny, Actions: out(3)}}})
+				br.SetGroup(&xlatetest.Group{ID: 3, Type: xlate.GroupSelect, Method: xlate.SelectDPHash, B: []xlate.Bucket{
+					{ID: 0, Weight: 100, WatchPort: mf.PortNone, WatchGroup: xlate.GroupAny, Actions: out(1)},
+					{ID: 1, Weight: 100, WatchPort: mf.PortNone, WatchGroup: xlate.GroupAny, Actions: out(2)}}})
 			}
 			for _, tf := range c.trace {
 				want := r.appctl("ofproto/trace", "br0", tf)

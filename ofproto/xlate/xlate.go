@@ -285,6 +285,11 @@ func (ctx *context) lookupAndRun(inPort uint32, table uint8, mayPacketIn, honorM
 	}
 	if ctx.firstLookup {
 		ctx.firstLookup, saved = false, nil
+		// A port configured no_recv: the packet is looked up but its
+		// actions do not run (Open vSwitch's may_receive).
+		if p := ctx.br.Port(ctx.flow.InPort); p != nil && p.Config&PortNoRecv != 0 {
+			return
+		}
 	}
 	callerRule, callerCookie := ctx.rule, ctx.cookie
 	ctx.runRule(rule, deepens)

@@ -695,3 +695,15 @@ func TestNormalGratuitousARPWildcards(t *testing.T) {
 		t.Fatalf("unicast ARP: op mask %#x, sip %v, tip %v", m.ARPOp, m.SrcIPv4, m.DstIPv4)
 	}
 }
+
+func TestNoRecvPortDrops(t *testing.T) {
+	br := newBridge(t)
+	br.AddRule(&xlatetest.Rule{Prio: 1, Acts: []xlate.Action{&ofpact.Output{Port: 3}}})
+	br.AddPort(&xlate.Port{OFPort: 1, DPPort: 11, Config: xlate.PortNoRecv, Live: true})
+	if got := translate(br, ipFlow(1)).Actions.String(); got != "drop" {
+		t.Fatalf("no_recv port: %q", got)
+	}
+	if got := translate(br, ipFlow(2)).Actions.String(); got != "13" {
+		t.Fatalf("other port: %q", got)
+	}
+}
