@@ -1,6 +1,7 @@
 package ofproto
 
 import (
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -194,6 +195,13 @@ func pipelineGroupMod(gm *ofp.GroupMod) (*pipeline.GroupMod, error) {
 		return nil, ofperr.OFPBPC_BAD_VALUE
 	}
 	out.Props.MethodParam = gm.Props.SelectionMethodParam
+	for _, gf := range gm.Props.Fields {
+		if !slices.Contains(out.Props.FieldList, gf.Field) {
+			out.Props.FieldList = append(out.Props.FieldList, gf.Field)
+		}
+		gf.Field.UnwildcardMasked(&out.Props.Fields, gf.Mask)
+	}
+	slices.SortFunc(out.Props.FieldList, func(a, b *mf.Field) int { return int(a.ID) - int(b.ID) })
 	for _, b := range gm.Buckets {
 		out.Buckets = append(out.Buckets, pipeline.Bucket{ID: b.BucketID, Weight: b.Weight,
 			WatchPort: b.WatchPort, WatchGroup: b.WatchGroup, Actions: actions(b.Actions)})
@@ -410,6 +418,9 @@ func (c *ConnBridge) GroupDescs(group uint32) []ofp.GroupDesc {
 			d.Props.SelectionMethod = "hash"
 		}
 		d.Props.SelectionMethodParam = g.Props.MethodParam
+		for _, fd := range g.Props.FieldList {
+			d.Props.Fields = append(d.Props.Fields, ofp.GroupField{Field: fd, Mask: fd.GetMask(&g.Props.Fields)})
+		}
 		for _, b := range g.Buckets {
 			d.Buckets = append(d.Buckets, ofp.Bucket{BucketID: b.ID, Weight: b.Weight, WatchPort: b.WatchPort,
 				WatchGroup: b.WatchGroup, Actions: ofpActions(b.Actions)})

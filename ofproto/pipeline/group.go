@@ -29,7 +29,7 @@ const (
 	GroupModify       GroupCommand = 1
 	GroupDelete       GroupCommand = 2
 	GroupInsertBucket GroupCommand = 3      // OpenFlow 1.5
-	GroupRemoveBucket GroupCommand = 4      // OpenFlow 1.5
+	GroupRemoveBucket GroupCommand = 5      // OpenFlow 1.5 (4 is unused)
 	GroupAddOrModify  GroupCommand = 0x8000 // Open vSwitch extension
 )
 
@@ -55,6 +55,9 @@ type GroupProps struct {
 	SelectionMethod xlate.SelectionMethod
 	MethodParam     uint64
 	Fields          mf.Wildcards
+	// FieldList names the fields in Fields, in field id order, as Open
+	// vSwitch keeps and reports them (a group desc lists them).
+	FieldList []*mf.Field
 }
 
 // GroupMod is a decoded group mod (struct ofputil_group_mod).
