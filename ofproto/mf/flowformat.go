@@ -90,11 +90,20 @@ func WildcardsForPacket(f *Flow) Wildcards {
 }
 
 // Format writes a packet's flow as Open vSwitch's flow_format (the
-// "Flow:" line of ofproto/trace, packet-ins): the fields the packet has,
+// "Flow:" and "Final flow:" lines of ofproto/trace, packet-ins): the
+// fields the packet has plus the registers and metadata (match_wc_init),
 // leaving out packet context that is zero.
 func (f *Flow) Format() string {
 	m := Match{Flow: *f, Wildcards: WildcardsForPacket(f)}
 	w := &m.Wildcards.Masks
+	for i, r := range f.Regs {
+		if r != 0 {
+			w.Regs[i] = ^uint32(0)
+		}
+	}
+	if f.Metadata != 0 {
+		w.Metadata = ^uint64(0)
+	}
 	if f.InPort == 0 {
 		w.InPort = 0
 	}
