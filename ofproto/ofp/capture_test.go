@@ -212,7 +212,7 @@ func TestCaptureOfctl(t *testing.T) {
 		{Version13, []string{"-O", "OpenFlow13", "show", "SOCK"}, "*ofp.FeaturesRequest", ""},
 		{Version10, []string{"-O", "OpenFlow10", "show", "SOCK"}, "*ofp.FeaturesRequest", ""},
 		{Version15, []string{"-O", "OpenFlow15", "dump-ports-desc", "SOCK"}, "*ofp.PortDescRequest", ""},
-		{Version15, []string{"-O", "OpenFlow15", "dump-table-features", "SOCK"}, "*ofp.TableFeaturesRequest", "      next tables: 1-253\n      instructions: meter apply_actions clear_actions write_actions write_metadata goto_table\n"},
+		{Version15, []string{"-O", "OpenFlow15", "dump-table-features", "SOCK"}, "*ofp.TableFeaturesRequest", "      next tables: 1-253\n      instructions: apply_actions clear_actions write_actions write_metadata goto_table\n"},
 		{Version13, []string{"-O", "OpenFlow13", "dump-table-features", "SOCK"}, "*ofp.TableFeaturesRequest", "      instructions: meter apply_actions clear_actions write_actions write_metadata goto_table\n"},
 		{Version15, []string{"-O", "OpenFlow15", "add-flow", "SOCK", "actions=drop"}, "*ofp.FlowMod", ""},
 		{Version13, []string{"-O", "OpenFlow13", "add-flow", "SOCK", "priority=5,actions=drop"}, "*ofp.FlowMod", ""},

@@ -31,10 +31,12 @@ func OXMHeader(fd *mf.Field, version uint8, masked bool) (h uint64, ok bool) {
 // options of up to 124 bytes): the length Open vSwitch's headers carry.
 const tunMetadataMax = 124
 
-// tableInstructions is the instruction bitmap Open vSwitch advertises
-// in table features: every instruction, the meter instruction included
-// in 1.5 too (Debian's ovs-vswitchd 3.1 lists it there).
-const tableInstructions uint32 = 0x7e
+// Instruction bitmaps Open vSwitch advertises in table features: every
+// instruction of the version (1.5 dropped the meter instruction).
+const (
+	tableInstructions13 uint32 = 0x7e
+	tableInstructions15 uint32 = 0x3e
+)
 
 // DefaultTableFeatures describes table id of a switch with nTables
 // tables the way Open vSwitch's ofproto reports its tables (1.3+): every
@@ -43,7 +45,10 @@ const tableInstructions uint32 = 0x7e
 // gvs's registry (ofproto/mf) has a header for in version: matchable
 // (masked where maskable), wildcardable, and settable where writable.
 func DefaultTableFeatures(version uint8, id uint8, nTables int, maxEntries uint32) TableFeatures {
-	instr := tableInstructions
+	instr := tableInstructions13
+	if version >= Version15 {
+		instr = tableInstructions15
+	}
 	var next []uint8
 	for t := int(id) + 1; t < nTables; t++ {
 		next = append(next, uint8(t))
