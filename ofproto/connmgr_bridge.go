@@ -55,11 +55,10 @@ type connEvents struct {
 func (e connEvents) PacketIn(pi *xlate.PacketIn) {
 	var cont []byte
 	if pi.Continuation != nil {
-		cont = e.b.saveContinuation(pi.Continuation)
+		cont = e.b.encodeContinuation(pi.Continuation)
 	}
-	var md mf.Match
-	md.Flow = pi.Flow
-	md.Wildcards.Masks.InPort = ^uint32(0)
+	// flow_get_metadata: registers, metadata, tunnel, in_port...
+	md := mf.FlowMetadata(&pi.Flow)
 	pin := &ofp.PacketIn{Packet: pi.Packet, TotalLen: uint32(len(pi.Packet)), BufferID: ofp.BufferNone,
 		TableID: pi.TableID, Cookie: pi.Cookie, Reason: uint8(pi.Reason), Metadata: md, Userdata: pi.Userdata,
 		Continuation: cont}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"sync"
 
+	"gvs/ofproto/connmgr"
+	"gvs/ofproto/ofp"
 	"gvs/ofproto/ofperr"
 	"gvs/ofproto/xlate"
 )
@@ -50,8 +52,33 @@ func (b *Bridge) saveContinuation(fz *xlate.Frozen) []byte {
 	return out
 }
 
+
+// encodeContinuation keeps fz and returns its continuation in Open
+// vSwitch's NXCPT_* form, so that controllers and ovs-ofctl can read it:
+// the bridge property carries gvs's id for the kept state (what Resume
+// looks up), the rest describes the state as Open vSwitch would (the
+// actions still to run with their rule's table and cookie, the action
+// set, the datapath input port).
+// TODO: the push/pop stack (NXCPT_STACK) is not described.
+func (b *Bridge) encodeContinuation(fz *xlate.Frozen) []byte {
+	c := ofp.Continuation{
+		Steps:     []ofp.ContinuationStep{{TableID: fz.Table, Cookie: fz.Cookie, Actions: fz.Actions}},
+		ActionSet: fz.ActionSet,
+	}
+	copy(c.Bridge[:], b.saveContinuation(fz))
+	if p := b.Port(fz.Flow.InPort); p != nil {
+		c.ODPPort = p.DPPort
+	}
+	return c.Append(nil, connmgr.ContinuationVersion)
+}
+
 // continuation finds the frozen state of continuation bytes.
 func (b *Bridge) continuation(p []byte) (*xlate.Frozen, error) {
+	// The NXCPT_BRIDGE property comes first: a 4-byte header, then the
+	// 16 bytes saveContinuation made.
+	if len(p) >= 20 && binary.BigEndian.Uint16(p) == 0x8000 && binary.BigEndian.Uint16(p[2:]) == 20 {
+		p = p[4:20]
+	}
 	c := &b.conts
 	c.mu.Lock()
 	defer c.mu.Unlock()
