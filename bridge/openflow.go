@@ -256,6 +256,11 @@ func (r *Reconciler) controllerUpdates(c client.Client, b *desiredBridge, statsD
 		return nil, nil
 	}
 	info := ob.mgr.ControllerInfo()
+	for target := range ob.written {
+		if _, ok := info[target]; !ok {
+			delete(ob.written, target) // no longer configured
+		}
+	}
 	var ops []ovsdb.Operation
 	for _, old := range b.openflow.rows {
 		row := *old

@@ -259,10 +259,9 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 			if ps.MTU > 0 {
 				row.MTU = ptr(ps.MTU)
 			}
-			row.Ifindex = nil
-			if ps.Link.IfIndex > 0 {
-				row.Ifindex = ptr(ps.Link.IfIndex)
-			}
+			// Open vSwitch writes 0 for a device without an index (a
+			// dummy port).
+			row.Ifindex = ptr(max(ps.Link.IfIndex, 0))
 			row.Status = ps.Status
 			// Counters are read on the statistics timer only; a new port
 			// starts at zero.

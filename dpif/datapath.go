@@ -136,10 +136,9 @@ type Datapath struct {
 	log   *slog.Logger
 	epoch time.Time
 
-	cls      *classifier
-	flowMu   sync.Mutex // the one flow writer
-	tagIndex map[uint64]map[*flow]struct{}
-	nflows   atomic.Int64
+	cls    *classifier
+	flowMu sync.Mutex // the one flow writer
+	nflows atomic.Int64
 
 	handler atomic.Pointer[handlerBox]
 
@@ -187,13 +186,12 @@ func New(cfg Config) (*Datapath, error) {
 		return nil, err
 	}
 	dp := &Datapath{
-		cfg:      cfg,
-		log:      cfg.Logger,
-		epoch:    time.Now(),
-		cls:      newClassifier(rand.Uint64()),
-		tagIndex: make(map[uint64]map[*flow]struct{}),
-		assign:   make(map[rxqID]int),
-		stop:     make(chan struct{}),
+		cfg:    cfg,
+		log:    cfg.Logger,
+		epoch:  time.Now(),
+		cls:    newClassifier(rand.Uint64()),
+		assign: make(map[rxqID]int),
+		stop:   make(chan struct{}),
 	}
 	dp.ports.Store(&portTable{idx: map[uint32]int32{}})
 	pool, err := packet.NewPool(packet.PoolConfig{Buffers: cfg.PoolBuffers, FrameSize: cfg.FrameSize})

@@ -167,29 +167,6 @@ func TestExpireIdleKeepsUsedFlows(t *testing.T) {
 	}
 }
 
-func TestTags(t *testing.T) {
-	fx := newFixture(t, Config{}, 2)
-	m := packet.Mask{InPort: ^uint32(0)}
-	for i := range 6 {
-		fx.dp.Put(FlowSpec{Key: packet.Key{InPort: uint32(i)}, Mask: m, Tags: []uint64{uint64(i % 2), 7}})
-	}
-	if _, ok := fx.dp.TagUsed(1); !ok {
-		t.Fatal("tag 1 unknown")
-	}
-	if n := fx.dp.DelTagged(1); n != 3 {
-		t.Fatalf("DelTagged(1) = %d", n)
-	}
-	if _, ok := fx.dp.TagUsed(1); ok {
-		t.Fatal("tag 1 still used")
-	}
-	if n := fx.dp.DelTagged(7); n != 3 || fx.dp.NumFlows() != 0 {
-		t.Fatalf("DelTagged(7) = %d, %d flows left", n, fx.dp.NumFlows())
-	}
-	if err := fx.dp.Put(FlowSpec{Tags: make([]uint64, MaxFlowTags+1)}); !errors.Is(err, ErrTooManyTags) {
-		t.Fatalf("too many tags: %v", err)
-	}
-}
-
 func TestNoHandlerLosesUpcalls(t *testing.T) {
 	fx := newFixture(t, Config{}, 2)
 	frame := udpFrame(mac(2), mac(1), 0, [4]byte{1, 1, 1, 1}, [4]byte{2, 2, 2, 2}, 1, 2)

@@ -107,9 +107,9 @@
 //
 // # Flows: one writer, lock-free readers
 //
-// Flow changes (Put, Del, Flush, DelTagged, idle expiry, installs from
-// upcalls) are serialised by one mutex. PMDs read the classifier without
-// locks: the list of subtables is an immutable slice behind an atomic
+// Flow changes (Put, Del, FlowModify, FlowDelete, Flush, idle expiry,
+// installs from upcalls) are serialised by one mutex. PMDs read the
+// classifier without locks: the list of subtables is an immutable slice behind an atomic
 // pointer; each subtable is an open-addressing table of atomic flow
 // pointers, filled by single atomic stores, emptied by marking a flow dead
 // (it stays as a tombstone), and rebuilt by publishing a new table. A
@@ -119,19 +119,17 @@
 // wins). Flow statistics have one cache-line slot per PMD, written only
 // by that PMD; readers sum them.
 //
-// Flows carry opaque tags from the translation layer, which deletes them
-// by tag (DelTagged) when what they depend on changes (a MAC table entry)
-// and asks when a tag was last used (TagUsed). Tags are on their way
-// out: revalidation by re-translation uses Dump, whose entries carry a
-// FlowHandle, and FlowModify (one atomic swap of the actions: PMDs see
-// the old list or the new), FlowDelete and FlowGet; statistics deltas
-// are the caller's business; Handles lists the handles alone for a walk
-// with FlowGet, Actions.Equal decides whether a re-translation changed
-// anything, and FlowEntry.Unmasked is the full key the flow was
-// installed for (what re-translation starts from, and what dump-flows
-// prints with the mask). The revalidator goroutine deletes flows
-// idle for Config.MaxIdle (10 s). Every megaflow matches recirc_id
-// exactly (the datapath forces it), as in Open vSwitch.
+// Revalidation is by re-translation, as in Open vSwitch: the layer above
+// walks Dump, whose entries carry a FlowHandle and the full key the
+// flow was installed for (FlowEntry.Unmasked: what re-translation starts
+// from, and what dump-flows prints with the mask), or Handles and
+// FlowGet one flow at a time; Actions.Equal says whether re-translation
+// changed anything; FlowModify swaps a flow's actions (one atomic store:
+// PMDs see the old list or the new) and FlowDelete removes it.
+// Statistics deltas are the caller's business. The revalidator
+// goroutine deletes flows idle for Config.MaxIdle (10 s). Every megaflow
+// matches recirc_id exactly (the datapath forces it), as in Open
+// vSwitch.
 //
 // # Actions
 //
@@ -229,7 +227,7 @@
 // non-PMD context runs the upcall handler for recirculated misses under
 // its mutex (Execute's packets), so a handler must not call Execute
 // from Upcall. PMDs hold no lock while classifying and call the upcall handler
-// holding none, so a handler may call Put, DelTagged and TagUsed.
+// holding none, so a handler may call Put, FlowModify and FlowDelete.
 // SetPMDConfig and Close hold portMu while they wait for the slow-upcall
 // goroutines: a SlowUpcall handler must not call them, nor anything else
 // that takes portMu (PortAdd, PortsAdd, PortDel, PortsDel, Ports, the rx

@@ -7,22 +7,12 @@ import (
 	"gvs/packet"
 )
 
-// MaxFlowTags is how many revalidation tags one flow may carry.
-const MaxFlowTags = 4
-
 // FlowSpec describes a megaflow to install: packets whose key, masked with
 // Mask, equals Key masked with Mask get Actions.
-//
-// Tags are opaque numbers chosen by the translation layer (at most
-// MaxFlowTags): it later deletes every flow carrying a tag with
-// DelTagged, or asks when any of them was last used with TagUsed. NORMAL
-// tags a flow with the MAC table entries it depends on, the way old Open
-// vSwitch tagged flows for revalidation.
 type FlowSpec struct {
 	Key     packet.Key
 	Mask    packet.Mask
 	Actions Actions
-	Tags    []uint64
 }
 
 // FlowStats are a flow's counters, summed over PMDs.
@@ -48,7 +38,6 @@ type FlowEntry struct {
 	// re-translates a flow's full key.
 	Unmasked packet.Key
 	Actions  Actions
-	Tags     []uint64
 	Stats    FlowStats
 }
 
@@ -59,7 +48,6 @@ type flow struct {
 	orig    packet.Key // unmasked: FlowEntry.Unmasked
 	hash    uint64     // of key, with the classifier's seed
 	sub     *subtable
-	tags    []uint64
 	actions atomic.Pointer[Actions]
 	dead    atomic.Bool // set by the writer before unlinking
 	created int64       // datapath clock, ns
@@ -104,7 +92,7 @@ func (f *flow) usedNs() int64 {
 }
 
 func (f *flow) entry(dp *Datapath) FlowEntry {
-	e := FlowEntry{Handle: FlowHandle{f}, Key: f.key, Mask: f.sub.mask, Unmasked: f.orig, Actions: *f.actions.Load(), Tags: f.tags}
+	e := FlowEntry{Handle: FlowHandle{f}, Key: f.key, Mask: f.sub.mask, Unmasked: f.orig, Actions: *f.actions.Load()}
 	slots := *f.slots.Load()
 	for i := range slots {
 		s := &slots[i]

@@ -11,29 +11,15 @@ import (
 // ErrNoFlow is returned by Del for a flow that does not exist (ENOENT).
 var ErrNoFlow = errors.New("dpif: no such flow (ENOENT)")
 
-// ErrTooManyTags is returned by Put for more than MaxFlowTags tags.
-var ErrTooManyTags = errors.New("dpif: too many flow tags")
-
 // insertLocked creates and links a flow; orig is the unmasked key it
 // was made for. Caller holds flowMu and has checked that no live flow
 // has this mask and masked key.
-func (dp *Datapath) insertLocked(mk *packet.Key, m *packet.Mask, orig *packet.Key, actions Actions, tags []uint64) *flow {
+func (dp *Datapath) insertLocked(mk *packet.Key, m *packet.Mask, orig *packet.Key, actions Actions) *flow {
 	f := &flow{key: *mk, orig: *orig, created: dp.now()}
 	slots := make([]flowSlot, dp.nslots)
 	f.slots.Store(&slots)
-	if len(tags) > 0 {
-		f.tags = slices.Clone(tags[:min(len(tags), MaxFlowTags)])
-	}
 	f.actions.Store(&actions)
 	dp.cls.insert(f, m)
-	for _, t := range f.tags {
-		set := dp.tagIndex[t]
-		if set == nil {
-			set = make(map[*flow]struct{})
-			dp.tagIndex[t] = set
-		}
-		set[f] = struct{}{}
-	}
 	dp.nflows.Add(1)
 	return f
 }
@@ -44,23 +30,12 @@ func (dp *Datapath) removeLocked(f *flow) {
 		return
 	}
 	dp.cls.remove(f)
-	for _, t := range f.tags {
-		if set := dp.tagIndex[t]; set != nil {
-			delete(set, f)
-			if len(set) == 0 {
-				delete(dp.tagIndex, t)
-			}
-		}
-	}
 	dp.nflows.Add(-1)
 }
 
 // Put installs a flow, or replaces the actions of the flow with the same
 // mask and masked key (keeping its statistics).
 func (dp *Datapath) Put(spec FlowSpec) error {
-	if len(spec.Tags) > MaxFlowTags {
-		return ErrTooManyTags
-	}
 	exactMetadata(&spec.Mask)
 	var mk packet.Key
 	spec.Key.ApplyMask(&spec.Mask, &mk)
@@ -71,7 +46,7 @@ func (dp *Datapath) Put(spec FlowSpec) error {
 		f.actions.Store(&actions)
 		return nil
 	}
-	dp.insertLocked(&mk, &spec.Mask, &spec.Key, actions, spec.Tags)
+	dp.insertLocked(&mk, &spec.Mask, &spec.Key, actions)
 	return nil
 }
 
@@ -185,35 +160,6 @@ func (dp *Datapath) NumFlows() int { return int(dp.nflows.Load()) }
 // Flush deletes every flow.
 func (dp *Datapath) Flush() {
 	dp.delFlowsMatching(func(*flow) bool { return true })
-}
-
-// DelTagged deletes every flow carrying tag and returns how many.
-func (dp *Datapath) DelTagged(tag uint64) int {
-	dp.flowMu.Lock()
-	defer dp.flowMu.Unlock()
-	set := dp.tagIndex[tag]
-	n := len(set)
-	for f := range set {
-		dp.removeLocked(f)
-	}
-	return n
-}
-
-// TagUsed returns when a packet last hit any flow carrying tag, and false
-// if no flow carries it. The translation layer uses it to keep alive
-// state (a MAC table entry) that active flows depend on.
-func (dp *Datapath) TagUsed(tag uint64) (time.Time, bool) {
-	dp.flowMu.Lock()
-	defer dp.flowMu.Unlock()
-	set := dp.tagIndex[tag]
-	if len(set) == 0 {
-		return time.Time{}, false
-	}
-	var used int64
-	for f := range set {
-		used = max(used, f.usedNs())
-	}
-	return dp.clockTime(used), true
 }
 
 // delFlowsMatching deletes the flows for which match is true; returns how

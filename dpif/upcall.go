@@ -12,8 +12,8 @@ type UpcallResult uint8
 const (
 	// UpcallDrop drops the packet and installs nothing.
 	UpcallDrop UpcallResult = iota
-	// UpcallInstall installs the megaflow (Key masked by Mask -> Actions,
-	// with Tags) and executes Actions on the packet. The mask is made
+	// UpcallInstall installs the megaflow (Key masked by Mask -> Actions)
+	// and executes Actions on the packet. The mask is made
 	// to match recirc_id exactly. If a flow already covers the packet
 	// (another PMD installed it meanwhile), that flow is used instead.
 	UpcallInstall
@@ -27,7 +27,7 @@ const (
 )
 
 // Upcall is one miss, passed to the handler; the handler answers by
-// filling Mask, Actions and Tags and returning an UpcallResult. The
+// filling Mask and Actions and returning an UpcallResult. The
 // datapath reuses an Upcall (and the capacity of its slices) for the next
 // miss: the handler must not keep it, Key or Packet after returning.
 type Upcall struct {
@@ -40,7 +40,6 @@ type Upcall struct {
 
 	Mask    packet.Mask
 	Actions Actions
-	Tags    []uint64
 }
 
 // UpcallHandler decides about misses. Upcall runs synchronously on the
@@ -99,7 +98,6 @@ func (u *Upcall) reset(pmd int, b *packet.Buffer) {
 	u.Packet = b
 	u.Mask = packet.Mask{}
 	u.Actions = u.Actions[:0]
-	u.Tags = u.Tags[:0]
 }
 
 // upcall hands a miss to the handler on the PMD and carries out its
@@ -251,7 +249,7 @@ func (dp *Datapath) install(u *Upcall) *flow {
 	if f := dp.cls.get(&mk, &u.Mask); f != nil {
 		return f
 	}
-	return dp.insertLocked(&mk, &u.Mask, u.Key, slices.Clone(u.Actions), u.Tags)
+	return dp.insertLocked(&mk, &u.Mask, u.Key, slices.Clone(u.Actions))
 }
 
 // exactMetadata makes a megaflow mask match recirc_id exactly, as every

@@ -69,9 +69,8 @@ type Bridge struct {
 	portsHook  atomic.Pointer[func()]
 	packetOut  atomic.Pointer[PacketOutFunc]
 	counters   atomic.Pointer[func(uint32) (PortCounters, bool)]
-	// adminState turns a datapath port's device up or down (port mod).
-	adminState atomic.Pointer[func(dpPort uint32, up bool)]
 	resumeFn   atomic.Pointer[ResumeFunc]
+	adminFn    atomic.Pointer[func(string, bool)]
 	conts      continuations
 	tlv        tlvTable
 
@@ -93,6 +92,7 @@ type portState struct {
 	curr                uint32 // OFPPF_* current features (OpenFlow 1.1 layout)
 	currSpeed, maxSpeed uint32 // kbit/s
 	created             time.Time
+	dummyQueue          bool
 }
 
 // portSnapshot is what translation reads: immutable once published.
@@ -409,6 +409,10 @@ type PortSpec struct {
 	// SpeedMbps is the link speed (0: unknown): the port's current
 	// features and speed.
 	SpeedMbps int
+	// DummyQueue: the device is like Open vSwitch's dummy netdev: one
+	// queue (queue 0, statistics unknown), and only packet and byte
+	// counters (port statistics report the others as unknown).
+	DummyQueue bool
 }
 
 // Errors of port configuration.
@@ -464,7 +468,7 @@ func (b *Bridge) AddPorts(specs []PortSpec) (ofports []uint32, errs []error) {
 			errs[i] = fmt.Errorf("%w: %s", ErrNoOFPorts, s.Name)
 			continue
 		}
-		p := &portState{vlan: s.VLAN, hw: s.MAC, created: now}
+		p := &portState{vlan: s.VLAN, hw: s.MAC, created: now, dummyQueue: s.DummyQueue}
 		p.curr, p.currSpeed = speedFeatures(s.SpeedMbps)
 		p.Port = xlate.Port{OFPort: n, DPPort: s.DPPort, Name: s.Name, LinkDown: s.LinkDown, Live: !s.LinkDown, VLAN: vlans[i]}
 		b.byName[s.Name] = p
@@ -554,11 +558,9 @@ func (b *Bridge) SetPortLink(name string, up bool) {
 func (b *Bridge) PortMod(ofport uint32, hw [6]byte, config, mask xlate.PortFlags) error {
 	b.mu.Lock()
 	var name string
-	var dpPort uint32
-	wasDown := false
 	for n, p := range b.byName {
 		if p.OFPort == ofport {
-			name, dpPort, wasDown = n, p.DPPort, p.Config&xlate.PortDown != 0
+			name = n
 			if p.hw != hw {
 				b.mu.Unlock()
 				return errBadHWAddr
@@ -569,26 +571,25 @@ func (b *Bridge) PortMod(ofport uint32, hw [6]byte, config, mask xlate.PortFlags
 	if name == "" {
 		return errBadPort
 	}
+	var downChanged, down bool
 	b.modifyPort(name, func(p *portState) {
+		old := p.Config
 		p.Config = p.Config&^mask | config&mask
 		p.Live = !p.LinkDown && p.Config&xlate.PortDown == 0
+		down = p.Config&xlate.PortDown != 0
+		downChanged = (old^p.Config)&xlate.PortDown != 0
 	})
-	// As Open vSwitch's update_port_config, OFPPC_PORT_DOWN turns the
-	// device itself down or up; its carrier follows, and the link watch
-	// reports that (OFPPS_LINK_DOWN) in a second port status.
-	if mask&xlate.PortDown != 0 {
-		if down := config&xlate.PortDown != 0; down != wasDown {
-			if fn := b.adminState.Load(); fn != nil {
-				(*fn)(dpPort, !down)
-			}
-		}
+	// OFPPC_PORT_DOWN also takes the device down (or up), as Open
+	// vSwitch's update_port_config turns NETDEV_UP off and on.
+	if fn := b.adminFn.Load(); downChanged && fn != nil {
+		(*fn)(name, !down)
 	}
 	return nil
 }
 
-// SetPortAdminState installs how the bridge turns a datapath port's
-// device up or down (the switch owns the devices).
-func (b *Bridge) SetPortAdminState(fn func(dpPort uint32, up bool)) { b.adminState.Store(&fn) }
+// SetPortAdmin installs how the bridge sets a port's device
+// administratively up or down (port mod's OFPPC_PORT_DOWN).
+func (b *Bridge) SetPortAdmin(fn func(name string, up bool)) { b.adminFn.Store(&fn) }
 
 func (b *Bridge) modifyPort(name string, edit func(*portState)) {
 	b.mu.Lock()

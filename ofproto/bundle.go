@@ -47,6 +47,9 @@ func (b *Bridge) PacketOut(po *PacketOut) error {
 	if err := b.checkPacketOut(po); err != nil {
 		return err
 	}
+	if err := b.checkPacketOutActions(po); err != nil {
+		return err
+	}
 	return b.runPacketOut(po, b.Version())
 }
 
@@ -58,19 +61,22 @@ func (b *Bridge) runPacketOut(po *PacketOut, version uint64) error {
 	return (*fn)(b, po, version)
 }
 
-// checkPacketOut is ofproto_packet_out_init's checks: the input port is
-// a real port of the bridge, LOCAL, CONTROLLER or NONE; the actions'
-// groups and meters exist (ofproto_check_ofpacts).
+// checkPacketOut is ofproto_packet_out_init's check of the input port:
+// a real port of the bridge, LOCAL, CONTROLLER or NONE.
 func (b *Bridge) checkPacketOut(po *PacketOut) error {
 	switch po.InPort {
 	case mf.PortLocal, mf.PortController, mf.PortNone:
-	default:
-		if po.InPort >= mf.PortMax || b.Port(po.InPort) == nil {
-			return ofperr.OFPBRC_BAD_PORT
-		}
+		return nil
 	}
-	return b.pipe.CheckActions(po.Actions)
+	if po.InPort >= mf.PortMax || b.Port(po.InPort) == nil {
+		return ofperr.OFPBRC_BAD_PORT
+	}
+	return nil
 }
+
+// checkPacketOutActions is ofproto_packet_out_start's
+// ofproto_check_ofpacts: groups and meters the actions name must exist.
+func (b *Bridge) checkPacketOutActions(po *PacketOut) error { return b.pipe.CheckActions(po.Actions) }
 
 // ApplyPortMod applies a port mod now.
 func (b *Bridge) ApplyPortMod(pm *PortMod) error {
@@ -126,6 +132,9 @@ func (b *Bridge) commitBundle(n int, get func(i int, m *BundleMsg) error, atomic
 				}
 			case m.PacketOut != nil:
 				if err = b.checkPacketOut(m.PacketOut); err == nil {
+					err = t.CheckActions(m.PacketOut.Actions)
+				}
+				if err == nil {
 					later = append(later, m)
 				}
 			}

@@ -31,9 +31,8 @@ func NewConnBridge(b *Bridge) *ConnBridge { return &ConnBridge{b: b} }
 func (c *ConnBridge) SetDatapathID(id uint64) { c.dpid.Store(id) }
 
 // Features is handle_features_request's reply minus the ports:
-// capabilities in ofp's version-independent Cap* bits (flow, table,
-// port, queue and group statistics, bundles, ARP match IP), which the
-// codec maps to each version's bits; actions in OpenFlow 1.0's bitmap.
+// Open vSwitch's capabilities (ofp's Cap* bits, which each version shows
+// its share of) and OpenFlow 1.0 actions.
 func (c *ConnBridge) Features() ofp.FeaturesReply {
 	return ofp.FeaturesReply{
 		DatapathID: c.dpid.Load(), NBuffers: 0, NTables: pipeline.NumTables - 1,
@@ -110,14 +109,17 @@ func flowModFlags(f uint16) pipeline.Flags {
 
 func ofpFlowFlags(f pipeline.Flags) uint16 {
 	var out uint16
-	if f&pipeline.FlagSendFlowRem != 0 {
-		out |= ofp.FlowFlagSendFlowRem
-	}
-	if f&pipeline.FlagNoPktCounts != 0 {
-		out |= ofp.FlowFlagNoPktCounts
-	}
-	if f&pipeline.FlagNoBytCounts != 0 {
-		out |= ofp.FlowFlagNoBytCounts
+	for _, m := range []struct {
+		p   pipeline.Flags
+		ofp uint16
+	}{
+		{pipeline.FlagSendFlowRem, ofp.FlowFlagSendFlowRem}, {pipeline.FlagNoPktCounts, ofp.FlowFlagNoPktCounts},
+		{pipeline.FlagNoBytCounts, ofp.FlowFlagNoBytCounts}, {pipeline.FlagCheckOverlap, ofp.FlowFlagCheckOverlap},
+		{pipeline.FlagResetCounts, ofp.FlowFlagResetCounts},
+	} {
+		if f&m.p != 0 {
+			out |= m.ofp
+		}
 	}
 	if f&pipeline.FlagCheckOverlap != 0 {
 		out |= ofp.FlowFlagCheckOverlap
@@ -195,13 +197,13 @@ func pipelineGroupMod(gm *ofp.GroupMod) (*pipeline.GroupMod, error) {
 		return nil, ofperr.OFPBPC_BAD_VALUE
 	}
 	out.Props.MethodParam = gm.Props.SelectionMethodParam
-	for _, gf := range gm.Props.Fields {
-		if !slices.Contains(out.Props.FieldList, gf.Field) {
-			out.Props.FieldList = append(out.Props.FieldList, gf.Field)
-		}
-		gf.Field.UnwildcardMasked(&out.Props.Fields, gf.Mask)
+	for _, f := range gm.Props.Fields {
+		out.Props.FieldList = append(out.Props.FieldList, pipeline.HashField{Field: f.Field, Mask: f.Mask})
+		f.Field.SetMaskTo(&out.Props.Fields, f.Mask)
 	}
-	slices.SortFunc(out.Props.FieldList, func(a, b *mf.Field) int { return int(a.ID) - int(b.ID) })
+	// Open vSwitch keeps the fields as a bitmap over field ids, so group
+	// descriptions list them in id order whatever order the mod named.
+	slices.SortStableFunc(out.Props.FieldList, func(a, b pipeline.HashField) int { return int(a.Field.ID) - int(b.Field.ID) })
 	for _, b := range gm.Buckets {
 		out.Buckets = append(out.Buckets, pipeline.Bucket{ID: b.BucketID, Weight: b.Weight,
 			WatchPort: b.WatchPort, WatchGroup: b.WatchGroup, Actions: actions(b.Actions)})
@@ -329,16 +331,11 @@ func (c *ConnBridge) AggregateStats(req *ofp.FlowStatsRequest) (ofp.AggregateRep
 func (c *ConnBridge) TableStats() []ofp.TableStats {
 	var out []ofp.TableStats
 	for _, t := range c.b.TableStats() {
-		out = append(out, ofp.TableStats{TableID: t.TableID, Name: tableName(t.TableID), Wildcards: 0x3fffff,
+		out = append(out, ofp.TableStats{TableID: t.TableID, Wildcards: 0x3fffff,
 			MaxEntries: 1000000, ActiveCount: uint32(t.ActiveCount), LookupCount: t.LookupCount, MatchedCount: t.MatchedCount})
 	}
 	return out
 }
-
-// tableName is the name a table reports: Open vSwitch leaves it empty
-// (ovs-ofctl then prints none) unless the database's Flow_Table names
-// it, which gvs does not support yet.
-func tableName(uint8) string { return "" }
 
 // TableDescs implements connmgr.Bridge.
 func (c *ConnBridge) TableDescs() []ofp.TableDesc {
@@ -365,27 +362,33 @@ func (c *ConnBridge) PortStats(port uint32) ([]ofp.PortStats, error) {
 	return out, nil
 }
 
-// QueueStats implements connmgr.Bridge as handle_queue_stats_request
-// does. gvs configures no QoS, so only netdev-dummy's queue 0 (counters
-// unknown) exists. A dump of every queue never fails; asking for one
-// queue fails with OFPQOFC_BAD_QUEUE unless some port has it.
+// QueueStats implements connmgr.Bridge as handle_queue_stats_request:
+// only dummy devices have a queue (queue 0, statistics unknown, as Open
+// vSwitch's netdev-dummy); kernel devices report none. Any port (or
+// OpenFlow 1.0's ALL) with a specific queue that no port has is
+// OFPQOFC_BAD_QUEUE; a missing port OFPQOFC_BAD_PORT.
 func (c *ConnBridge) QueueStats(port, queue uint32) ([]ofp.QueueStats, error) {
-	anyPort := port == mf.PortNone || port == mf.PortAll || port == 0xffffffff
-	if !anyPort && c.b.Port(port) == nil {
+	any := port == mf.PortNone || port == mf.PortAll || port == 0xffffffff
+	if !any && c.b.Port(port) == nil {
 		return nil, ofperr.OFPQOFC_BAD_PORT
 	}
 	var out []ofp.QueueStats
+	found := false
 	for _, p := range ovsPortOrder(c.b.Ports()) {
-		if !anyPort && p.OFPort != port {
+		if !any && p.OFPort != port {
 			continue
 		}
-		if (queue == ofp.QueueAll || queue == 0) && c.b.hasDummyQueue(p) {
-			const unknown = ^uint64(0)
-			out = append(out, ofp.QueueStats{PortNo: p.OFPort, QueueID: 0, TxBytes: unknown, TxPackets: unknown,
-				TxErrors: unknown, DurationSec: ^uint32(0), DurationNsec: ^uint32(0)})
+		has := c.b.hasDummyQueue(p.Name)
+		if queue != ofp.QueueAll && (queue != 0 || !has) {
+			continue
+		}
+		found = true
+		if has {
+			out = append(out, ofp.QueueStats{PortNo: p.OFPort, QueueID: 0, TxBytes: ^uint64(0), TxPackets: ^uint64(0),
+				TxErrors: ^uint64(0), DurationSec: ^uint32(0), DurationNsec: ^uint32(0)})
 		}
 	}
-	if queue != ofp.QueueAll && len(out) == 0 {
+	if !found && (queue != ofp.QueueAll || any && len(c.b.Ports()) == 0) {
 		return nil, ofperr.OFPQOFC_BAD_QUEUE
 	}
 	return out, nil
@@ -418,8 +421,8 @@ func (c *ConnBridge) GroupDescs(group uint32) []ofp.GroupDesc {
 			d.Props.SelectionMethod = "hash"
 		}
 		d.Props.SelectionMethodParam = g.Props.MethodParam
-		for _, fd := range g.Props.FieldList {
-			d.Props.Fields = append(d.Props.Fields, ofp.GroupField{Field: fd, Mask: fd.GetMask(&g.Props.Fields)})
+		for _, f := range g.Props.FieldList {
+			d.Props.Fields = append(d.Props.Fields, ofp.GroupField{Field: f.Field, Mask: f.Mask})
 		}
 		for _, b := range g.Buckets {
 			d.Buckets = append(d.Buckets, ofp.Bucket{BucketID: b.ID, Weight: b.Weight, WatchPort: b.WatchPort,

@@ -55,10 +55,9 @@ type connEvents struct {
 func (e connEvents) PacketIn(pi *xlate.PacketIn) {
 	var cont []byte
 	if pi.Continuation != nil {
-		cont = e.b.encodeContinuation(pi.Continuation)
+		cont = e.b.saveContinuation(pi.Continuation)
 	}
-	// flow_get_metadata: registers, metadata, tunnel, in_port...
-	md := mf.FlowMetadata(&pi.Flow)
+	md := packetInMetadata(&pi.Flow)
 	pin := &ofp.PacketIn{Packet: pi.Packet, TotalLen: uint32(len(pi.Packet)), BufferID: ofp.BufferNone,
 		TableID: pi.TableID, Cookie: pi.Cookie, Reason: uint8(pi.Reason), Metadata: md, Userdata: pi.Userdata,
 		Continuation: cont}
@@ -94,3 +93,34 @@ func (e connEvents) FlowMonitor(u *pipeline.FlowUpdate) {
 }
 
 func (e connEvents) WantsPacketInOnMiss() bool { return e.e.WantsPacketInOnMiss() }
+
+// packetInMetadata is the metadata a packet-in carries (Open vSwitch's
+// flow_get_metadata): in_port, and the pipeline and datapath metadata
+// fields that are not zero (metadata, registers, pkt_mark, tun_id, the
+// conntrack state).
+func packetInMetadata(f *mf.Flow) mf.Match {
+	var md mf.Match
+	w := &md.Wildcards.Masks
+	w.InPort = ^uint32(0)
+	if f.Metadata != 0 {
+		w.Metadata = ^uint64(0)
+	}
+	for i, r := range f.Regs {
+		if r != 0 {
+			w.Regs[i] = ^uint32(0)
+		}
+	}
+	if f.PktMark != 0 {
+		w.PktMark = ^uint32(0)
+	}
+	if f.TunID != 0 {
+		w.TunID = ^uint64(0)
+	}
+	if f.CTState != 0 {
+		w.CTState, w.CTZone, w.CTMark = ^uint32(0), ^uint16(0), ^uint32(0)
+		w.CTLabel = [16]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+	}
+	md.Flow = *f
+	md.Normalize()
+	return md
+}

@@ -4,8 +4,7 @@ import (
 	"encoding/binary"
 	"sync"
 
-	"gvs/ofproto/connmgr"
-	"gvs/ofproto/ofp"
+	"gvs/ofproto/ofpact"
 	"gvs/ofproto/ofperr"
 	"gvs/ofproto/xlate"
 )
@@ -16,10 +15,17 @@ import (
 // the latest maxContinuations; an older one is stale (NXR_STALE).
 const maxContinuations = 4096
 
-// continuationMagic marks gvs's continuations (and which bridge made
-// them cannot be confused: ids are per bridge and the magic includes a
-// per-bridge random part).
-const continuationLen = 16
+// A continuation is what Open vSwitch's NXPINT_CONTINUATION carries: its
+// private properties, which controllers (ovn-controller, ovs-ofctl)
+// decode. NXCPT_BRIDGE holds the bridge's tag and the state's id (Open
+// vSwitch puts the bridge's UUID there); NXCPT_ACTIONS the actions still
+// to run and NXCPT_ODP_PORT the input's datapath port, for the
+// controller's information: resuming needs only the id.
+const (
+	nxcptBridge  = 0x8000
+	nxcptActions = 0x8006
+	nxcptODPPort = 0x8008
+)
 
 type continuations struct {
 	mu    sync.Mutex
@@ -46,46 +52,50 @@ func (b *Bridge) saveContinuation(fz *xlate.Frozen) []byte {
 		delete(c.byID, c.order[0])
 		c.order = c.order[1:]
 	}
-	out := make([]byte, continuationLen)
-	binary.BigEndian.PutUint64(out, c.tag)
-	binary.BigEndian.PutUint64(out[8:], id)
+	return b.encodeContinuation(c.tag, id, fz)
+}
+
+// encodeContinuation builds the private properties of a continuation.
+func (b *Bridge) encodeContinuation(tag, id uint64, fz *xlate.Frozen) []byte {
+	prop := func(out []byte, typ uint16, body []byte) []byte {
+		n := 4 + len(body)
+		out = binary.BigEndian.AppendUint16(out, typ)
+		out = binary.BigEndian.AppendUint16(out, uint16(n))
+		out = append(out, body...)
+		for n%8 != 0 {
+			out, n = append(out, 0), n+1
+		}
+		return out
+	}
+	var uuid [16]byte
+	binary.BigEndian.PutUint64(uuid[:], tag)
+	binary.BigEndian.PutUint64(uuid[8:], id)
+	out := prop(nil, nxcptBridge, uuid[:])
+	if acts := ofpacts(fz.Actions); len(acts) > 0 {
+		// A nested property: its content starts 8-byte aligned.
+		out = prop(out, nxcptActions, ofpact.AppendActions(make([]byte, 4), acts, continuationVersion))
+	}
+	if p := b.Port(fz.Flow.InPort); p != nil {
+		out = prop(out, nxcptODPPort, binary.BigEndian.AppendUint32(nil, p.DPPort))
+	}
 	return out
 }
 
-
-// encodeContinuation keeps fz and returns its continuation in Open
-// vSwitch's NXCPT_* form, so that controllers and ovs-ofctl can read it:
-// the bridge property carries gvs's id for the kept state (what Resume
-// looks up), the rest describes the state as Open vSwitch would (the
-// actions still to run with their rule's table and cookie, the action
-// set, the datapath input port).
-// TODO: the push/pop stack (NXCPT_STACK) is not described.
-func (b *Bridge) encodeContinuation(fz *xlate.Frozen) []byte {
-	c := ofp.Continuation{
-		Steps:     []ofp.ContinuationStep{{TableID: fz.Table, Cookie: fz.Cookie, Actions: fz.Actions}},
-		ActionSet: fz.ActionSet,
-	}
-	copy(c.Bridge[:], b.saveContinuation(fz))
-	if p := b.Port(fz.Flow.InPort); p != nil {
-		c.ODPPort = p.DPPort
-	}
-	return c.Append(nil, connmgr.ContinuationVersion)
-}
+// continuationVersion is the OpenFlow version a continuation's actions
+// are encoded in (Nicira's NXT_PACKET_IN2 is an OpenFlow 1.0 extension).
+const continuationVersion = 0x01
 
 // continuation finds the frozen state of continuation bytes.
 func (b *Bridge) continuation(p []byte) (*xlate.Frozen, error) {
-	// The NXCPT_BRIDGE property comes first: a 4-byte header, then the
-	// 16 bytes saveContinuation made.
-	if len(p) >= 20 && binary.BigEndian.Uint16(p) == 0x8000 && binary.BigEndian.Uint16(p[2:]) == 20 {
-		p = p[4:20]
-	}
 	c := &b.conts
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(p) != continuationLen || c.byID == nil || binary.BigEndian.Uint64(p) != c.tag {
+	// The NXCPT_BRIDGE property comes first.
+	if len(p) < 20 || binary.BigEndian.Uint16(p) != nxcptBridge || binary.BigEndian.Uint16(p[2:]) != 20 ||
+		c.byID == nil || binary.BigEndian.Uint64(p[4:]) != c.tag {
 		return nil, ofperr.NXR_STALE
 	}
-	fz := c.byID[binary.BigEndian.Uint64(p[8:])]
+	fz := c.byID[binary.BigEndian.Uint64(p[12:])]
 	if fz == nil {
 		return nil, ofperr.NXR_STALE
 	}

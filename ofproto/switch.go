@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"gvs/dpif"
-	"gvs/netdev"
-	"gvs/netdev/dummy"
 	"gvs/ofproto/upcall"
 	"gvs/ofproto/xlate"
 )
@@ -62,7 +60,6 @@ func (s *Switch) AddBridge(name string, cfg BridgeConfig) (*Bridge, error) {
 	b.setPortsChanged(s.publishPorts)
 	b.SetPacketOut(s.packetOut)
 	b.SetPortCounters(s.portCounters)
-	b.SetPortAdminState(s.setPortAdminState)
 	b.SetResume(func(b *Bridge, fz *xlate.Frozen, frame []byte) error { return s.h.Resume(s.dp, b, fz, frame) })
 	b.Start(time.Second)
 	s.bridges[name] = b
@@ -138,31 +135,8 @@ func (s *Switch) portCounters(no uint32) (PortCounters, bool) {
 		if p.No == no {
 			st := p.Device.Stats()
 			return PortCounters{RxPackets: st.RxPackets, TxPackets: st.TxPackets, RxBytes: st.RxBytes, TxBytes: st.TxBytes,
-				RxDropped: st.RxKernelDrops, TxDropped: st.TxDrops, RxErrors: st.RxErrors, TxErrors: st.TxErrors,
-				Dummy: isDummy(p.Device)}, true
+				RxDropped: st.RxKernelDrops, TxDropped: st.TxDrops, RxErrors: st.RxErrors, TxErrors: st.TxErrors}, true
 		}
 	}
 	return PortCounters{}, false
-}
-
-// setPortAdminState turns a datapath port's device up or down, for the
-// devices that can (netdev-dummy's set-admin-state).
-func (s *Switch) setPortAdminState(no uint32, up bool) {
-	for _, p := range s.dp.Ports() {
-		if p.No == no {
-			if d, ok := p.Device.(interface{ SetAdminState(up bool) }); ok {
-				d.SetAdminState(up)
-			}
-			return
-		}
-	}
-}
-
-// isDummy says whether dev is a netdev-dummy device (see
-// PortCounters.Dummy).
-// TODO(dummy): let the device say so itself (a method on netdev.Device
-// or an optional interface) instead of the bridge naming the type.
-func isDummy(dev netdev.Device) bool {
-	_, ok := dev.(*dummy.Device)
-	return ok
 }

@@ -3,6 +3,7 @@ package setups
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,12 +97,17 @@ func (d *daemon) stop() {
 	}
 }
 
-// waitSocket waits until path exists and d still runs.
+// waitSocket waits until the Unix socket at path accepts a connection
+// (a socket file is there between bind and listen, refusing) and d still
+// runs.
 func waitSocket(ctx context.Context, d *daemon, path string, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {
 		if _, err := os.Stat(path); err == nil {
-			return nil
+			if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+				c.Close()
+				return nil
+			}
 		}
 		if !d.running() {
 			return fmt.Errorf("%s exited before creating %s", d.name, path)

@@ -249,6 +249,7 @@ func (d *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
 	// Standalone with no controller (the default flow) until a
 	// connection manager takes the bridge over.
 	br.SetFailMode(ofproto.FailStandalone)
+	br.SetPortAdmin(d.setAdmin)
 	d.bridges[name] = br
 	d.dpTypes[name] = cfg.DatapathType
 	d.created[name] = time.Now()
@@ -571,7 +572,8 @@ func (d *Datapath) addToBridgesLocked(opened []*port, errs []error) (undo []uint
 			var hw [6]byte
 			copy(hw[:], p.mac)
 			specs[j] = ofproto.PortSpec{Name: p.spec.Name, DPPort: p.no, Request: p.spec.OFPortRequest,
-				Previous: p.spec.PreviousOFPort, VLAN: macPortConfig(p.spec.VLAN), MAC: hw, LinkDown: !p.link.CarrierUp, SpeedMbps: p.link.SpeedMbps}
+				Previous: p.spec.PreviousOFPort, VLAN: macPortConfig(p.spec.VLAN), MAC: hw, LinkDown: !p.link.CarrierUp, SpeedMbps: p.link.SpeedMbps,
+				DummyQueue: p.virtual}
 		}
 		nums, perrs := br.AddPorts(specs)
 		for j, i := range idx {
@@ -705,17 +707,8 @@ func (d *Datapath) PortState(name string) (bridge.PortState, error) {
 	gone := false
 	if p != nil {
 		if p.virtual {
-			// No link events: the device's own state (set-admin-state,
-			// or a port mod's OFPPC_PORT_DOWN). OpenFlow's
-			// OFPPS_LINK_DOWN follows the carrier, as for a kernel link.
-			link := p.dev.Link()
-			if link.CarrierUp != p.link.CarrierUp {
-				if br := d.bridges[p.spec.Bridge]; br != nil && p.ofport != 0 {
-					br.SetPortLink(p.spec.Name, link.CarrierUp)
-				}
-			}
-			p.link = link
-			p.mtu = p.dev.MTU()
+			// No link events: the device's own state (set-admin-state).
+			d.refreshVirtualLocked(p)
 		}
 		st = bridge.PortState{Link: p.link, CarrierResets: p.resets, MAC: slices.Clone(p.mac), MTU: p.mtu, OFPort: int(p.ofport)}
 		gone = p.gone
@@ -810,4 +803,40 @@ func (d *Datapath) stopLocked() error {
 	err := d.dp.Close()
 	d.dp, d.sw, d.pmdCfg = nil, nil, nil
 	return err
+}
+
+// adminSetter is a device whose administrative state the switch can set
+// (the dummy devices; kernel devices keep theirs).
+type adminSetter interface{ SetAdminState(up bool) }
+
+// setAdmin sets a port's device up or down for a port mod's
+// OFPPC_PORT_DOWN, when the device can.
+func (d *Datapath) setAdmin(name string, up bool) {
+	d.mu.Lock()
+	p := d.ports[name]
+	d.mu.Unlock()
+	if p == nil {
+		return
+	}
+	if a, ok := p.dev.(adminSetter); ok {
+		a.SetAdminState(up)
+		if p.virtual {
+			d.mu.Lock()
+			d.refreshVirtualLocked(p)
+			d.mu.Unlock()
+		}
+	}
+}
+
+// refreshVirtualLocked reads a device without link events (dummy) and
+// tells its bridge when the carrier changed (OFPPS_LINK_DOWN).
+func (d *Datapath) refreshVirtualLocked(p *port) {
+	was := p.link.CarrierUp
+	p.link = p.dev.Link()
+	p.mtu = p.dev.MTU()
+	if was != p.link.CarrierUp {
+		if br := d.bridges[p.spec.Bridge]; br != nil && p.ofport != 0 {
+			br.SetPortLink(p.spec.Name, p.link.CarrierUp)
+		}
+	}
 }

@@ -108,9 +108,11 @@ func (m *Manager) sendPacketIn(pin *ofp.PacketIn, controllerID uint16) {
 }
 
 // ContinuationVersion is the version whose action encoding the bridge's
-// packet-in continuations (NXCPT_* properties) use; each connection gets
-// them re-encoded in its own, as Open vSwitch encodes them for it.
-const ContinuationVersion = ofp.Version15
+// packet-in continuations (NXCPT_* properties) use (the core's
+// continuationVersion: NXT_PACKET_IN2 is a 1.0 extension); each
+// connection gets them re-encoded in its own, as Open vSwitch encodes
+// them for it.
+const ContinuationVersion = ofp.Version10
 
 // continuationFor re-encodes a continuation for a connection's version.
 func continuationFor(cont []byte, version uint8) []byte {

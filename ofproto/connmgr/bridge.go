@@ -127,6 +127,13 @@ type TableFeaturesSetter interface {
 	SetTableFeatures(tables []ofp.TableFeatures) error
 }
 
+// PortModFrom is implemented by a Bridge that wants to know which
+// connection a PORT_MOD came from, so that its PortChanged can name it
+// (connections before OpenFlow 1.5 do not hear of their own port mods).
+type PortModFrom interface {
+	PortModFrom(pm *ofp.PortMod, o Origin) error
+}
+
 // CTFlusher is implemented by a Bridge that flushes the conntrack
 // entries of a zone matching NXT_CT_FLUSH's tuples.
 type CTFlusher interface {

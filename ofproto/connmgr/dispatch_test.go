@@ -442,3 +442,29 @@ func TestCapabilitiesAreOFPs(t *testing.T) {
 		}
 	}
 }
+
+func TestRequestForward(t *testing.T) {
+	m := newTestManager(t, newFakeBridge())
+	a := dialMgmt(t, m, 1<<OF14)
+	b := dialMgmt(t, m, 1<<OF14)
+	// b asks for forwarded group mods (a service connection also needs a
+	// miss_send_len, which SET_ASYNC gives it).
+	var ac ofp.AsyncConfig
+	ac.Primary[ofp.AsyncRequestForward] = 1 << requestForwardGroupMod
+	b.send(&ofp.SetAsync{Config: ac, Set: 1 << (2*ofp.AsyncRequestForward + 1)})
+	b.barrier()
+	gm := &ofp.GroupMod{GroupID: 5, Type: ofp.GroupTypeAll}
+	xid := a.send(gm)
+	if got := a.barrier(); len(got) != 0 {
+		t.Fatalf("the group mod's sender got %+v", got)
+	}
+	got := b.barrier()
+	if len(got) != 1 {
+		t.Fatalf("forwarded: %+v", got)
+	}
+	rf := got[0].(*ofp.RequestForward)
+	h, inner, err := ofp.Decode(rf.Request)
+	if err != nil || h.Xid != xid || inner.(*ofp.GroupMod).GroupID != 5 {
+		t.Errorf("forwarded %+v %+v %v", h, inner, err)
+	}
+}

@@ -28,8 +28,9 @@
 // NXT_PACKET_IN2), controller id, NXT_FLOW_MOD_TABLE_ID, bundles
 // (open/add/close/commit/discard, OF1.4 and the ONF 1.3 extension, per
 // message errors, 10 s idle timeout), flow monitors (Nicira, ONF 1.3 and
-// OF1.4 forms; initial flows, full or abbreviated updates), and
-// controller_rate_limit/burst packet-in scheduling.
+// OF1.4 forms; initial flows, full or abbreviated updates),
+// REQUESTFORWARD of group and meter mods to the other connections that ask,
+// and controller_rate_limit/burst packet-in scheduling.
 //
 // Dispatch: each request is decoded with ofproto/ofp in its connection's
 // version and handled as handle_single_part_openflow does: connection

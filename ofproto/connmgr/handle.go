@@ -117,6 +117,9 @@ func (m *Manager) dispatch(c *ofconn, h *ofp.Header, msg ofp.Msg, b []byte) erro
 		if err := rejectSlave(c); err != nil {
 			return err
 		}
+		if pf, ok := m.br.(PortModFrom); ok {
+			return pf.PortModFrom(msg, m.origin(c, h))
+		}
 		return m.br.PortMod(msg)
 	case *ofp.FlowMod:
 		if err := rejectSlave(c); err != nil {
@@ -128,12 +131,20 @@ func (m *Manager) dispatch(c *ofconn, h *ofp.Header, msg ofp.Msg, b []byte) erro
 		if err := rejectSlave(c); err != nil {
 			return err
 		}
-		return m.br.GroupMod(msg, m.origin(c, h))
+		if err := m.br.GroupMod(msg, m.origin(c, h)); err != nil {
+			return err
+		}
+		m.requestForward(c, h.Xid, msg, requestForwardGroupMod)
+		return nil
 	case *ofp.MeterMod:
 		if err := rejectSlave(c); err != nil {
 			return err
 		}
-		return m.br.MeterMod(msg)
+		if err := m.br.MeterMod(msg); err != nil {
+			return err
+		}
+		m.requestForward(c, h.Xid, msg, requestForwardMeterMod)
+		return nil
 	case *ofp.Resume:
 		return m.br.Resume(msg, m.origin(c, h))
 
@@ -457,3 +468,25 @@ const (
 	CapBundles        uint32 = 1 << 9 // 1.4+
 	CapFlowMonitoring uint32 = 1 << 10
 )
+
+// REQUESTFORWARD reasons (OFPRFR_*).
+const (
+	requestForwardGroupMod = 0
+	requestForwardMeterMod = 1
+)
+
+// requestForward is connmgr_send_requestforward: a group or meter mod one
+// connection made goes, re-encoded in each one's version, to the other
+// connections whose async config asks for it (meter mods from 1.3 on).
+func (m *Manager) requestForward(src *ofconn, xid uint32, mod ofp.Msg, reason uint8) {
+	for _, c := range m.sortedConns() {
+		if c == src || (reason == requestForwardMeterMod && c.version < OF13) || !c.receivesAsync(AsyncRequestForward, reason) {
+			continue
+		}
+		inner, err := ofp.Encode(c.version, xid, mod)
+		if err != nil {
+			continue // the version cannot carry it
+		}
+		m.sendAsync(c, &ofp.RequestForward{Request: inner})
+	}
+}

@@ -248,12 +248,18 @@ func (v Value) Uint(nbytes int) uint64 {
 }
 
 // AllOnes returns the exact-match mask for f: its low Bits set (for
-// nw_tos, which keeps the DSCP in place, 0xfc).
+// nw_tos, which keeps the DSCP in place, 0xfc; for vlan_vid, 0x1fff).
 func (f *Field) AllOnes() Value { return f.allOnes }
 
 func (f *Field) computeAllOnes() Value {
 	if f.acc.bits != 0 && f.acc.shift == 0 {
 		return ValueFromUint(f.acc.bits, f.Bytes)
+	}
+	if f.ID == VLANVID {
+		// 12 bits wide for subfields (Open vSwitch's n_bits), but its
+		// exact match covers the tag-present bit too
+		// (match_set_vlan_vid: VLAN_VID_MASK | VLAN_CFI).
+		return ValueFromUint(0x1fff, f.Bytes)
 	}
 	if f.ID == TCPFlags || f.ID == IPv6Label {
 		// Open vSwitch matches these exactly with an all-ones mask of

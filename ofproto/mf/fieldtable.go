@@ -155,7 +155,7 @@ func buildFieldTable() [NumFields]Field {
 		NXM: nxm("NXM_OF_VLAN_TCI", ClassNXM0, 4), acc: accessor{get: getVLANTCI, set: setVLANTCI}})
 	add(Field{ID: DLVLAN, Name: "dl_vlan", Bytes: 2, Bits: 12, Writable: true, Prereq: PrereqEthernet, Format: FormatDecimal,
 		acc: accessor{get: getDLVLAN, set: setDLVLAN}})
-	add(Field{ID: VLANVID, Name: "vlan_vid", Bytes: 2, Bits: 13, Maskable: true, Writable: true, Prereq: PrereqEthernet, Format: FormatDecimal,
+	add(Field{ID: VLANVID, Name: "vlan_vid", Bytes: 2, Bits: 12, Maskable: true, Writable: true, Prereq: PrereqEthernet, Format: FormatDecimal,
 		OXM: oxm("OXM_OF_VLAN_VID", 6, ofp12), acc: accessor{get: getVLANVID, set: setVLANVID}})
 	add(Field{ID: DLVLANPCP, Name: "dl_vlan_pcp", Bytes: 1, Bits: 3, Writable: true, Prereq: PrereqEthernet, Format: FormatDecimal,
 		acc: accessor{get: getVLANPCP, set: setVLANPCP}})

@@ -92,7 +92,9 @@ func WildcardsForPacket(f *Flow) Wildcards {
 // Format writes a packet's flow as Open vSwitch's flow_format (the
 // "Flow:" and "Final flow:" lines of ofproto/trace, packet-ins): the
 // fields the packet has plus the registers and metadata (match_wc_init),
-// leaving out packet context that is zero.
+// leaving out packet context that is zero. Like Open vSwitch's, a
+// single-tagged flow shows the absent second tag as "vlan_tci1=0x0000",
+// a name its own flow parser does not take back.
 func (f *Flow) Format() string {
 	m := Match{Flow: *f, Wildcards: WildcardsForPacket(f)}
 	w := &m.Wildcards.Masks

@@ -34,9 +34,6 @@ func appendInstructions(b []byte, acts []Action, version uint8) []byte {
 	return ofpact.AppendInstructions(b, acts, version)
 }
 
-// pullOXMMatch pulls an OpenFlow 1.2+ ofp_match (type OXM) and its padding.
-func pullOXMMatch(b []byte) (Match, []byte, error) { return mf.PullOXMMatch(b) }
-
 func appendOXMMatch(b []byte, m *Match, version uint8) []byte {
 	return mf.AppendOXMMatch(b, m, version)
 }

@@ -489,7 +489,7 @@ func decodeFlowRemoved(h *Header, body []byte) (Msg, error) {
 		m.IdleTimeout = r.u16()
 		m.HardTimeout = r.u16()
 		m.Cookie = r.u64()
-		match, rest, err := pullOXMMatch(r.rest())
+		match, rest, err := pullMatch11(r.rest(), h.Version)
 		if err != nil {
 			return nil, err
 		}

@@ -140,7 +140,7 @@ func pullFlowMonitorRequest(m *FlowMonitorRequest, h *Header, r *reader) error {
 			if h.Raw == rawNXFlowMonitorRequest {
 				fm.Match, _, _, rest, err = pullNXMatchCookie(r.rest(), matchLen, false)
 			} else {
-				fm.Match, rest, err = pullOXMMatch(r.rest())
+				fm.Match, rest, err = pullMatch11(r.rest(), h.Version)
 			}
 			if err != nil {
 				return err
@@ -166,7 +166,7 @@ func pullFlowMonitorRequest(m *FlowMonitorRequest, h *Header, r *reader) error {
 				fm.OutPort = 0
 			}
 			var rest []byte
-			if fm.Match, rest, err = pullOXMMatch(r.rest()); err != nil {
+			if fm.Match, rest, err = pullMatch11(r.rest(), h.Version); err != nil {
 				return err
 			}
 			r.b = rest
@@ -323,7 +323,7 @@ func pullFlowMonitorReply(m *FlowMonitorReply, h *Header, r *reader) error {
 				u.Cookie = e.u64()
 				var rest []byte
 				if h.Raw == rawONF13FlowMonitorReply {
-					u.Match, rest, err = pullOXMMatch(e.rest())
+					u.Match, rest, err = pullMatch11(e.rest(), v)
 					if err == nil {
 						u.Actions, err = pullInstructions(rest, v)
 					}
@@ -358,7 +358,7 @@ func pullFlowMonitorReply(m *FlowMonitorReply, h *Header, r *reader) error {
 				e.skip(4)
 				u.Cookie = e.u64()
 				var rest []byte
-				u.Match, rest, err = pullOXMMatch(e.rest())
+				u.Match, rest, err = pullMatch11(e.rest(), v)
 				if err == nil {
 					u.Actions, err = pullInstructions(rest, v)
 				}

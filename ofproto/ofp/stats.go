@@ -439,7 +439,7 @@ func pullFlowStatsReply(m *FlowStatsReply, h *Header, r *reader) error {
 			fs.Cookie = e.u64()
 			fs.Flags, err = decodeFlowModFlags(flags, 0xff, v)
 			if err == nil {
-				fs.Match, rest, err = pullOXMMatch(e.rest())
+				fs.Match, rest, err = pullMatch11(e.rest(), v)
 			}
 			var st OXSStats
 			if err == nil {

@@ -80,6 +80,12 @@ func FuzzParse(f *testing.F) {
 		}
 		text := Format(acts)
 		again, err := Parse(text)
+		if err != nil && hasZeroMaskSet(acts) {
+			// Open vSwitch's own text does not round-trip here either:
+			// mf_format prints a zero mask as "ANY", which mf_parse
+			// refuses for any field but a port.
+			return
+		}
 		if err != nil {
 			t.Fatalf("Parse(%q) formats as %q, which does not parse: %v", s, text, err)
 		}
@@ -101,4 +107,16 @@ func mplsOutOfRange(acts []Action) bool {
 		return true
 	})
 	return out
+}
+
+// hasZeroMaskSet reports whether acts hold a set_field whose mask is zero.
+func hasZeroMaskSet(acts []Action) bool {
+	found := false
+	Walk(acts, func(a Action) bool {
+		if sf, ok := a.(*SetField); ok && sf.Mask.IsZero() {
+			found = true
+		}
+		return true
+	})
+	return found
 }

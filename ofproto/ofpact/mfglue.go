@@ -339,10 +339,8 @@ func flowPrereqsOK(fd *mf.Field, f *mf.Flow) bool { return fd.PrereqsOK(f) }
 func valueValid(f *mf.Field, v *mf.Value) bool { return f.IsValueValid(*v) }
 
 // parseFieldValue parses "VALUE[/MASK]" for field f in flow syntax
-// (OVS's mf_parse, including its "ANY" and "*" for a zero mask).
+// (OVS's mf_parse: "*" is a zero mask; "ANY" is a port name, OFPP_ANY,
+// and nothing for other fields, although mf_format prints a zero mask so).
 func parseFieldValue(f *mf.Field, s string) (v, m mf.Value, err error) {
-	if t := strings.TrimSpace(s); t == "ANY" || t == "*" {
-		return v, m, nil
-	}
 	return f.ParseValue(strings.TrimSpace(s), nil)
 }

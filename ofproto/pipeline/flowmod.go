@@ -255,10 +255,17 @@ func (p *Pipeline) collectRules(c *criteria) ([]*Rule, error) {
 	return out, nil
 }
 
-// CheckActions is checkActions for actions that are not a rule's (a
-// packet out's). It only reads published state, so any goroutine may
-// call it.
-func (p *Pipeline) CheckActions(acts []Action) error { return p.checkActions(acts) }
+// CheckActions is ofproto_check_ofpacts for actions outside a flow mod
+// (a packet out's): groups and meters must exist.
+func (p *Pipeline) CheckActions(acts []Action) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.checkActions(acts)
+}
+
+// CheckActions is Pipeline.CheckActions within the transaction (groups
+// it added count).
+func (t *Txn) CheckActions(acts []Action) error { return t.p.checkActions(acts) }
 
 // checkActions is ofproto_check_ofpacts: groups must exist (also ones
 // added earlier in the transaction), meters must exist.

@@ -55,9 +55,15 @@ type GroupProps struct {
 	SelectionMethod xlate.SelectionMethod
 	MethodParam     uint64
 	Fields          mf.Wildcards
-	// FieldList names the fields in Fields, in field id order, as Open
-	// vSwitch keeps and reports them (a group desc lists them).
-	FieldList []*mf.Field
+	// FieldList are the fields in the order the group mod named them
+	// (group descriptions print them so).
+	FieldList []HashField
+}
+
+// HashField is one field a select group's hash method hashes, under Mask.
+type HashField struct {
+	Field *mf.Field
+	Mask  mf.Value
 }
 
 // GroupMod is a decoded group mod (struct ofputil_group_mod).

@@ -69,9 +69,8 @@ const (
 	// read-only tables and hidden flows.
 	FlagNoReadonly Flags = 1 << 7
 
-	// flagsState are the flags a rule keeps (OFPUTIL_FF_STATE): flow
-	// stats report them, so an OpenFlow 1.0 add (which always resets the
-	// counters) shows reset_counts in a 1.2+ dump.
+	// flagsState are the flags a rule keeps and flow statistics report
+	// (OFPUTIL_FF_STATE).
 	flagsState = FlagSendFlowRem | FlagNoPktCounts | FlagNoBytCounts | FlagCheckOverlap | FlagResetCounts
 )
 

@@ -209,6 +209,7 @@ func TestTraceAgainstOpenVSwitch(t *testing.T) {
 			"table=1,metadata=0x10,actions=write_actions(set_field:02:00:00:00:00:77->eth_src,output:4)",
 		}, []string{
 			"in_port=1,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
+			"in_port=1,reg3=0x7,xreg4=0x100000002,metadata=0x20,dl_vlan=9,ip,nw_src=198.18.0.1,nw_dst=198.18.0.2",
 		}},
 		{"controller, clone, check_pkt_larger", "OpenFlow13", []string{
 			"in_port=1,actions=controller(userdata=01.02,max_len=100),output:2",

@@ -48,12 +48,6 @@ func LoadFlows(b *Bridge, r io.Reader) (int, error) {
 			}
 		}
 		for _, a := range as {
-			// ofpact.Parse reads "set_field:ANY->in_port" as an all-zero
-			// value and mask (reported to helpers ofpact/mf); ovs-ofctl
-			// means OFPP_ANY.
-			if sf, ok := a.(*ofpact.SetField); ok && sf.Field.ID == mf.InPort && sf.Mask.IsZero() && strings.Contains(acts, "ANY->in_port") {
-				sf.Value, sf.Mask = mf.ValueFromUint(uint64(mf.PortNone), sf.Field.Bytes), sf.Field.AllOnes()
-			}
 			r.Acts = append(r.Acts, xlate.Action(a))
 		}
 		b.AddRule(r)
