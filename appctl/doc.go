@@ -46,8 +46,10 @@
 //     by one line per queue moved (port, queue, from and to PMD index,
 //     usage, algorithm).
 //   - dpctl/dump-flows: megaflows are shared by every PMD, so there are
-//     no per-PMD sections; filter= is refused; --names is accepted but
-//     ports print as numbers.
+//     no per-PMD sections (with only dummy bridges, the flows are titled
+//     "flow-dump from the main thread:", which polls dummy ports in Open
+//     vSwitch); filter= is refused; --names is accepted but ports print
+//     as numbers.
 //   - bridge/dump-flows: a bridge has one rule, priority=0,actions=NORMAL;
 //     its n_packets/n_bytes are the packets received on the bridge's
 //     ports.

@@ -153,6 +153,9 @@ type Action struct {
 	Kind ActionKind
 	Hash HashAlg // ActHash
 	TCI  uint16  // ActPushVLAN, ActSetVLANTCI
+	// TPID is ActPushVLAN's tag EtherType: 802.1ad (0x88a8) or 802.1Q;
+	// zero means 802.1Q.
+	TPID uint16
 	Port uint32  // ActOutput
 	// Arg is ActRecirc's id, ActHash's basis, ActMeter's meter id,
 	// ActTrunc's max_len and ActCheckPktLen's size.
@@ -175,6 +178,23 @@ func Output(port uint32) Action { return Action{Kind: ActOutput, Port: port} }
 
 // PushVLAN returns a push_vlan action for an 802.1Q tag with tci.
 func PushVLAN(tci uint16) Action { return Action{Kind: ActPushVLAN, TCI: tci} }
+
+// PushVLANTag returns a push_vlan action for a tag with EtherType tpid
+// (802.1Q or 802.1ad) and tci.
+func PushVLANTag(tpid, tci uint16) Action {
+	if tpid == packet.EtherTypeVLAN {
+		tpid = 0
+	}
+	return Action{Kind: ActPushVLAN, TPID: tpid, TCI: tci}
+}
+
+// pushTPID is the EtherType a push_vlan action's tag gets.
+func (a *Action) pushTPID() uint16 {
+	if a.TPID == 0 {
+		return packet.EtherTypeVLAN
+	}
+	return a.TPID
+}
 
 // PopVLAN returns a pop_vlan action.
 func PopVLAN() Action { return Action{Kind: ActPopVLAN} }

@@ -495,3 +495,27 @@ func TestExecuteKeyRecirculatesWithMetadata(t *testing.T) {
 		t.Fatalf("upcall keys %+v", keys)
 	}
 }
+
+// TestPushVLANTPID: push_vlan puts the action's TPID on the wire (an
+// 802.1ad tag for tpid=0x88a8), 802.1Q by default.
+func TestPushVLANTPID(t *testing.T) {
+	fx := newFixture(t, Config{}, 2)
+	frame := testFrame()
+	for _, c := range []struct {
+		act  Action
+		tpid uint16
+	}{{PushVLAN(100), packet.EtherTypeVLAN}, {PushVLANTag(packet.EtherTypeQinQ, 100), packet.EtherTypeQinQ}} {
+		fx.devs[2].TakeSent()
+		if err := fx.dp.Execute(frame, 1, Actions{c.act, Output(2)}); err != nil {
+			t.Fatal(err)
+		}
+		sent := fx.devs[2].TakeSent()
+		if len(sent) != 1 || len(sent[0].Data) != len(frame)+4 {
+			t.Fatalf("%v: %d frames", c.act, len(sent))
+		}
+		d := sent[0].Data
+		if tpid, tci := uint16(d[12])<<8|uint16(d[13]), uint16(d[14])<<8|uint16(d[15]); tpid != c.tpid || tci != 100 {
+			t.Fatalf("pushed tag tpid %#x tci %d, want %#x 100", tpid, tci, c.tpid)
+		}
+	}
+}

@@ -138,7 +138,7 @@ func (c *execCtx) execute(b *packet.Buffer, actions Actions) {
 		case ActSet, ActSetMasked:
 			applySet(b, a.Set)
 		case ActPushVLAN:
-			b.PushVLAN(a.TCI)
+			b.PushVLANTag(packet.VLANTag{TPID: a.pushTPID(), TCI: a.TCI})
 		case ActPopVLAN:
 			b.PopVLAN()
 		case ActSetEthDst:

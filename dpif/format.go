@@ -51,7 +51,12 @@ func (a *Action) format(b *strings.Builder) {
 		// Open vSwitch's TCI carries the CFI bit as "tag present", so
 		// its push_vlan never prints cfi=0; ours holds the frame's DEI
 		// bit and prints the same.
-		fmt.Fprintf(b, "push_vlan(vid=%d,pcp=%d)", a.TCI&0x0fff, a.TCI>>13)
+		// An 802.1ad tag names its TPID, as format_odp_action does.
+		if tpid := a.pushTPID(); tpid != packet.EtherTypeVLAN {
+			fmt.Fprintf(b, "push_vlan(tpid=0x%04x,vid=%d,pcp=%d)", tpid, a.TCI&0x0fff, a.TCI>>13)
+		} else {
+			fmt.Fprintf(b, "push_vlan(vid=%d,pcp=%d)", a.TCI&0x0fff, a.TCI>>13)
+		}
 	case ActPopVLAN:
 		b.WriteString("pop_vlan")
 	case ActSetEthSrc:

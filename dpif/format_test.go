@@ -72,6 +72,8 @@ func TestActionFormatMatchesOVS(t *testing.T) {
 		{SetPktMark(0, 0xff), "set(skb_mark(0/0xff))"},
 		{SetSkbPriority(3, 0xffffffff), "set(skb_priority(0x3))"},
 		{PushVLAN(12), "push_vlan(vid=12,pcp=0)"},
+		{PushVLANTag(packet.EtherTypeQinQ, 100), "push_vlan(tpid=0x88a8,vid=100,pcp=0)"},
+		{PushVLANTag(packet.EtherTypeVLAN, 100), "push_vlan(vid=100,pcp=0)"},
 		{PopVLAN(), "pop_vlan"},
 		{Trunc(100), "trunc(100)"},
 		{Clone(Actions{Output(1)}), "clone(1)"},

@@ -66,4 +66,9 @@ func TestCommitBundle(t *testing.T) {
 	if failed, err := b.CommitBundle([]BundleMsg{{PacketOut: &PacketOut{InPort: 77}}}, true); failed != 0 || !errors.Is(err, ofperr.OFPBRC_BAD_PORT) {
 		t.Fatalf("packet out from a missing port: %d %v", failed, err)
 	}
+	// ofproto_check_ofpacts: a packet out to a missing group fails.
+	po := &PacketOut{InPort: mf.PortController, Packet: make([]byte, 60), Actions: []pipeline.Action{&ofpact.Group{ID: 10}}}
+	if err := b.PacketOut(po); !errors.Is(err, ofperr.OFPBAC_BAD_OUT_GROUP) {
+		t.Fatalf("packet out to a missing group: %v", err)
+	}
 }

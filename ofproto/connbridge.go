@@ -1,6 +1,7 @@
 package ofproto
 
 import (
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -120,6 +121,12 @@ func ofpFlowFlags(f pipeline.Flags) uint16 {
 			out |= m.ofp
 		}
 	}
+	if f&pipeline.FlagCheckOverlap != 0 {
+		out |= ofp.FlowFlagCheckOverlap
+	}
+	if f&pipeline.FlagResetCounts != 0 {
+		out |= ofp.FlowFlagResetCounts
+	}
 	return out
 }
 
@@ -194,6 +201,9 @@ func pipelineGroupMod(gm *ofp.GroupMod) (*pipeline.GroupMod, error) {
 		out.Props.FieldList = append(out.Props.FieldList, pipeline.HashField{Field: f.Field, Mask: f.Mask})
 		f.Field.SetMaskTo(&out.Props.Fields, f.Mask)
 	}
+	// Open vSwitch keeps the fields as a bitmap over field ids, so group
+	// descriptions list them in id order whatever order the mod named.
+	slices.SortStableFunc(out.Props.FieldList, func(a, b pipeline.HashField) int { return int(a.Field.ID) - int(b.Field.ID) })
 	for _, b := range gm.Buckets {
 		out.Buckets = append(out.Buckets, pipeline.Bucket{ID: b.BucketID, Weight: b.Weight,
 			WatchPort: b.WatchPort, WatchGroup: b.WatchGroup, Actions: actions(b.Actions)})
@@ -340,7 +350,7 @@ func (c *ConnBridge) TableDescs() []ofp.TableDesc {
 // through the switch's port statistics hook).
 func (c *ConnBridge) PortStats(port uint32) ([]ofp.PortStats, error) {
 	var out []ofp.PortStats
-	for _, p := range c.b.Ports() {
+	for _, p := range ovsPortOrder(c.b.Ports()) {
 		if port != mf.PortNone && p.OFPort != port {
 			continue
 		}
@@ -364,7 +374,7 @@ func (c *ConnBridge) QueueStats(port, queue uint32) ([]ofp.QueueStats, error) {
 	}
 	var out []ofp.QueueStats
 	found := false
-	for _, p := range c.b.Ports() {
+	for _, p := range ovsPortOrder(c.b.Ports()) {
 		if !any && p.OFPort != port {
 			continue
 		}

@@ -74,6 +74,21 @@ func TestConnBridge(t *testing.T) {
 	if len(gd) != 1 || gd[0].Props.SelectionMethod != "dp_hash" || gd[0].Buckets[0].Weight != 10 {
 		t.Fatalf("group descs %+v", gd)
 	}
+	// A "hash" group keeps the fields it hashes and reports them in field
+	// id order (the order ovs-ofctl prints), masks included.
+	proto, src := mf.FieldByName("nw_proto"), mf.FieldByName("ip_src")
+	srcMask := mf.Value{}
+	copy(srcMask[:], []byte{255, 255, 255, 0})
+	hashed := &ofp.GroupMod{Command: 0, Type: 1, GroupID: 6, Props: ofp.GroupProps{SelectionMethod: "hash",
+		Fields: []ofp.GroupField{{Field: proto, Mask: proto.AllOnes()}, {Field: src, Mask: srcMask}}}, Buckets: gm.Buckets}
+	if err := c.GroupMod(hashed, o); err != nil {
+		t.Fatal(err)
+	}
+	gd = c.GroupDescs(6)
+	if len(gd) != 1 || len(gd[0].Props.Fields) != 2 || gd[0].Props.Fields[0].Field != src || gd[0].Props.Fields[0].Mask != srcMask ||
+		gd[0].Props.Fields[1].Field != proto {
+		t.Fatalf("hash group fields %+v", gd)
+	}
 	gm.Props.SelectionMethod = "magic"
 	if err := c.GroupMod(gm, o); !errors.Is(err, ofperr.OFPBPC_BAD_VALUE) {
 		t.Fatalf("bad selection method: %v", err)

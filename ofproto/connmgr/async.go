@@ -86,6 +86,7 @@ func (m *Manager) sendPacketIn(pin *ofp.PacketIn, controllerID uint16) {
 		p.Format = c.state.pinFormat
 		p.Reason = wireReason(pin.Reason, c.version)
 		p.BufferID = ofp.BufferNone
+		p.Continuation = continuationFor(pin.Continuation, c.version)
 		if p.TotalLen == 0 {
 			p.TotalLen = uint32(len(p.Packet))
 		}
@@ -104,6 +105,25 @@ func (m *Manager) sendPacketIn(pin *ofp.PacketIn, controllerID uint16) {
 		}
 		m.queuePacketIn(c, b)
 	}
+}
+
+// ContinuationVersion is the version whose action encoding the bridge's
+// packet-in continuations (NXCPT_* properties) use (the core's
+// continuationVersion: NXT_PACKET_IN2 is a 1.0 extension); each
+// connection gets them re-encoded in its own, as Open vSwitch encodes
+// them for it.
+const ContinuationVersion = ofp.Version10
+
+// continuationFor re-encodes a continuation for a connection's version.
+func continuationFor(cont []byte, version uint8) []byte {
+	if len(cont) == 0 || version == ContinuationVersion {
+		return cont
+	}
+	c, err := ofp.ParseContinuation(cont, ContinuationVersion)
+	if err != nil {
+		return cont // not ours to judge: sent as the bridge made it
+	}
+	return c.Append(nil, version)
 }
 
 func (m *Manager) queuePacketIn(c *ofconn, b []byte) {

@@ -430,12 +430,15 @@ func TestWantsPacketInOnMiss(t *testing.T) {
 	}
 }
 
-func TestWireCapabilities(t *testing.T) {
-	// What Open vSwitch's handle_features_request sends in each version.
-	ovs := CapFlowStats | CapTableStats | CapPortStats | CapQueueStats | CapGroupStats | CapBundles | CapARPMatchIP
-	for v, want := range map[uint8]uint32{OF10: 0xc7, OF11: 0xcf, OF12: 0x4f, OF13: 0x4f, OF14: 0x24f, OF15: 0x24f} {
-		if got := wireCapabilities(ovs, v); got != want {
-			t.Errorf("version %#x: %#x, want %#x", v, got, want)
+// The Manager hands Bridge.Features' bits to ofp's codec unchanged, so
+// they must be ofp's.
+func TestCapabilitiesAreOFPs(t *testing.T) {
+	for _, c := range [][2]uint32{{CapFlowStats, ofp.CapFlowStats}, {CapTableStats, ofp.CapTableStats}, {CapPortStats, ofp.CapPortStats},
+		{CapSTP, ofp.CapSTP}, {CapGroupStats, ofp.CapGroupStats}, {CapIPReasm, ofp.CapIPReasm}, {CapQueueStats, ofp.CapQueueStats},
+		{CapARPMatchIP, ofp.CapARPMatchIP}, {CapPortBlocked, ofp.CapPortBlocked}, {CapBundles, ofp.CapBundles},
+		{CapFlowMonitoring, ofp.CapFlowMonitoring}} {
+		if c[0] != c[1] {
+			t.Errorf("connmgr capability %#x is ofp's %#x", c[0], c[1])
 		}
 	}
 }

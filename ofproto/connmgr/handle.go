@@ -82,7 +82,9 @@ func (m *Manager) dispatch(c *ofconn, h *ofp.Header, msg ofp.Msg, b []byte) erro
 		return nil
 	case *ofp.FeaturesRequest:
 		f := m.br.Features()
-		f.Capabilities = wireCapabilities(f.Capabilities|CapBundles, c.version)
+		// ofp's codec encodes the version-independent bits per version
+		// (ofputil_encode_switch_features).
+		f.Capabilities |= CapBundles
 		if c.version > OF10 {
 			f.Actions = 0 // reserved after 1.0
 		}
@@ -222,6 +224,21 @@ func (m *Manager) dispatch(c *ofconn, h *ofp.Header, msg ofp.Msg, b []byte) erro
 			return err
 		}
 		m.reply(c, h.Xid, &ofp.QueueStatsReply{Stats: qs})
+		return nil
+	case *ofp.QueueGetConfigRequest:
+		// handle_queue_get_config_request: the switch configures no
+		// queue rates, so a queue's configuration is that it exists,
+		// which its statistics say (same port and queue errors).
+		qs, err := m.br.QueueStats(msg.PortNo, msg.QueueID)
+		if err != nil {
+			return err
+		}
+		reply := &ofp.QueueGetConfigReply{PortNo: msg.PortNo}
+		for _, q := range qs {
+			reply.Queues = append(reply.Queues, ofp.QueueConfig{PortNo: q.PortNo, QueueID: q.QueueID,
+				MinRate: ofp.RateNone, MaxRate: ofp.RateNone})
+		}
+		m.reply(c, h.Xid, reply)
 		return nil
 	case *ofp.TableStatsRequest:
 		m.reply(c, h.Xid, &ofp.TableStatsReply{Tables: m.br.TableStats()})
@@ -435,9 +452,9 @@ func portsNamed(ports []ofp.Port, no uint32) []ofp.Port {
 }
 
 // Switch capabilities as Bridge.Features reports them: Open vSwitch's
-// version-independent OFPUTIL_C_* bits, which FEATURES_REPLY encodes per
-// version (wireCapabilities). The Manager adds CapBundles itself: it
-// implements bundles.
+// version-independent OFPUTIL_C_* bits (the same as ofp.Cap*), which
+// ofp's FEATURES_REPLY codec encodes per version. The Manager adds
+// CapBundles itself: it implements bundles.
 const (
 	CapFlowStats      uint32 = 1 << 0
 	CapTableStats     uint32 = 1 << 1
@@ -451,30 +468,6 @@ const (
 	CapBundles        uint32 = 1 << 9 // 1.4+
 	CapFlowMonitoring uint32 = 1 << 10
 )
-
-// wireCapabilities is ofputil_encode_switch_features's capabilities: the
-// bits the version has (ofputil_capabilities_mask), STP at its 1.0 bit,
-// group statistics at bit 3 from 1.1 on.
-func wireCapabilities(c uint32, v uint8) uint32 {
-	common := CapFlowStats | CapTableStats | CapPortStats | CapIPReasm | CapQueueStats
-	var mask uint32
-	switch {
-	case v <= OF11:
-		mask = common | CapARPMatchIP
-	case v <= OF13:
-		mask = common | CapPortBlocked
-	default:
-		mask = common | CapPortBlocked | CapBundles | CapFlowMonitoring
-	}
-	w := c & mask
-	switch {
-	case v == OF10 && c&CapSTP != 0:
-		w |= 1 << 3
-	case v >= OF11 && c&CapGroupStats != 0:
-		w |= 1 << 3
-	}
-	return w
-}
 
 // REQUESTFORWARD reasons (OFPRFR_*).
 const (

@@ -529,8 +529,17 @@ func appendHeadersProp(b []byte, typ uint16, headers []uint64) []byte {
 	return pad8(b, start)
 }
 
-func appendInstructionFeatures(b []byte, f *TableInstructionFeatures, miss uint16) []byte {
-	b = appendBitmapProp(b, TFPInstructions+miss, f.Instructions)
+// instructionMeter is OFPIT13_METER's bit: OpenFlow 1.5 made metering an
+// action, and Open vSwitch's ovsinst_bitmap_to_openflow leaves the
+// instruction out of 1.5's bitmaps.
+const instructionMeter uint32 = 1 << 6
+
+func appendInstructionFeatures(b []byte, f *TableInstructionFeatures, miss uint16, v uint8) []byte {
+	instructions := f.Instructions
+	if v >= Version15 {
+		instructions &^= instructionMeter
+	}
+	b = appendBitmapProp(b, TFPInstructions+miss, instructions)
 	start := len(b)
 	b = put16(b, TFPNextTables+miss)
 	b = put16(b, 0)
@@ -563,8 +572,8 @@ func appendTableFeatures(b []byte, tf *TableFeatures, v uint8) []byte {
 	}
 	b = put32(b, tf.MaxEntries)
 	if p := tf.Props; p != nil {
-		b = appendInstructionFeatures(b, &p.Nonmiss, 0)
-		b = appendInstructionFeatures(b, &p.Miss, 1)
+		b = appendInstructionFeatures(b, &p.Nonmiss, 0, v)
+		b = appendInstructionFeatures(b, &p.Miss, 1, v)
 		b = appendHeadersProp(b, TFPMatch, p.Match)
 		b = appendHeadersProp(b, TFPWildcards, p.Wildcards)
 	}

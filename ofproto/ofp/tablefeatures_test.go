@@ -71,3 +71,24 @@ func isSubsequence(a, b []uint64) bool {
 	}
 	return true
 }
+
+// A table described in 1.3's form (meter instruction included) is sent
+// to a 1.5 connection without the meter instruction, as Open vSwitch's
+// ovsinst_bitmap_to_openflow does.
+func TestTableFeaturesMeterInstructionPerVersion(t *testing.T) {
+	tf := DefaultTableFeatures(Version13, 0, 254, 1000000)
+	for v, want := range map[uint8]uint32{Version13: 0x7e, Version14: 0x7e, Version15: 0x3e} {
+		parts, err := EncodeReplies(v, 1, &TableFeaturesReply{Tables: []TableFeatures{tf}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, m, err := Decode(parts[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := m.(*TableFeaturesReply).Tables[0].Props
+		if got.Nonmiss.Instructions != want || got.Miss.Instructions != want {
+			t.Errorf("version %#x: instructions %#x/%#x, want %#x", v, got.Nonmiss.Instructions, got.Miss.Instructions, want)
+		}
+	}
+}

@@ -149,7 +149,7 @@ func (ctx *context) commitVLANs() {
 		ctx.wc.Masks.VLANs[i] = packet.VLANTag{TPID: 0xffff, TCI: 0xffff}
 	}
 	for i := fn - 1; i >= 0; i-- {
-		ctx.emit(dpif.PushVLAN(f.VLANs[i].TCI))
+		ctx.emit(dpif.PushVLANTag(f.VLANs[i].TPID, f.VLANs[i].TCI))
 	}
 	b.VLANs = f.VLANs
 }

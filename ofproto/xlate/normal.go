@@ -58,6 +58,9 @@ func (ctx *context) normal() {
 			return
 		}
 	}
+	// Open vSwitch asks whether the packet is a gratuitous ARP before
+	// learning; the question alone un-wildcards the ARP fields it reads.
+	ctx.gratuitousARP()
 	macs := ctx.br.MACs()
 	ctx.res.Cache.UsesMACs = true
 	if !fromController && !isMulticast(f.SrcMAC) {
@@ -88,6 +91,31 @@ func (ctx *context) normal() {
 			ctx.outputNormal(p, vlan)
 		}
 	}
+}
+
+// gratuitousARP is Open vSwitch's is_gratuitous_arp, with its effect on
+// the wildcards: an ARP reply, or a request whose sender and target
+// addresses are equal, broadcast (a VM announcing itself after
+// migration). gvs's MAC table has no gratuitous-ARP lock, so only the
+// wildcards use it so far.
+func (ctx *context) gratuitousARP() bool {
+	f, m := &ctx.flow, &ctx.wc.Masks
+	if f.EtherType != packet.EtherTypeARP {
+		return false
+	}
+	m.DstMAC = allOnesMAC
+	if f.DstMAC != [6]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff} {
+		return false
+	}
+	m.ARPOp |= 0x00ff // nw_proto holds the opcode's low byte
+	switch f.ARPOp & 0xff {
+	case 2: // ARP_OP_REPLY
+		return true
+	case 1: // ARP_OP_REQUEST
+		m.SrcIPv4, m.DstIPv4 = [4]byte{0xff, 0xff, 0xff, 0xff}, [4]byte{0xff, 0xff, 0xff, 0xff}
+		return f.SrcIPv4 == f.DstIPv4
+	}
+	return false
 }
 
 // outputNormal outputs to p with the outer tag p wants for vlan, leaving

@@ -98,6 +98,9 @@ func (t *Translator) Translate(in *Input) *Result {
 	*ctx = context{
 		in: in, br: in.Bridge, cfg: in.Bridge.Config(), res: res, wc: &res.Wildcards,
 		flow: in.Flow, base: in.Flow, tableID: in.Table,
+		// No rule yet (a packet out's actions): Open vSwitch's
+		// rule_cookie starts as all ones, which packet-ins carry.
+		cookie:    ^uint64(0),
 		actionSet: ctx.actionSet[:0], stack: ctx.stack[:0], trace: in.Trace,
 		frozenActs: ctx.frozenActs[:0],
 	}
@@ -183,6 +186,12 @@ func (ctx *context) finishWildcards() {
 	}
 	if ctx.in.Flow.IsLaterFragment() {
 		m.SrcPort, m.DstPort = 0, 0
+	}
+	// Open vSwitch keeps the ARP opcode's low byte in nw_proto, and an
+	// exact nw_proto becomes an exact 16-bit opcode in the datapath key
+	// (odp-util's put_arp_key).
+	if m.ARPOp&0x00ff == 0x00ff {
+		m.ARPOp = 0xffff
 	}
 }
 

@@ -659,6 +659,43 @@ func TestPauseContinuation(t *testing.T) {
 	}
 }
 
+// A packet out's controller action has no rule: its packet-in carries
+// the all-ones cookie (Open vSwitch's rule_cookie of OVS_BE64_MAX), which
+// ovs-ofctl does not print.
+func TestPacketOutPacketInCookie(t *testing.T) {
+	br := newBridge(t)
+	res := xlate.NewTranslator().Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: ipFlow(1), SideEffects: true,
+		Packet: []byte{1}, PacketOut: true, Actions: []xlate.Action{&ofpact.Controller{MaxLen: 0xffff, Reason: ofpact.ReasonAction}}})
+	if len(res.PacketIns) != 1 {
+		t.Fatalf("%d packet-ins, want 1", len(res.PacketIns))
+	}
+	if c := res.PacketIns[0].Cookie; c != ^uint64(0) {
+		t.Fatalf("packet-in cookie %#x, want all ones", c)
+	}
+}
+
+// NORMAL asks whether a broadcast ARP is gratuitous (is_gratuitous_arp),
+// which un-wildcards the opcode (exact in the datapath key) and, for a
+// request, the sender and target addresses; a unicast ARP only the
+// destination MAC.
+func TestNormalGratuitousARPWildcards(t *testing.T) {
+	br := newBridge(t)
+	br.AddRule(&xlatetest.Rule{Acts: []xlate.Action{&ofpact.Output{Port: mf.PortNormal}}})
+	var f mf.Flow
+	f.InPort, f.EtherType, f.ARPOp = 1, packet.EtherTypeARP, 1
+	f.SrcMAC, f.DstMAC = mac6(1), [6]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+	f.SrcIPv4, f.DstIPv4 = [4]byte{198, 18, 0, 1}, [4]byte{198, 18, 0, 2}
+	m := translate(br, f).Wildcards.Masks
+	if m.ARPOp != 0xffff || m.SrcIPv4 != [4]byte{255, 255, 255, 255} || m.DstIPv4 != [4]byte{255, 255, 255, 255} {
+		t.Fatalf("broadcast ARP request: op mask %#x, sip %v, tip %v", m.ARPOp, m.SrcIPv4, m.DstIPv4)
+	}
+	f.DstMAC = mac6(2)
+	m = translate(br, f).Wildcards.Masks
+	if m.ARPOp != 0 || m.SrcIPv4 != [4]byte{} || m.DstIPv4 != [4]byte{} {
+		t.Fatalf("unicast ARP: op mask %#x, sip %v, tip %v", m.ARPOp, m.SrcIPv4, m.DstIPv4)
+	}
+}
+
 func TestNoRecvPortDrops(t *testing.T) {
 	br := newBridge(t)
 	br.AddRule(&xlatetest.Rule{Prio: 1, Acts: []xlate.Action{&ofpact.Output{Port: 3}}})
