@@ -53,6 +53,11 @@ func DefaultTableFeatures(version uint8, id uint8, nTables int, maxEntries uint3
 	for t := int(id) + 1; t < nTables; t++ {
 		next = append(next, uint8(t))
 	}
+	if len(next) == 0 {
+		// The last table has nowhere to go: no goto_table (bit
+		// 1<<OFPIT_GOTO_TABLE), as Open vSwitch reports its table 253.
+		instr &^= 1 << 1
+	}
 	var match, wild, set []uint64
 	for _, fd := range fieldsInOVSOrder() {
 		h, ok := OXMHeader(fd, version, fd.Maskable)

@@ -359,7 +359,8 @@ func (p pair) requireOpenFlow(tb testing.TB) {
 // comparing (setup whose output is noise); "sort:" before a line sorts
 // the lines of its standard output after the first (normalisation 5: for
 // replies Open vSwitch prints in hash-table order); "noxid:" masks the
-// xids in its standard output (normalisation 6).
+// xids in its standard output (normalisation 6); "counters:" and
+// "prefixes:" compare a line without a known difference (normalize_test.go).
 func (p pair) compare(t *testing.T, lines ...string) {
 	t.Helper()
 	for _, line := range lines {
@@ -368,7 +369,13 @@ func (p pair) compare(t *testing.T, lines ...string) {
 			p.sut.sh(t, rest)
 			continue
 		}
-		sorted, noXID := false, false
+		sorted, noXID, counters, prefixes := false, false, false, false
+		if rest, ok := strings.CutPrefix(line, "counters:"); ok {
+			line, counters = rest, true
+		}
+		if rest, ok := strings.CutPrefix(line, "prefixes:"); ok {
+			line, prefixes = rest, true
+		}
 		if rest, ok := strings.CutPrefix(line, "sort:"); ok {
 			line, sorted = rest, true
 		}
@@ -378,6 +385,13 @@ func (p pair) compare(t *testing.T, lines ...string) {
 		ref := normalize(p.ref, p.ref.sh(t, line))
 		sut := normalize(p.sut, p.sut.sh(t, line))
 		ref.stdout, sut.stdout = normalizeOrder(line, ref.stdout), normalizeOrder(line, sut.stdout)
+		ref.stdout, sut.stdout = normalizeFields(line, ref.stdout), normalizeFields(line, sut.stdout)
+		if counters {
+			ref.stdout, sut.stdout = maskCounters(ref.stdout), maskCounters(sut.stdout)
+		}
+		if prefixes {
+			ref.stdout, sut.stdout = maskPrefixes(ref.stdout), maskPrefixes(sut.stdout)
+		}
 		if sorted {
 			ref.stdout, sut.stdout = sortAfterFirstLine(ref.stdout), sortAfterFirstLine(sut.stdout)
 		}
