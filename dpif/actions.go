@@ -156,7 +156,7 @@ type Action struct {
 	// TPID is ActPushVLAN's tag EtherType: 802.1ad (0x88a8) or 802.1Q;
 	// zero means 802.1Q.
 	TPID uint16
-	Port uint32  // ActOutput
+	Port uint32 // ActOutput
 	// Arg is ActRecirc's id, ActHash's basis, ActMeter's meter id,
 	// ActTrunc's max_len and ActCheckPktLen's size.
 	Arg uint32

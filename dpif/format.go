@@ -588,31 +588,13 @@ func formatL2Rest(b *strings.Builder, k *packet.Key, m *packet.Mask, i int, sep 
 			sep()
 			formatAttr(b, AttrIPv4, k, m, false)
 		}
-		switch k.IPProto {
-		case packet.ProtoICMP:
-			l4 = AttrICMP
-		case packet.ProtoTCP:
-			l4 = AttrTCP
-		case packet.ProtoUDP:
-			l4 = AttrUDP
-		case packet.ProtoSCTP:
-			l4 = AttrSCTP
-		}
+		l4 = l4Attr(k.IPProto, packet.ProtoICMP, AttrICMP)
 	case packet.EtherTypeIPv6:
 		if m.SrcIPv6 != ([16]byte{}) || m.DstIPv6 != ([16]byte{}) || m.FlowLabel != 0 || m.IPProto != 0 || m.IPTOS != 0 || m.IPTTL != 0 || m.IPFrag != 0 {
 			sep()
 			formatAttr(b, AttrIPv6, k, m, false)
 		}
-		switch k.IPProto {
-		case packet.ProtoICMPv6:
-			l4 = AttrICMPv6
-		case packet.ProtoTCP:
-			l4 = AttrTCP
-		case packet.ProtoUDP:
-			l4 = AttrUDP
-		case packet.ProtoSCTP:
-			l4 = AttrSCTP
-		}
+		l4 = l4Attr(k.IPProto, packet.ProtoICMPv6, AttrICMPv6)
 	case packet.EtherTypeARP, packet.EtherTypeRARP:
 		if m.SrcIPv4 != ([4]byte{}) || m.DstIPv4 != ([4]byte{}) || m.ARPOp != 0 || m.ARPSHA != ([6]byte{}) || m.ARPTHA != ([6]byte{}) {
 			sep()
@@ -707,4 +689,20 @@ func chompComma(b *strings.Builder) {
 	if s := b.String(); len(s) > 0 && s[len(s)-1] == ',' {
 		chomp(b)
 	}
+}
+
+// l4Attr is the key attribute of an L4 protocol over IPv4 or IPv6, whose
+// ICMP is icmpProto (attribute icmpAttr); 0 for a protocol without one.
+func l4Attr(proto, icmpProto uint8, icmpAttr KeyAttr) KeyAttr {
+	switch proto {
+	case icmpProto:
+		return icmpAttr
+	case packet.ProtoTCP:
+		return AttrTCP
+	case packet.ProtoUDP:
+		return AttrUDP
+	case packet.ProtoSCTP:
+		return AttrSCTP
+	}
+	return 0
 }
