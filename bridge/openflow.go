@@ -13,6 +13,7 @@ import (
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
 	"gvs/ofproto/connmgr"
+	"gvs/ofproto/ofp"
 	"gvs/schema/vswitchd"
 )
 
@@ -79,6 +80,8 @@ func parseOpenFlow(br *vswitchd.Bridge, ctrls map[string]*vswitchd.Controller, w
 			ProbeInterval: connmgr.DefaultProbeInterval,
 			DisableAsync:  c.EnableAsyncMessages != nil && !*c.EnableAsyncMessages,
 			QueueSize:     derefInt(c.ControllerQueueSize),
+			RateLimit:     derefInt(c.ControllerRateLimit),
+			BurstLimit:    derefInt(c.ControllerBurstLimit),
 		}
 		if c.MaxBackoff != nil {
 			cc.MaxBackoff = time.Duration(*c.MaxBackoff/1000) * time.Second
@@ -278,33 +281,61 @@ type lateEvents struct {
 
 func (e *lateEvents) set(m *connmgr.Manager) { e.mgr.Store(m) }
 
-func (e *lateEvents) PacketIn(pin *connmgr.PacketIn) {
+// The Events methods forward to the Manager once there is one (the
+// bridge reports nothing before its OpenFlowBridge call returned).
+
+func (e *lateEvents) PacketIn(pin *ofp.PacketIn) {
 	if m := e.mgr.Load(); m != nil {
 		m.PacketIn(pin)
 	}
 }
 
-func (e *lateEvents) FlowRemoved(fr *connmgr.FlowRemoved) {
+func (e *lateEvents) PacketInTo(id uint16, pin *ofp.PacketIn) {
+	if m := e.mgr.Load(); m != nil {
+		m.PacketInTo(id, pin)
+	}
+}
+
+func (e *lateEvents) FlowRemoved(fr *ofp.FlowRemoved) {
 	if m := e.mgr.Load(); m != nil {
 		m.FlowRemoved(fr)
 	}
 }
 
-func (e *lateEvents) PortStatus(reason uint8, desc *connmgr.PortDesc) {
+func (e *lateEvents) PortStatus(reason uint8, desc *ofp.Port) {
 	if m := e.mgr.Load(); m != nil {
 		m.PortStatus(reason, desc)
 	}
 }
 
-func (e *lateEvents) FlowMonitor(u *connmgr.FlowUpdate, o connmgr.Origin) {
+func (e *lateEvents) PortChanged(reason uint8, old, desc *ofp.Port, o connmgr.Origin) {
+	if m := e.mgr.Load(); m != nil {
+		m.PortChanged(reason, old, desc, o)
+	}
+}
+
+func (e *lateEvents) FlowMonitor(u *ofp.FlowUpdate, o connmgr.Origin) {
 	if m := e.mgr.Load(); m != nil {
 		m.FlowMonitor(u, o)
+	}
+}
+
+func (e *lateEvents) FlowChanged(fc *connmgr.FlowChange, o connmgr.Origin) {
+	if m := e.mgr.Load(); m != nil {
+		m.FlowChanged(fc, o)
 	}
 }
 
 func (e *lateEvents) ControllerConnected() bool {
 	if m := e.mgr.Load(); m != nil {
 		return m.ControllerConnected()
+	}
+	return false
+}
+
+func (e *lateEvents) WantsPacketInOnMiss() bool {
+	if m := e.mgr.Load(); m != nil {
+		return m.WantsPacketInOnMiss()
 	}
 	return false
 }

@@ -125,7 +125,11 @@
 // out: revalidation by re-translation uses Dump, whose entries carry a
 // FlowHandle, and FlowModify (one atomic swap of the actions: PMDs see
 // the old list or the new), FlowDelete and FlowGet; statistics deltas
-// are the caller's business. The revalidator goroutine deletes flows
+// are the caller's business; Handles lists the handles alone for a walk
+// with FlowGet, Actions.Equal decides whether a re-translation changed
+// anything, and FlowEntry.Unmasked is the full key the flow was
+// installed for (what re-translation starts from, and what dump-flows
+// prints with the mask). The revalidator goroutine deletes flows
 // idle for Config.MaxIdle (10 s). Every megaflow matches recirc_id
 // exactly (the datapath forces it), as in Open vSwitch.
 //

@@ -98,6 +98,25 @@ func TestActionFormatMatchesOVS(t *testing.T) {
 			t.Errorf("got  %s\nwant %s", got, c.want)
 		}
 	}
+	// Datapath actions Debian's ovs-vswitchd 3.1 made from OpenFlow (a
+	// dp_hash select group; check_pkt_larger with a controller action;
+	// a reversible clone), as its dpctl/dump-flows printed them.
+	var ttl5, ttl64 packet.Key
+	ttl5.IPTTL, ttl64.IPTTL = 5, 64
+	ttlMask := packet.Mask{IPTTL: 0xff}
+	for _, c := range []struct {
+		acts Actions
+		want string
+	}{
+		{Actions{Hash(HashL4, 0), Recirc(1)}, "hash(l4(0)),recirc(0x1)"},
+		{Actions{CheckPktLen(100, Actions{Output(3)}, Actions{Userspace(UserspaceCookie{Type: CookieController, Reason: 1, RecircID: 2, MaxLen: 128}), Output(1)})},
+			"check_pkt_len(size=100,gt(3),le(userspace(pid=0,controller(reason=1,dont_send=0,continuation=0,recirc_id=2,rule_cookie=0,controller_id=0,max_len=128)),1))"},
+		{Actions{SetMasked(AttrIPv4, &ttl5, &ttlMask), Output(1), SetMasked(AttrIPv4, &ttl64, &ttlMask), Output(2)}, "set(ipv4(ttl=5)),1,set(ipv4(ttl=64)),2"},
+	} {
+		if got := c.acts.String(); got != c.want {
+			t.Errorf("got  %s\nwant %s", got, c.want)
+		}
+	}
 	if got := (Actions{Output(1), Output(2), Output(3)}).String(); got != "1,2,3" {
 		t.Errorf("list: %s", got)
 	}
@@ -152,6 +171,11 @@ func TestFlowKeyFormatMatchesOVS(t *testing.T) {
 			k.DstPort, m.DstPort = 80, 0xffff
 			k.TCPFlags, m.TCPFlags = packet.TCPFlagSYN, packet.TCPFlagSYN|packet.TCPFlagACK
 		}, "recirc_id(0),in_port(1),packet_type(ns=0,id=0),eth_type(0x0800),ipv4(src=10.0.0.2,proto=6,tos=0/0xfc,frag=no),tcp(dst=80),tcp_flags(+syn-ack)"},
+		// ovs-vswitchd 3.1's flow after a dp_hash select group.
+		{"dp_hash", func(k *packet.Key, m *packet.Mask) {
+			k.RecircID, k.DPHash, m.DPHash = 1, 0xef8c1cfb, 0xf
+			k.EtherType, m.EtherType, m.IPFrag = packet.EtherTypeIPv4, 0xffff, 0xff
+		}, "recirc_id(0x1),dp_hash(0xef8c1cfb/0xf),in_port(1),packet_type(ns=0,id=0),eth_type(0x0800),ipv4(frag=no)"},
 		{"ct and mark", func(k *packet.Key, m *packet.Mask) {
 			k.RecircID = 2
 			k.CTState, m.CTState = 0x21, 0x23

@@ -65,6 +65,8 @@ type Bridge struct {
 	changed   atomic.Pointer[func()]
 	portsHook atomic.Pointer[func()]
 	packetOut atomic.Pointer[PacketOutFunc]
+	counters  atomic.Pointer[func(uint32) (PortCounters, bool)]
+	tlv       tlvTable
 
 	mu       sync.Mutex // ports, alloc, failMode, controllers; before the pipeline's lock
 	alloc    *PortNumbers
@@ -79,10 +81,11 @@ type Bridge struct {
 // portState is the bridge's own record of a port (under Bridge.mu).
 type portState struct {
 	xlate.Port
-	vlan maclearn.PortConfig
-	hw   [6]byte
-	curr uint32 // OFPPF_* current features
-	// config and state as OpenFlow sees them.
+	vlan                maclearn.PortConfig
+	hw                  [6]byte
+	curr                uint32 // OFPPF_* current features (OpenFlow 1.1 layout)
+	currSpeed, maxSpeed uint32 // kbit/s
+	created             time.Time
 }
 
 // portSnapshot is what translation reads: immutable once published.
@@ -382,6 +385,9 @@ type PortSpec struct {
 	MAC               [6]byte
 	// LinkDown: the device has no carrier (OFPPS_LINK_DOWN).
 	LinkDown bool
+	// SpeedMbps is the link speed (0: unknown): the port's current
+	// features and speed.
+	SpeedMbps int
 }
 
 // Errors of port configuration.
@@ -437,7 +443,8 @@ func (b *Bridge) AddPorts(specs []PortSpec) (ofports []uint32, errs []error) {
 			errs[i] = fmt.Errorf("%w: %s", ErrNoOFPorts, s.Name)
 			continue
 		}
-		p := &portState{vlan: s.VLAN, hw: s.MAC}
+		p := &portState{vlan: s.VLAN, hw: s.MAC, created: now}
+		p.curr, p.currSpeed = speedFeatures(s.SpeedMbps)
 		p.Port = xlate.Port{OFPort: n, DPPort: s.DPPort, Name: s.Name, LinkDown: s.LinkDown, Live: !s.LinkDown, VLAN: vlans[i]}
 		b.byName[s.Name] = p
 		ofports[i] = n
@@ -447,7 +454,7 @@ func (b *Bridge) AddPorts(specs []PortSpec) (ofports []uint32, errs []error) {
 	b.mu.Unlock()
 	b.portsChanged()
 	for _, p := range added {
-		b.portStatus(PortAdded, p)
+		b.portStatus(PortAdded, nil, p)
 	}
 	if len(added) > 0 {
 		b.notifyChanged()
@@ -495,7 +502,7 @@ func (b *Bridge) DelPort(name string) error {
 	b.mu.Unlock()
 	b.portsChanged()
 	b.macs.FlushPort(p.OFPort)
-	b.portStatus(PortDeleted, p)
+	b.portStatus(PortDeleted, nil, p)
 	b.notifyChanged()
 	return nil
 }
@@ -562,7 +569,7 @@ func (b *Bridge) modifyPort(name string, edit func(*portState)) {
 	b.publishPortsLocked()
 	b.mu.Unlock()
 	b.portsChanged()
-	b.portStatus(PortModified, &np)
+	b.portStatus(PortModified, p, &np)
 	b.notifyChanged()
 }
 
@@ -626,8 +633,8 @@ func (b *Bridge) SetPortRequest(name string, request int) (uint32, error) {
 	b.mu.Unlock()
 	b.portsChanged()
 	b.macs.FlushPort(p.OFPort)
-	b.portStatus(PortDeleted, p)
-	b.portStatus(PortAdded, &np)
+	b.portStatus(PortDeleted, nil, p)
+	b.portStatus(PortAdded, nil, &np)
 	b.notifyChanged()
 	return n, nil
 }

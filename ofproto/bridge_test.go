@@ -32,7 +32,8 @@ func (e *eventLog) FlowRemoved(fr *pipeline.FlowRemoved) {
 	e.removed = append(e.removed, *fr)
 	e.mu.Unlock()
 }
-func (e *eventLog) PortStatus(r PortReason, d *PortDesc) {
+func (e *eventLog) WantsPacketInOnMiss() bool { return false }
+func (e *eventLog) PortStatus(r PortReason, _, d *PortDesc) {
 	e.mu.Lock()
 	e.status = append(e.status, r)
 	e.descs = append(e.descs, *d)
@@ -333,4 +334,17 @@ func TestSetPortRequest(t *testing.T) {
 
 func xlateStats(packets, bytes uint64, used time.Time) xlate.Stats {
 	return xlate.Stats{Packets: packets, Bytes: bytes, Used: used}
+}
+
+func TestHiddenFlowsNotCounted(t *testing.T) {
+	b := NewBridge("br0", BridgeConfig{})
+	b.AddNormalFlow(0)
+	b.AddNormalFlow(0xf0f0f0)
+	if ts := b.TableStats(); ts[0].ActiveCount != 1 {
+		t.Fatalf("table 0 active %d, want 1 (the fail-open flow is hidden)", ts[0].ActiveCount)
+	}
+	b.DeleteFlow(&mf.Match{}, 0xf0f0f0)
+	if ts := b.TableStats(); ts[0].ActiveCount != 1 {
+		t.Fatalf("table 0 active %d", ts[0].ActiveCount)
+	}
 }

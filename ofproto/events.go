@@ -13,8 +13,13 @@ import (
 type Events interface {
 	PacketIn(pi *xlate.PacketIn)
 	FlowRemoved(fr *pipeline.FlowRemoved)
-	PortStatus(reason PortReason, desc *PortDesc)
+	// PortStatus: old is the description before a modification (nil
+	// otherwise).
+	PortStatus(reason PortReason, old, desc *PortDesc)
 	FlowMonitor(u *pipeline.FlowUpdate)
+	// WantsPacketInOnMiss: a table miss should go to the controller
+	// (connmgr_wants_packet_in_on_miss). The bridge polls it.
+	WantsPacketInOnMiss() bool
 }
 
 // PortReason is a port status reason (OFPPR_*).
@@ -34,6 +39,9 @@ type PortDesc struct {
 	Config   xlate.PortFlags // OFPPC_*
 	LinkDown bool            // OFPPS_LINK_DOWN
 	Live     bool            // OFPPS_LIVE
+	// Features (OpenFlow 1.1's OFPPF_* layout) and speeds in kbit/s.
+	Curr, Advertised, Supported uint32
+	CurrSpeed, MaxSpeed         uint32
 }
 
 // Port mod errors, as Open vSwitch's handle_port_mod returns them.
@@ -55,15 +63,21 @@ func (b *Bridge) sink() Events {
 	return nil
 }
 
-func (b *Bridge) portStatus(reason PortReason, p *portState) {
+func (b *Bridge) portStatus(reason PortReason, old, p *portState) {
 	if e := b.sink(); e != nil {
 		d := p.desc()
-		e.PortStatus(reason, &d)
+		var od *PortDesc
+		if old != nil {
+			x := old.desc()
+			od = &x
+		}
+		e.PortStatus(reason, od, &d)
 	}
 }
 
 func (p *portState) desc() PortDesc {
-	return PortDesc{OFPort: p.OFPort, Name: p.Name, HWAddr: p.hw, Config: p.Config, LinkDown: p.LinkDown, Live: p.Live}
+	return PortDesc{OFPort: p.OFPort, Name: p.Name, HWAddr: p.hw, Config: p.Config, LinkDown: p.LinkDown, Live: p.Live,
+		Curr: p.curr, CurrSpeed: p.currSpeed, MaxSpeed: p.maxSpeed}
 }
 
 // PortDescs describes every port in OpenFlow number order (LOCAL last).

@@ -22,6 +22,16 @@ func (b *Bridge) Learn(f *xlate.LearnedFlow) error {
 		r.Refresh(b.now())
 		return nil
 	}
+	if f.Limit > 0 {
+		// A learn action with a limit stops adding flows once its table
+		// holds that many with its cookie (an approximation of Open
+		// vSwitch's count of the learning rule's own flows).
+		rules, err := b.pipe.Flows(&pipeline.FlowQuery{TableID: f.TableID, Cookie: f.Cookie, CookieMask: ^uint64(0),
+			OutPort: mf.PortNone, OutGroup: pipeline.GroupAny})
+		if err == nil && len(rules) >= int(f.Limit) {
+			return nil
+		}
+	}
 	var flags pipeline.Flags
 	if f.Flags&ofpffSendFlowRem != 0 {
 		flags |= pipeline.FlagSendFlowRem
@@ -43,6 +53,7 @@ const ofpffSendFlowRem = 1
 // ofproto-dpif run: rule expiry and mac_learning_run). The bridge's timer
 // goroutine calls it every second; tests call it with a chosen time.
 func (b *Bridge) RunTimers(now time.Time) (flows, macs int) {
+	b.pollPacketInOnMiss()
 	flows = b.pipe.Expire(now)
 	macs = b.macs.Expire(now)
 	if macs > 0 {
@@ -83,5 +94,22 @@ func (b *Bridge) Close() {
 	if stop != nil {
 		close(stop)
 		<-done
+	}
+}
+
+// pollPacketInOnMiss follows the connection manager's
+// WantsPacketInOnMiss into translation's settings (revalidating when it
+// changes).
+func (b *Bridge) pollPacketInOnMiss() {
+	e := b.sink()
+	if e == nil {
+		return
+	}
+	want := e.WantsPacketInOnMiss()
+	if c := b.xcfg.Load(); c.PacketInOnMiss != want {
+		nc := *c
+		nc.PacketInOnMiss = want
+		b.xcfg.Store(&nc)
+		b.notifyChanged()
 	}
 }

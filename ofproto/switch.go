@@ -58,6 +58,7 @@ func (s *Switch) AddBridge(name string, cfg BridgeConfig) (*Bridge, error) {
 	b.SetChanged(s.h.Changed)
 	b.setPortsChanged(s.publishPorts)
 	b.SetPacketOut(s.packetOut)
+	b.SetPortCounters(s.portCounters)
 	b.Start(time.Second)
 	s.bridges[name] = b
 	return b, nil
@@ -125,3 +126,15 @@ var (
 	ErrNoBridge     = errors.New("ofproto: no such bridge")
 	ErrNoPort       = errors.New("ofproto: no such port in bridge")
 )
+
+// portCounters reads a datapath port's device counters.
+func (s *Switch) portCounters(no uint32) (PortCounters, bool) {
+	for _, p := range s.dp.Ports() {
+		if p.No == no {
+			st := p.Device.Stats()
+			return PortCounters{RxPackets: st.RxPackets, TxPackets: st.TxPackets, RxBytes: st.RxBytes, TxBytes: st.TxBytes,
+				RxDropped: st.RxKernelDrops, TxDropped: st.TxDrops, RxErrors: st.RxErrors, TxErrors: st.TxErrors}, true
+		}
+	}
+	return PortCounters{}, false
+}

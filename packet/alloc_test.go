@@ -23,6 +23,9 @@ func TestZeroAllocs(t *testing.T) {
 		name string
 		fn   func()
 	}{
+		{"UpdateChecksum", func() {
+			sink += uint64(UpdateChecksum(0x1234, payload[:16], payload[16:32]))
+		}},
 		{"Parse", func() {
 			for i := range frames {
 				Parse(frames[i].frame, &k)

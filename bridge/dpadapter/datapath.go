@@ -37,6 +37,8 @@ type Datapath struct {
 	dp      *dpif.Datapath
 	sw      *ofproto.Switch
 	bridges map[string]*ofproto.Bridge
+	// conns are the bridges connection managers drive (OpenFlowBridge).
+	conns   map[string]*ofproto.ConnBridge
 	created map[string]time.Time // when each bridge was added
 	ports   map[string]*port
 	byIndex map[int]*port // ports by their device's ifindex
@@ -189,6 +191,7 @@ func (d *Datapath) DelBridge(name string) error {
 		return fmt.Errorf("%w: %s", ofproto.ErrNoBridge, name)
 	}
 	delete(d.bridges, name)
+	delete(d.conns, name)
 	delete(d.created, name)
 	return d.sw.DelBridge(name)
 }
@@ -371,7 +374,7 @@ func (d *Datapath) addToBridgesLocked(opened []*port, errs []error) (undo []uint
 			var hw [6]byte
 			copy(hw[:], p.mac)
 			specs[j] = ofproto.PortSpec{Name: p.spec.Name, DPPort: p.no, Request: p.spec.OFPortRequest,
-				Previous: p.spec.PreviousOFPort, VLAN: macPortConfig(p.spec.VLAN), MAC: hw, LinkDown: !p.link.CarrierUp}
+				Previous: p.spec.PreviousOFPort, VLAN: macPortConfig(p.spec.VLAN), MAC: hw, LinkDown: !p.link.CarrierUp, SpeedMbps: p.link.SpeedMbps}
 		}
 		nums, perrs := br.AddPorts(specs)
 		for j, i := range idx {

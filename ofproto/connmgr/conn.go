@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"gvs/ofproto/ofp"
 )
 
 // ConnType is Open vSwitch's ofconn_type.
@@ -98,6 +100,13 @@ type ofconn struct {
 	// Dispatcher state (Open vSwitch's struct ofconn).
 	state    connState
 	admitted bool // counted in Manager.connected
+	// sched are the packet-in schedulers for action and miss packet-ins
+	// (nil without a rate limit).
+	sched [2]*pinsched
+	// updates are flow monitor updates waiting for flushMonitorUpdates;
+	// sentAbbrev: the batch has its abbreviated update.
+	updates    []ofp.FlowUpdate
+	sentAbbrev bool
 }
 
 func newOfconn(m *Manager, svc *service, nc net.Conn, version uint8, typ ConnType, probe time.Duration, name string) *ofconn {

@@ -1,13 +1,17 @@
 package connmgr
 
+import "gvs/ofproto/ofp"
+
 // event is one asynchronous message the bridge reported, waiting for the
 // dispatcher.
 type event struct {
-	pin    *PacketIn
-	fr     *FlowRemoved
-	ps     *PortDesc
+	pin    *ofp.PacketIn
+	ctrlID uint16 // the packet-in's controller id
+	fr     *ofp.FlowRemoved
+	port   *ofp.Port // port status: the new description
+	old    *ofp.Port // port status: the old one, if any
 	reason uint8
-	fu     *FlowUpdate
+	fc     *FlowChange
 	origin Origin
 }
 
@@ -40,18 +44,33 @@ func (m *Manager) queue(ev event) {
 }
 
 // PacketIn implements Events.
-func (m *Manager) PacketIn(pin *PacketIn) { m.queue(event{pin: pin}) }
+func (m *Manager) PacketIn(pin *ofp.PacketIn) { m.queue(event{pin: pin}) }
+
+// PacketInTo implements Events.
+func (m *Manager) PacketInTo(controllerID uint16, pin *ofp.PacketIn) {
+	m.queue(event{pin: pin, ctrlID: controllerID})
+}
 
 // FlowRemoved implements Events.
-func (m *Manager) FlowRemoved(fr *FlowRemoved) { m.queue(event{fr: fr}) }
+func (m *Manager) FlowRemoved(fr *ofp.FlowRemoved) { m.queue(event{fr: fr}) }
 
 // PortStatus implements Events.
-func (m *Manager) PortStatus(reason uint8, desc *PortDesc) {
-	m.queue(event{ps: desc, reason: reason})
+func (m *Manager) PortStatus(reason uint8, desc *ofp.Port) {
+	m.queue(event{port: desc, reason: reason})
+}
+
+// PortChanged implements Events.
+func (m *Manager) PortChanged(reason uint8, old, desc *ofp.Port, o Origin) {
+	m.queue(event{port: desc, old: old, reason: reason, origin: o})
 }
 
 // FlowMonitor implements Events.
-func (m *Manager) FlowMonitor(u *FlowUpdate, o Origin) { m.queue(event{fu: u, origin: o}) }
+func (m *Manager) FlowMonitor(u *ofp.FlowUpdate, o Origin) {
+	m.queue(event{fc: &FlowChange{Update: *u}, origin: o})
+}
+
+// FlowChanged implements Events.
+func (m *Manager) FlowChanged(fc *FlowChange, o Origin) { m.queue(event{fc: fc, origin: o}) }
 
 // drainEvents delivers the queued events, in order, on the dispatcher.
 func (m *Manager) drainEvents() {
@@ -66,5 +85,6 @@ func (m *Manager) drainEvents() {
 		for i := range evs {
 			m.deliver(&evs[i])
 		}
+		m.flushMonitorUpdates()
 	}
 }

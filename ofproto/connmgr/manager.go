@@ -48,6 +48,11 @@ type ControllerConfig struct {
 	// QueueSize bounds the packet-ins queued for a connection
 	// (controller_queue_size); 0 takes 100.
 	QueueSize int
+	// RateLimit (packet-ins a second) and BurstLimit
+	// (controller_rate_limit, controller_burst_limit): with a rate,
+	// packet-ins beyond it wait in per-port queues (pinsched); 0: no
+	// limit. A zero burst is a quarter of the rate.
+	RateLimit, BurstLimit int
 }
 
 func (c ControllerConfig) asyncEnabled() bool { return !c.DisableAsync }
@@ -108,6 +113,8 @@ type Manager struct {
 	nextConnID atomic.Uint64
 	// connected counts admitted primary connections (ControllerConnected).
 	connected atomic.Int32
+	// wantMiss counts what makes WantsPacketInOnMiss true.
+	wantMiss atomic.Int32
 
 	// Dispatcher state.
 	versions    Versions
@@ -121,6 +128,11 @@ type Manager struct {
 	pinDropped  uint64
 	roleGenID   uint64
 	roleGenSet  bool
+	// pinTimer wakes the dispatcher to send rate-limited packet-ins;
+	// pinC is its channel while armed.
+	pinTimer *time.Timer
+	pinC     <-chan time.Time
+	pinAt    time.Time
 }
 
 var _ Events = (*Manager)(nil)
@@ -268,6 +280,24 @@ func (m *Manager) ControllerInfo() map[string]ControllerInfo {
 			if !st.lastDisconnected.IsZero() {
 				info.Status["sec_since_disconnect"] = fmt.Sprint(int64(now.Sub(st.lastDisconnected) / time.Second))
 			}
+			for _, c := range m.conns {
+				if c.svc != s {
+					continue
+				}
+				for i, ps := range c.sched {
+					if ps == nil {
+						continue
+					}
+					kind := "action"
+					if i == 1 {
+						kind = "miss"
+					}
+					info.Status["packet-in-"+kind+"-backlog"] = fmt.Sprint(ps.queued)
+					info.Status["packet-in-"+kind+"-bypassed"] = fmt.Sprint(ps.normal)
+					info.Status["packet-in-"+kind+"-queued"] = fmt.Sprint(ps.limited)
+					info.Status["packet-in-"+kind+"-dropped"] = fmt.Sprint(ps.dropped)
+				}
+			}
 			out[target] = info
 		}
 	})
@@ -307,6 +337,30 @@ func (m *Manager) hasControllers() bool {
 // and admitted. Any goroutine.
 func (m *Manager) ControllerConnected() bool { return m.connected.Load() > 0 }
 
+// WantsPacketInOnMiss implements Events. Any goroutine.
+func (m *Manager) WantsPacketInOnMiss() bool { return m.wantMiss.Load() > 0 }
+
+// updateWantMiss recounts WantsPacketInOnMiss's reasons (Open vSwitch's
+// update_want_packet_in_on_miss, summed): each connection with controller
+// id 0 below OpenFlow 1.3, and each active target without a connection
+// (its ofconn has no protocol yet, which Open vSwitch counts).
+func (m *Manager) updateWantMiss() {
+	n := int32(0)
+	connected := map[*service]bool{}
+	for _, c := range m.conns {
+		connected[c.svc] = true
+		if c.state.controller == 0 && c.version < OF13 {
+			n++
+		}
+	}
+	for _, s := range m.services {
+		if s.active && !connected[s] {
+			n++
+		}
+	}
+	m.wantMiss.Store(n)
+}
+
 // flushFlows is ofproto_flush_flows + connmgr_flushed.
 func (m *Manager) flushFlows() {
 	m.br.FlushFlows()
@@ -345,6 +399,11 @@ func (m *Manager) applyServices() {
 			m.destroyService(s)
 		default:
 			s.reconfigure(c)
+			for _, conn := range m.conns {
+				if conn.svc == s {
+					m.setRateLimit(conn)
+				}
+			}
 		}
 	}
 	for _, target := range slices.Sorted(maps.Keys(want)) {
@@ -412,15 +471,22 @@ func (m *Manager) run() {
 		case <-m.evKick:
 		case <-tick.C:
 			m.runPeriodic()
+		case <-m.pinC:
+			m.pinC = nil
+			m.runPinscheds()
 		case <-m.stop:
 			m.shutdown()
 			return
 		}
 		m.drainEvents()
+		m.updateWantMiss()
 	}
 }
 
 func (m *Manager) shutdown() {
+	if m.pinTimer != nil {
+		m.pinTimer.Stop()
+	}
 	if m.snoop != nil {
 		m.snoop.Close()
 	}
@@ -446,6 +512,7 @@ func (m *Manager) handleIn(x inMsg) {
 		m.addSnooper(x.snoop)
 	case x.opened:
 		m.conns[x.conn.id] = x.conn
+		m.setRateLimit(x.conn)
 		m.log.Info(fmt.Sprintf("%s: connected", x.conn.name))
 		if x.conn.svc.active {
 			m.notify()

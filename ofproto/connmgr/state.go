@@ -1,5 +1,7 @@
 package connmgr
 
+import "gvs/ofproto/ofp"
+
 // Role is a connection's controller role (OFPCR12_ROLE_*).
 type Role uint32
 
@@ -21,29 +23,29 @@ func (r Role) String() string {
 	return "other"
 }
 
-// Asynchronous message types (Open vSwitch's enum ofputil_async_msg_type):
-// indexes into AsyncConfig's masks.
+// Asynchronous message types: indexes into AsyncConfig's masks (Open
+// vSwitch's OAM_*).
 const (
-	AsyncPacketIn = iota
-	AsyncPortStatus
-	AsyncFlowRemoved
-	AsyncRoleStatus
-	AsyncTableStatus
-	AsyncRequestForward
-	numAsyncTypes
+	AsyncPacketIn       = ofp.AsyncPacketIn
+	AsyncPortStatus     = ofp.AsyncPortStatus
+	AsyncFlowRemoved    = ofp.AsyncFlowRemoved
+	AsyncRoleStatus     = ofp.AsyncRoleStatus
+	AsyncTableStatus    = ofp.AsyncTableStatus
+	AsyncRequestForward = ofp.AsyncRequestForward
 )
 
 // Packet-in reasons as bits of AsyncConfig masks (OFPR_*), with Open
-// vSwitch's two internal miss reasons.
+// vSwitch's two internal miss reasons, which the bridge may report and
+// each connection gets as its version knows them (wireReason).
 const (
-	ReasonNoMatch      = 0
-	ReasonAction       = 1
-	ReasonInvalidTTL   = 2
-	ReasonActionSet    = 3
-	ReasonGroup        = 4
-	ReasonPacketOut    = 5
-	ReasonExplicitMiss = 6
-	ReasonImplicitMiss = 7
+	ReasonNoMatch            = ofp.ReasonNoMatch
+	ReasonAction             = ofp.ReasonAction
+	ReasonInvalidTTL         = ofp.ReasonInvalidTTL
+	ReasonActionSet          = ofp.ReasonActionSet
+	ReasonGroup              = ofp.ReasonGroup
+	ReasonPacketOut          = ofp.ReasonPacketOut
+	ReasonExplicitMiss uint8 = 6
+	ReasonImplicitMiss uint8 = 7
 
 	pin10Bits       = 1<<ReasonNoMatch | 1<<ReasonAction | 1<<ReasonInvalidTTL
 	pin14ActionBits = 1<<ReasonActionSet | 1<<ReasonGroup | 1<<ReasonPacketOut
@@ -59,10 +61,7 @@ const (
 // AsyncConfig says which asynchronous messages, by reason, a connection
 // wants as master (or equal) and as slave: Open vSwitch's struct
 // ofputil_async_cfg.
-type AsyncConfig struct {
-	Master [numAsyncTypes]uint32
-	Slave  [numAsyncTypes]uint32
-}
+type AsyncConfig = ofp.AsyncConfig
 
 // DefaultAsyncConfig is ofputil_async_cfg_default: every packet-in
 // reason but invalid TTL (the OF1.4 action reasons are refinements of
@@ -74,33 +73,19 @@ func DefaultAsyncConfig(version uint8) AsyncConfig {
 		pin |= 1 << ReasonImplicitMiss
 	}
 	var ac AsyncConfig
-	ac.Master[AsyncPacketIn] = pin
-	ac.Master[AsyncPortStatus] = portReasonBits
-	ac.Slave[AsyncPortStatus] = portReasonBits
+	ac.Primary[AsyncPacketIn] = pin
+	ac.Primary[AsyncPortStatus] = portReasonBits
+	ac.Secondary[AsyncPortStatus] = portReasonBits
 	switch {
 	case version >= OF14:
-		ac.Master[AsyncFlowRemoved] = flowRemoved14Bits
+		ac.Primary[AsyncFlowRemoved] = flowRemoved14Bits
 	case version == OF13:
-		ac.Master[AsyncFlowRemoved] = flowRemoved13Bits
+		ac.Primary[AsyncFlowRemoved] = flowRemoved13Bits
 	default:
-		ac.Master[AsyncFlowRemoved] = flowRemoved10Bits
+		ac.Primary[AsyncFlowRemoved] = flowRemoved10Bits
 	}
 	return ac
 }
-
-// Packet-in formats (NXT_SET_PACKET_IN_FORMAT).
-const (
-	PacketInStandard = 0 // the version's OFPT_PACKET_IN
-	PacketInNXT      = 1 // NXT_PACKET_IN
-	PacketInNXT2     = 2 // NXT_PACKET_IN2
-)
-
-// Flow formats (NXT_SET_FLOW_FORMAT): which match an OF1.0 connection
-// uses in flow-removed and flow stats.
-const (
-	FlowFormatOF10 = 0 // NXFF_OPENFLOW10
-	FlowFormatNXM  = 2 // NXFF_NXM
-)
 
 // defaultMissSendLen is OFP_DEFAULT_MISS_SEND_LEN.
 const defaultMissSendLen = 128
@@ -113,8 +98,8 @@ type connState struct {
 	async       AsyncConfig
 	missSendLen int
 	controller  uint16 // NXT_SET_CONTROLLER_ID
-	pinFormat   int
-	flowFormat  int
+	pinFormat   uint8  // ofp.PacketInStandard, PacketInNXT, PacketInNXT2
+	flowFormat  uint32 // ofp.FlowFormatOpenFlow10 or FlowFormatNXM (OpenFlow 1.0)
 	// flowModTableID: NXT_FLOW_MOD_TABLE_ID enabled (OF1.0 flow mods
 	// carry a table id in the command's high byte).
 	flowModTableID bool
@@ -146,25 +131,25 @@ func (c *ofconn) asyncConfig() AsyncConfig {
 // reason implies its OF1.4 refinements.
 func (c *ofconn) setAsyncConfig(ac AsyncConfig) {
 	if c.version < OF14 {
-		if ac.Master[AsyncPacketIn]&(1<<ReasonAction) != 0 {
-			ac.Master[AsyncPacketIn] |= pin14ActionBits
+		if ac.Primary[AsyncPacketIn]&(1<<ReasonAction) != 0 {
+			ac.Primary[AsyncPacketIn] |= pin14ActionBits
 		}
-		if ac.Slave[AsyncPacketIn]&(1<<ReasonAction) != 0 {
-			ac.Slave[AsyncPacketIn] |= pin14ActionBits
+		if ac.Secondary[AsyncPacketIn]&(1<<ReasonAction) != 0 {
+			ac.Secondary[AsyncPacketIn] |= pin14ActionBits
 		}
 	}
 	c.state.async, c.state.asyncSet = ac, true
 }
 
 // receivesAsync is ofconn_receives_async_msg.
-func (c *ofconn) receivesAsync(typ int, reason uint) bool {
+func (c *ofconn) receivesAsync(typ int, reason uint8) bool {
 	if c.typ == Service && c.state.missSendLen == 0 {
 		return false
 	}
 	ac := c.asyncConfig()
-	masks := &ac.Master
+	masks := &ac.Primary
 	if c.state.role == RoleSlave {
-		masks = &ac.Slave
+		masks = &ac.Secondary
 	}
 	return masks[typ]&(1<<reason) != 0
 }

@@ -59,7 +59,7 @@ func ofctl(t *testing.T, args ...string) (string, string, error) {
 
 func TestOfctlProbeOnMgmt(t *testing.T) {
 	needOfctl(t)
-	m := newTestManager(t, &fakeBridge{})
+	m := newTestManager(t, newFakeBridge())
 	for _, v := range []string{"OpenFlow10", "OpenFlow13", "OpenFlow15"} {
 		out, errs, err := ofctl(t, "-O", v, "probe", "unix:"+m.MgmtPath())
 		if err != nil {
@@ -70,7 +70,7 @@ func TestOfctlProbeOnMgmt(t *testing.T) {
 
 func TestVersionNegotiationRefused(t *testing.T) {
 	needOfctl(t)
-	m := newTestManager(t, &fakeBridge{})
+	m := newTestManager(t, newFakeBridge())
 	m.SetVersions(1 << OF13)
 	if _, errs, err := ofctl(t, "-O", "OpenFlow13", "probe", "unix:"+m.MgmtPath()); err != nil {
 		t.Fatalf("OpenFlow13 against protocols=OpenFlow13: %v\n%s", err, errs)
@@ -165,7 +165,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestActiveControllerReconnects(t *testing.T) {
-	m := newTestManager(t, &fakeBridge{})
+	m := newTestManager(t, newFakeBridge())
 	tc := newTestController(t)
 	m.SetControllers(map[string]ControllerConfig{tc.target(): {Type: Primary, ProbeInterval: 5 * time.Second}})
 	nc, v := tc.accept(1 << OF13)
@@ -207,7 +207,7 @@ func TestActiveControllerReconnects(t *testing.T) {
 }
 
 func TestActiveControllerBackoffAndStatus(t *testing.T) {
-	m := newTestManager(t, &fakeBridge{})
+	m := newTestManager(t, newFakeBridge())
 	// A port nobody listens on.
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	target := "tcp:" + ln.Addr().String()
@@ -234,7 +234,7 @@ func TestActiveControllerBackoffAndStatus(t *testing.T) {
 }
 
 func TestInactivityProbe(t *testing.T) {
-	m := newTestManager(t, &fakeBridge{})
+	m := newTestManager(t, newFakeBridge())
 	tc := newTestController(t)
 	probe := 300 * time.Millisecond
 	m.SetControllers(map[string]ControllerConfig{tc.target(): {Type: Primary, ProbeInterval: probe}})
@@ -280,7 +280,7 @@ func TestInactivityProbe(t *testing.T) {
 
 func TestSnoop(t *testing.T) {
 	needOfctl(t)
-	m := newTestManager(t, &fakeBridge{})
+	m := newTestManager(t, newFakeBridge())
 	tc := newTestController(t)
 	m.SetControllers(map[string]ControllerConfig{tc.target(): {Type: Primary}})
 	nc, _ := tc.accept(1 << OF13)
@@ -313,7 +313,7 @@ func TestSnoop(t *testing.T) {
 }
 
 func TestFailModeDefaultFlow(t *testing.T) {
-	br := &fakeBridge{}
+	br := newFakeBridge()
 	m := newTestManager(t, br)
 	if len(br.normalFlows()) != 0 {
 		t.Fatal("flows before the fail mode was set")

@@ -75,16 +75,42 @@ func (t *Table) Learn(vlan uint16, mac [6]byte, port uint32, now time.Time) Lear
 	return Refreshed
 }
 
-// Refresh restarts the age of mac in vlan as of used, if it is still
-// learned on port and was last seen before used: the revalidator's credit
-// for an address that only ever hits installed flows (and so causes no
-// upcall), as Open vSwitch's xlate cache pushes NORMAL's statistics into
-// its MAC table.
-func (t *Table) Refresh(vlan uint16, mac [6]byte, port uint32, used time.Time) {
+// Touch restarts the age of mac in vlan as of used if it is learned on
+// port and was last seen before used; it learns nothing new.
+func (t *Table) Touch(vlan uint16, mac [6]byte, port uint32, used time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if e := t.t.entries[macKey{vlan, mac}]; e != nil && e.port.no == port && e.updated.Before(used) {
 		t.t.touch(e, used)
+	}
+}
+
+// Refresh is learning from traffic that hit an installed flow (no
+// upcall), as of used: the revalidator's credit, as Open vSwitch's xlate
+// cache pushes NORMAL's statistics into its MAC table
+// (xlate_mac_learning_update). An address still on port has its age
+// restarted (if used is later than its last update); one learned
+// elsewhere before used moves back to port; a forgotten one is learned
+// again.
+func (t *Table) Refresh(vlan uint16, mac [6]byte, port uint32, used time.Time) {
+	t.mu.Lock()
+	e := t.t.entries[macKey{vlan, mac}]
+	if e != nil && e.port.no == port {
+		if e.updated.Before(used) {
+			t.t.touch(e, used)
+		}
+		t.mu.Unlock()
+		return
+	}
+	if e != nil && !e.updated.Before(used) {
+		// Learned elsewhere after this traffic: the move is newer.
+		t.mu.Unlock()
+		return
+	}
+	out := t.t.learn(vlan, mac, port, used)
+	t.mu.Unlock()
+	if out.res != learnRefreshed || out.didEvict {
+		t.changed()
 	}
 }
 

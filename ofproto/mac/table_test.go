@@ -41,9 +41,9 @@ func TestTableExpireAndRefresh(t *testing.T) {
 	tb.Learn(0, mac(1), 1, epoch)
 	tb.Learn(0, mac(2), 2, epoch)
 	// Traffic through installed flows (credited by the revalidator)
-	// keeps mac(1) alive; a refresh for the wrong port does not.
+	// keeps mac(1) alive; an old credit does not make it older.
 	tb.Refresh(0, mac(1), 1, epoch.Add(50*time.Second))
-	tb.Refresh(0, mac(2), 3, epoch.Add(50*time.Second))
+	tb.Refresh(0, mac(1), 1, epoch.Add(10*time.Second))
 	if n := tb.Expire(epoch.Add(70 * time.Second)); n != 1 {
 		t.Fatalf("expired %d, want 1", n)
 	}
@@ -56,7 +56,18 @@ func TestTableExpireAndRefresh(t *testing.T) {
 	if s := tb.Stats(); s.Expired != 1 || s.Entries != 1 {
 		t.Fatalf("stats %+v", s)
 	}
-	tb.FlushPort(1)
+	// Traffic from a port the address is not learned on moves it there,
+	// unless the address moved after that traffic.
+	tb.Refresh(0, mac(1), 4, epoch.Add(45*time.Second))
+	if p, _ := tb.Lookup(0, mac(1)); p != 1 {
+		t.Fatalf("an older credit moved the address to %d", p)
+	}
+	s0 := tb.Seq()
+	tb.Refresh(0, mac(1), 4, epoch.Add(60*time.Second))
+	if p, _ := tb.Lookup(0, mac(1)); p != 4 || tb.Seq() == s0 || tb.Stats().Moved != 1 {
+		t.Fatalf("refresh from another port: on %d, stats %+v", p, tb.Stats())
+	}
+	tb.FlushPort(4)
 	if s := tb.Stats(); s.Entries != 0 {
 		t.Fatalf("after FlushPort: %+v", s)
 	}

@@ -171,8 +171,9 @@ const (
 
 // Header is an OXM or NXM field header: the class, the field number and,
 // for the experimenter class 0xffff, the experimenter ID. Version is the
-// first OpenFlow version that uses this header (0 for NXM headers, usable
-// with every version).
+// first OpenFlow version whose encoding chooses this header (HeaderFor):
+// 0 for extension headers (NXM, Nicira and Ericsson OXM), usable with
+// every version; 0xff for a header that is only accepted on input.
 type Header struct {
 	Name         string // e.g. "NXM_OF_ETH_SRC", "OXM_OF_ETH_SRC"
 	Class        uint16

@@ -198,9 +198,30 @@ func pullOFP10Match(b []byte) (Match, []byte, error) {
 		hasTPSrc: wc&ofpfw10TPSrc == 0, tpSrc: binary.BigEndian.Uint16(b[36:]),
 		hasTPD: wc&ofpfw10TPDst == 0, tpDst: binary.BigEndian.Uint16(b[38:]),
 	}
+	if err := p.checkICMP(&m); err != nil {
+		return Match{}, b, err
+	}
 	p.apply(&m)
 	m.Normalize()
 	return m, b[OFP10MatchLen:], nil
+}
+
+// checkICMP refuses an ICMP type or code above 255: Open vSwitch keeps
+// OpenFlow 1.0's 16-bit tp_src/tp_dst and so accepts such a match (which
+// then matches no packet), but gvs's key has 8-bit ICMP fields, where
+// the value would match other packets. (OpenFlow 1.1 matches get
+// OFPBMC_BAD_FIELD for this in Open vSwitch too.)
+func (p *pendingL34) checkICMP(m *Match) error {
+	f := &m.Flow
+	if m.Wildcards.Masks.EtherType == 0 || !p.hasProto {
+		return nil
+	}
+	icmp := (f.EtherType == packet.EtherTypeIPv4 && p.proto == packet.ProtoICMP) ||
+		(f.EtherType == packet.EtherTypeIPv6 && p.proto == packet.ProtoICMPv6)
+	if icmp && ((p.hasTPSrc && p.tpSrc > 0xff) || (p.hasTPD && p.tpDst > 0xff)) {
+		return ofperr.OFPBMC_BAD_VALUE
+	}
+	return nil
 }
 
 // l34Wire is the network/transport part of m as the fixed matches carry

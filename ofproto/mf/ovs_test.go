@@ -243,7 +243,6 @@ func randomMatch(r *rand.Rand) Match {
 	return m
 }
 
-
 // Random matches encoded by us are a fixed point of ovs-ofctl's strict
 // decode and re-encode in NXM and every OXM version: same entries, same
 // order, same masks. And our own decoder gives back the same match.

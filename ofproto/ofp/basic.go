@@ -201,9 +201,42 @@ func (*FlowAge) appendBody(b []byte, _ uint8) ([]byte, error)            { retur
 func (*FlowMonitorPaused) appendBody(b []byte, _ uint8) ([]byte, error)  { return b, nil }
 func (*FlowMonitorResumed) appendBody(b []byte, _ uint8) ([]byte, error) { return b, nil }
 
-// FeaturesReply (OFPT_FEATURES_REPLY). Actions is OpenFlow 1.0's
-// supported-actions bitmap (reserved later). Ports are sent in 1.0-1.2
-// only (later versions use a PORT_DESC request).
+// Switch capabilities, version-independent (Open vSwitch's OFPUTIL_C_*):
+// the codec maps them to each version's bits and drops those a version
+// lacks.
+const (
+	CapFlowStats      uint32 = 1 << 0
+	CapTableStats     uint32 = 1 << 1
+	CapPortStats      uint32 = 1 << 2
+	CapSTP            uint32 = 1 << 3 // 1.0
+	CapGroupStats     uint32 = 1 << 4 // 1.1+
+	CapIPReasm        uint32 = 1 << 5
+	CapQueueStats     uint32 = 1 << 6
+	CapARPMatchIP     uint32 = 1 << 7 // 1.0, 1.1
+	CapPortBlocked    uint32 = 1 << 8 // 1.2+
+	CapBundles        uint32 = 1 << 9 // 1.4+
+	CapFlowMonitoring uint32 = 1 << 10
+
+	capCommon = CapFlowStats | CapTableStats | CapPortStats | CapIPReasm | CapQueueStats
+	wireCap3  = 1 << 3 // OFPC10_STP, OFPC11_GROUP_STATS
+)
+
+// capabilitiesMask is ofputil_capabilities_mask: the bits that mean the
+// same on the wire as in Cap*.
+func capabilitiesMask(v uint8) uint32 {
+	switch {
+	case v <= Version11:
+		return capCommon | CapARPMatchIP
+	case v <= Version13:
+		return capCommon | CapPortBlocked
+	}
+	return capCommon | CapPortBlocked | CapBundles | CapFlowMonitoring
+}
+
+// FeaturesReply (OFPT_FEATURES_REPLY). Capabilities are Cap* bits.
+// Actions is OpenFlow 1.0's supported-actions bitmap, as sent. Ports are
+// sent in 1.0-1.2 only (later versions use a PORT_DESC request);
+// AuxiliaryID in 1.3+.
 type FeaturesReply struct {
 	DatapathID   uint64
 	NBuffers     uint32
@@ -222,10 +255,24 @@ func (m *FeaturesReply) appendBody(b []byte, v uint8) ([]byte, error) {
 	b = put64(b, m.DatapathID)
 	b = put32(b, m.NBuffers)
 	b = put8(b, m.NTables)
-	b = put8(b, m.AuxiliaryID)
+	aux, actions := m.AuxiliaryID, uint32(0)
+	caps := m.Capabilities & capabilitiesMask(v)
+	switch {
+	case v == Version10:
+		aux, actions = 0, m.Actions
+		if m.Capabilities&CapSTP != 0 {
+			caps |= wireCap3
+		}
+	case m.Capabilities&CapGroupStats != 0:
+		caps |= wireCap3
+	}
+	if v < Version13 {
+		aux = 0
+	}
+	b = put8(b, aux)
 	b = pad(b, 2)
-	b = put32(b, m.Capabilities)
-	b = put32(b, m.Actions)
+	b = put32(b, caps)
+	b = put32(b, actions)
 	if v <= Version12 {
 		for i := range m.Ports {
 			b = appendPort(b, &m.Ports[i], v)
@@ -238,8 +285,23 @@ func decodeFeaturesReply(h *Header, body []byte) (Msg, error) {
 	r := reader{b: body}
 	m := &FeaturesReply{DatapathID: r.u64(), NBuffers: r.u32(), NTables: r.u8(), AuxiliaryID: r.u8()}
 	r.skip(2)
-	m.Capabilities = r.u32()
-	m.Actions = r.u32()
+	caps := r.u32()
+	m.Capabilities = caps & capabilitiesMask(h.Version)
+	actions := r.u32()
+	switch {
+	case h.Version == Version10:
+		m.Actions, m.AuxiliaryID = actions, 0
+		if caps&wireCap3 != 0 {
+			m.Capabilities |= CapSTP
+		}
+	default:
+		if caps&wireCap3 != 0 {
+			m.Capabilities |= CapGroupStats
+		}
+		if h.Version < Version13 {
+			m.AuxiliaryID = 0
+		}
+	}
 	ports, err := pullPorts(&r, h.Version)
 	if err != nil {
 		return nil, err
@@ -298,6 +360,13 @@ type RoleRequest struct {
 	GenerationID uint64
 }
 type RoleReply RoleRequest
+
+// HasGenerationID reports whether the request carries a generation id
+// that matters: an OpenFlow 1.2+ request for the primary or secondary
+// role (Open vSwitch's have_generation_id).
+func (m *RoleRequest) HasGenerationID() bool {
+	return !m.NX && (m.Role == RolePrimary || m.Role == RoleSecondary)
+}
 
 func (m *RoleRequest) raw(v uint8) (Raw, error) {
 	if m.NX {

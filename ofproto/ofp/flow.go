@@ -3,6 +3,9 @@ package ofp
 import (
 	"encoding/binary"
 
+	"gvs/ofproto/mf"
+	"gvs/ofproto/ofpact"
+
 	"gvs/ofproto/ofperr"
 )
 
@@ -282,6 +285,12 @@ func decodeFlowMod(h *Header, body []byte) (Msg, error) {
 		m.TableID = uint8(command >> 8)
 		m.OutGroup = GroupAny
 	}
+	// Conntrack original-direction addresses need the matching IP version.
+	wm, fl := &m.Match.Wildcards.Masks, &m.Match.Flow
+	if (wm.CTNwSrc != [4]byte{} || wm.CTNwDst != [4]byte{}) && fl.EtherType != 0x0800 ||
+		(wm.CTIPv6Src != [16]byte{} || wm.CTIPv6Dst != [16]byte{}) && fl.EtherType != 0x86dd {
+		return nil, ofperr.OFPBAC_MATCH_INCONSISTENT
+	}
 	if m.Command > FlowDeleteStrict {
 		return nil, ofperr.OFPFMFC_BAD_COMMAND
 	}
@@ -302,6 +311,14 @@ func decodeFlowMod(h *Header, body []byte) (Msg, error) {
 			return nil, ofperr.OFPFMFC_BAD_EMERG_TIMEOUT
 		}
 		return nil, ofperr.OFPFMFC_TABLE_FULL
+	}
+	// Open vSwitch's decoder checks the actions against the match
+	// (ofpacts_check_consistency), which also records in them what
+	// chooses their encodings. It does so with the switch's port and
+	// table limits; without them here (any port below OFPP_MAX, any
+	// table), the switch checks again with its own (ofpact.Check).
+	if err := ofpact.CheckVersion(m.Actions, &m.Match, mf.PortMax, m.TableID, 255, v); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -341,12 +358,16 @@ func (m *FlowRemoved) raw(v uint8) (Raw, error) {
 }
 
 func (m *FlowRemoved) appendBody(b []byte, v uint8) ([]byte, error) {
+	reason := m.Reason
+	if reason == RemovedMeterDelete && v < Version14 {
+		reason = RemovedDelete // as Open vSwitch: the reason is 1.4's
+	}
 	switch {
 	case m.NX:
 		start := len(b)
 		b = put64(b, m.Cookie)
 		b = put16(b, m.Priority)
-		b = put8(b, m.Reason)
+		b = put8(b, reason)
 		b = put8(b, m.TableID+1)
 		b = put32(b, m.DurationSec)
 		b = put32(b, m.DurationNsec)
@@ -362,7 +383,7 @@ func (m *FlowRemoved) appendBody(b []byte, v uint8) ([]byte, error) {
 		b = append10Match(b, &m.Match)
 		b = put64(b, m.Cookie)
 		b = put16(b, m.Priority)
-		b = put8(b, m.Reason)
+		b = put8(b, reason)
 		b = pad(b, 1)
 		b = put32(b, m.DurationSec)
 		b = put32(b, m.DurationNsec)
@@ -373,7 +394,7 @@ func (m *FlowRemoved) appendBody(b []byte, v uint8) ([]byte, error) {
 	case v <= Version14:
 		b = put64(b, m.Cookie)
 		b = put16(b, m.Priority)
-		b = put8(b, m.Reason)
+		b = put8(b, reason)
 		b = put8(b, m.TableID)
 		b = put32(b, m.DurationSec)
 		b = put32(b, m.DurationNsec)
@@ -387,7 +408,7 @@ func (m *FlowRemoved) appendBody(b []byte, v uint8) ([]byte, error) {
 		return appendOXMMatch(b, &m.Match, v), nil
 	}
 	b = put8(b, m.TableID)
-	b = put8(b, m.Reason)
+	b = put8(b, reason)
 	b = put16(b, m.Priority)
 	b = put16(b, m.IdleTimeout)
 	b = put16(b, m.HardTimeout)

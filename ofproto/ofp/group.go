@@ -77,6 +77,11 @@ func (*GroupMod) raw(v uint8) (Raw, error) {
 
 func (m *GroupMod) appendBody(b []byte, v uint8) ([]byte, error) {
 	if v >= Version11 && v <= Version14 {
+		if m.Command == GroupInsertBucket || m.Command == GroupRemoveBucket {
+			// 1.1-1.4 cannot say it: Open vSwitch sends a MODIFY with
+			// the group's resulting buckets instead (the caller's job).
+			return b, ofperr.OFPGMFC_BAD_COMMAND
+		}
 		b = put16(b, m.Command)
 		b = put8(b, m.Type)
 		b = pad(b, 1)
@@ -224,7 +229,7 @@ func pullBuckets15(b []byte, typ uint8, v uint8) ([]Bucket, error) {
 					return nil, err
 				}
 			default:
-				return nil, ofperr.OFPBPC_BAD_TYPE
+				return nil, unknownProp(p)
 			}
 		}
 		if bk.WatchPort, err = PortFrom11(watchPort); err != nil {
@@ -247,15 +252,12 @@ func pullGroupProps(b []byte, typ uint8, command uint16) (GroupProps, error) {
 		return gp, err
 	}
 	for _, p := range props {
-		if p.Type != 0xffff || len(p.Body) < 8 {
-			return gp, ofperr.OFPBPC_BAD_TYPE
+		if p.Type != propExperimenter {
+			return gp, unknownProp(p)
 		}
 		exp, expType := binary.BigEndian.Uint32(p.Body), binary.BigEndian.Uint32(p.Body[4:])
-		if exp != VendorNTR && exp != ntrCompatVendor {
-			return gp, ofperr.OFPBPC_BAD_EXPERIMENTER
-		}
-		if expType != ntrSelectionMethod {
-			return gp, ofperr.OFPBPC_BAD_EXP_TYPE
+		if exp != VendorNTR && exp != ntrCompatVendor || expType != ntrSelectionMethod {
+			return gp, unknownProp(p)
 		}
 		switch typ {
 		case GroupTypeSelect:

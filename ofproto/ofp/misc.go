@@ -67,7 +67,7 @@ func decodeTableMod(h *Header, body []byte) (Msg, error) {
 					return nil, ofperr.OFPBPC_BAD_VALUE
 				}
 			default:
-				return nil, ofperr.OFPBPC_BAD_TYPE
+				return nil, unknownProp(p)
 			}
 		}
 	}
@@ -368,12 +368,25 @@ func decodeTLVTableMod(_ *Header, body []byte) (Msg, error) {
 		return nil, ofperr.NXTTMFC_BAD_COMMAND
 	}
 	m.Maps = pullTLVMaps(&r)
-	for _, tm := range m.Maps {
-		if tm.OptionLen%4 != 0 || tm.OptionLen > 124 {
-			return nil, ofperr.NXTTMFC_BAD_OPT_LEN
-		}
+	if err := checkTLVMaps(m.Maps, 64); err != nil {
+		return nil, err
 	}
 	return m, r.err
+}
+
+// checkTLVMaps is Open vSwitch's check of TLV mappings: option lengths
+// are multiples of 4 up to 124 bytes, indexes below maxFields
+// (tun_metadata0..63 for a mod).
+func checkTLVMaps(maps []TLVMap, maxFields int) error {
+	for _, tm := range maps {
+		if tm.OptionLen%4 != 0 || tm.OptionLen > 124 {
+			return ofperr.NXTTMFC_BAD_OPT_LEN
+		}
+		if int(tm.Index) >= maxFields {
+			return ofperr.NXTTMFC_BAD_FIELD_IDX
+		}
+	}
+	return nil
 }
 
 func decodeTLVTableReply(_ *Header, body []byte) (Msg, error) {
@@ -381,6 +394,9 @@ func decodeTLVTableReply(_ *Header, body []byte) (Msg, error) {
 	m := &TLVTableReply{MaxOptionSpace: r.u32(), MaxFields: r.u16()}
 	r.skip(10)
 	m.Maps = pullTLVMaps(&r)
+	if err := checkTLVMaps(m.Maps, int(m.MaxFields)); err != nil {
+		return nil, err
+	}
 	return m, r.err
 }
 
@@ -603,9 +619,8 @@ func decodeBundleControl(_ *Header, body []byte) (Msg, error) {
 		return nil, err
 	}
 	m.Props = props
-	if m.Type > BundleDiscardReply {
-		return nil, ofperr.OFPBFC_BAD_TYPE
-	}
+	// An unknown Type decodes; the switch answers it with
+	// OFPBFC_BAD_TYPE, as Open vSwitch's handle_bundle_control does.
 	return m, nil
 }
 
@@ -685,23 +700,29 @@ func (m *RequestForward) appendBody(b []byte, _ uint8) ([]byte, error) {
 
 func decodeRequestForward(h *Header, body []byte) (Msg, error) {
 	if len(body) < headerLen {
-		return nil, ofperr.OFPBRC_BAD_LEN
+		return nil, ofperr.OFPBFC_MSG_BAD_LEN
 	}
 	n := int(binary.BigEndian.Uint16(body[2:]))
-	if n < headerLen || n > len(body) || body[0] != h.Version {
-		return nil, ofperr.OFPBRC_BAD_LEN
+	if n < headerLen || n > len(body) {
+		return nil, ofperr.OFPBFC_MSG_BAD_LEN
 	}
-	ih, _, err := decodeHeader(body[:n])
+	if body[0] != h.Version {
+		return nil, ofperr.OFPBRC_BAD_VERSION
+	}
+	_, inner, err := Decode(body[:n:n])
 	if err != nil {
 		return nil, err
 	}
-	switch ih.Raw {
-	case rawNXGroupMod, raw11GroupMod, raw15GroupMod, raw13MeterMod:
+	switch inner.(type) {
+	case *GroupMod, *MeterMod:
 	default:
-		return nil, ofperr.OFPBRC_BAD_TYPE
+		return nil, ofperr.OFPBFC_MSG_UNSUP
 	}
 	return &RequestForward{Request: body[:n:n]}, nil
 }
+
+// Inner decodes the forwarded request (a *GroupMod or *MeterMod).
+func (m *RequestForward) Inner() (Header, Msg, error) { return Decode(m.Request) }
 
 func init() {
 	register(decodeTableMod, raw11TableMod, raw14TableMod)

@@ -14,15 +14,39 @@ const (
 	PacketInNXT2     uint8 = 2 // NXT_PACKET_IN2 (properties)
 )
 
-// Packet-in reasons (OFPR_*), as sent.
+// Packet-in reasons (OFPR_*), and Open vSwitch's two internal ones for
+// table misses, which encoding maps per version as it does
+// (encode_packet_in_reason): a miss the pipeline sends to the controller
+// with an explicit flow is "action" from 1.3 on, "no match" before; the
+// 1.4 reasons are "action" before 1.4.
 const (
-	ReasonNoMatch    uint8 = 0
-	ReasonAction     uint8 = 1
-	ReasonInvalidTTL uint8 = 2
-	ReasonActionSet  uint8 = 3 // 1.4+
-	ReasonGroup      uint8 = 4 // 1.4+
-	ReasonPacketOut  uint8 = 5 // 1.4+
+	ReasonNoMatch      uint8 = 0
+	ReasonAction       uint8 = 1
+	ReasonInvalidTTL   uint8 = 2
+	ReasonActionSet    uint8 = 3 // 1.4+
+	ReasonGroup        uint8 = 4 // 1.4+
+	ReasonPacketOut    uint8 = 5 // 1.4+
+	ReasonExplicitMiss uint8 = 6 // internal
+	ReasonImplicitMiss uint8 = 7 // internal
 )
+
+// wireReason is encode_packet_in_reason.
+func wireReason(r uint8, v uint8) uint8 {
+	switch r {
+	case ReasonActionSet, ReasonGroup, ReasonPacketOut:
+		if v < Version14 {
+			return ReasonAction
+		}
+	case ReasonExplicitMiss:
+		if v < Version13 {
+			return ReasonNoMatch
+		}
+		return ReasonAction
+	case ReasonImplicitMiss:
+		return ReasonNoMatch
+	}
+	return r
+}
 
 // PacketIn (OFPT_PACKET_IN, NXT_PACKET_IN, NXT_PACKET_IN2 by Format), as
 // Open vSwitch's ofputil_packet_in:
@@ -80,7 +104,7 @@ func (m *PacketIn) appendBody(b []byte, v uint8) ([]byte, error) {
 		start := len(b)
 		b = put32(b, m.BufferID)
 		b = put16(b, uint16(m.TotalLen))
-		b = put8(b, m.Reason)
+		b = put8(b, wireReason(m.Reason, v))
 		b = put8(b, m.TableID)
 		b = put64(b, m.Cookie)
 		b = put16(b, 0)
@@ -93,7 +117,7 @@ func (m *PacketIn) appendBody(b []byte, v uint8) ([]byte, error) {
 		b = put32(b, m.BufferID)
 		b = put16(b, uint16(m.TotalLen))
 		b = put16(b, uint16(matchInPort(&m.Metadata)))
-		b = put8(b, m.Reason)
+		b = put8(b, wireReason(m.Reason, v))
 		b = pad(b, 1)
 	case v == Version11:
 		b = put32(b, m.BufferID)
@@ -101,12 +125,12 @@ func (m *PacketIn) appendBody(b []byte, v uint8) ([]byte, error) {
 		b = put32(b, in)
 		b = put32(b, in)
 		b = put16(b, uint16(m.TotalLen))
-		b = put8(b, m.Reason)
+		b = put8(b, wireReason(m.Reason, v))
 		b = put8(b, m.TableID)
 	default:
 		b = put32(b, m.BufferID)
 		b = put16(b, uint16(m.TotalLen))
-		b = put8(b, m.Reason)
+		b = put8(b, wireReason(m.Reason, v))
 		b = put8(b, m.TableID)
 		if v >= Version13 {
 			b = put64(b, m.Cookie)
@@ -130,7 +154,7 @@ func (m *PacketIn) appendProps(b []byte, v uint8, resume bool) []byte {
 	if m.Cookie != CookieNone {
 		b = appendPropBE64(b, pinCookie, m.Cookie)
 	}
-	b = appendPropU8(b, pinReason, m.Reason)
+	b = appendPropU8(b, pinReason, wireReason(m.Reason, v))
 	start := len(b)
 	b = put16(b, pinMetadata)
 	b = put16(b, 0)
@@ -265,7 +289,7 @@ func (m *PacketIn) decodeProps(body []byte, v uint8, userdata bool) error {
 			m.Metadata = match
 		case pinUserdata:
 			if !userdata {
-				return ofperr.OFPBPC_BAD_TYPE
+				return unknownProp(p)
 			}
 			m.Userdata = p.Body
 		case pinContinuation:
@@ -274,7 +298,7 @@ func (m *PacketIn) decodeProps(body []byte, v uint8, userdata bool) error {
 			}
 			m.Continuation = p.Body[4:]
 		default:
-			return ofperr.OFPBPC_BAD_TYPE
+			return unknownProp(p)
 		}
 	}
 	if !havePacket || len(m.Packet) == 0 {

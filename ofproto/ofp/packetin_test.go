@@ -82,3 +82,31 @@ func TestResumeRoundTrip(t *testing.T) {
 		t.Errorf("continuation %+v %v", got, err)
 	}
 }
+
+// TestPacketInReasonPerVersion: Open vSwitch's internal miss reasons and
+// 1.4's action reasons go out as each version can say them.
+func TestPacketInReasonPerVersion(t *testing.T) {
+	cases := []struct {
+		reason  uint8
+		version uint8
+		via     string
+	}{
+		{ReasonExplicitMiss, Version10, "(via no_match)"},
+		{ReasonExplicitMiss, Version13, "(via action)"},
+		{ReasonImplicitMiss, Version15, "(via no_match)"},
+		{ReasonGroup, Version13, "(via action)"},
+		{ReasonGroup, Version14, "(via group)"},
+		{ReasonPacketOut, Version15, "(via packet_out)"},
+	}
+	for _, c := range cases {
+		pin := &PacketIn{Packet: make([]byte, 14), TotalLen: 14, BufferID: BufferNone, Cookie: CookieNone, Reason: c.reason}
+		setMatchInPort(&pin.Metadata, 1)
+		b, err := Encode(c.version, 0, pin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out := ofpPrint(t, b, 2); !strings.Contains(out, c.via) {
+			t.Errorf("reason %d in version %d:\n%s\nwant %s", c.reason, c.version, out, c.via)
+		}
+	}
+}

@@ -102,7 +102,7 @@ func PortTo11(p uint32) uint32 {
 }
 
 // PortFrom11 converts an OpenFlow 1.1+ port number to the 16-bit space,
-// with OFPBRC_BAD_PORT for numbers that have no 16-bit equivalent, as
+// with OFPBAC_BAD_OUT_PORT for numbers that have no 16-bit equivalent, as
 // Open vSwitch's ofputil_port_from_ofp11.
 func PortFrom11(p uint32) (uint32, error) {
 	switch {
@@ -111,7 +111,7 @@ func PortFrom11(p uint32) (uint32, error) {
 	case p >= 0xffff0000+mf.PortMax:
 		return p - 0xffff0000, nil
 	}
-	return 0, ofperr.OFPBRC_BAD_PORT
+	return 0, ofperr.OFPBAC_BAD_OUT_PORT
 }
 
 func pullPort(r *reader, version uint8) (Port, error) {
@@ -375,7 +375,7 @@ func decodePortMod(h *Header, body []byte) (Msg, error) {
 					return nil, err
 				}
 			default:
-				return nil, ofperr.OFPBPC_BAD_TYPE
+				return nil, unknownProp(p)
 			}
 		}
 	}

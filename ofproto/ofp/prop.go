@@ -32,6 +32,16 @@ func pullProps(b []byte, align int) ([]Prop, error) {
 		if n < 4 || padded > len(b) {
 			return nil, ofperr.OFPBPC_BAD_LEN
 		}
+		if typ == propExperimenter {
+			// ofp_prop_experimenter: experimenter id and type follow;
+			// id 0 would be ambiguous with standard properties.
+			if n < 12 {
+				return nil, ofperr.OFPBPC_BAD_LEN
+			}
+			if binary.BigEndian.Uint32(b[4:]) == 0 {
+				return nil, ofperr.OFPBPC_BAD_EXPERIMENTER
+			}
+		}
 		props = append(props, Prop{Type: typ, Body: b[4:n:n]})
 		b = b[padded:]
 	}
@@ -39,6 +49,19 @@ func pullProps(b []byte, align int) ([]Prop, error) {
 }
 
 // appendProp appends one property (header, body, padding to align).
+// propExperimenter is the experimenter property type.
+const propExperimenter = 0xffff
+
+// unknownProp is Open vSwitch's OFPPROP_UNKNOWN for a strict decoder:
+// OFPBPC_BAD_EXP_TYPE for an experimenter property it does not know,
+// OFPBPC_BAD_TYPE for another.
+func unknownProp(p Prop) error {
+	if p.Type == propExperimenter {
+		return ofperr.OFPBPC_BAD_EXP_TYPE
+	}
+	return ofperr.OFPBPC_BAD_TYPE
+}
+
 func appendProp(b []byte, typ uint16, body []byte, align int) []byte {
 	b = put16(b, typ)
 	b = put16(b, uint16(4+len(body)))

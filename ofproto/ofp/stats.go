@@ -176,12 +176,10 @@ func pullFlowStatsRequest(m *FlowStatsRequest, h *Header, r *reader) error {
 		if err != nil {
 			return err
 		}
-		if h.Raw == raw15AggregateRequest && len(rest) != 0 {
+		if h.Raw == raw15AggregateRequest {
 			// The statistics a 1.5 aggregate request asks for: Open
-			// vSwitch always sends all it has, so they are not kept.
-			if _, rest, err = pullOXS(rest); err != nil {
-				return err
-			}
+			// vSwitch ignores them and sends all it has.
+			rest = nil
 		}
 		if len(rest) != 0 {
 			return ofperr.OFPBRC_BAD_LEN
@@ -357,8 +355,26 @@ func pullFlowStatsReply(m *FlowStatsReply, h *Header, r *reader) error {
 		default:
 			fixed = 24
 		}
-		if n < fixed || n > r.len() {
+		if n < fixed || r.len() < fixed {
 			return ofperr.OFPBRC_BAD_LEN
+		}
+		if n > r.len() {
+			if m.NX {
+				matchLen := int(binary.BigEndian.Uint16(r.b[18:]))
+				if _, _, _, _, err := pullNXMatchCookie(r.b[fixed:], matchLen, false); err != nil {
+					return err
+				}
+				return ofperr.OFPBRC_BAD_LEN
+			}
+			if v == Version10 {
+				return ofperr.OFPBRC_BAD_LEN
+			}
+			// Open vSwitch does not check the entry's length against the
+			// message: the match decodes, then the instructions run short.
+			if _, _, err := pullMatch11(r.b[fixed:], v); err != nil {
+				return err
+			}
+			return ofperr.OFPBIC_BAD_LEN
 		}
 		e := reader{b: r.take(n)}
 		fs := FlowStats{IdleAge: -1, HardAge: -1}

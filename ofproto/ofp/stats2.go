@@ -585,11 +585,11 @@ func pullHeadersProp(body []byte) ([]uint64, error) {
 func pullTableFeatures(r *reader, v uint8) (TableFeatures, error) {
 	var tf TableFeatures
 	if r.len() < 64 {
-		return tf, ofperr.OFPBRC_BAD_LEN
+		return tf, ofperr.OFPBPC_BAD_LEN
 	}
 	n := int(binary.BigEndian.Uint16(r.b))
-	if n < 64 || n > r.len() {
-		return tf, ofperr.OFPBRC_BAD_LEN
+	if n < 64 || n%8 != 0 || n > r.len() {
+		return tf, ofperr.OFPBPC_BAD_LEN
 	}
 	e := reader{b: r.take(n)}
 	e.skip(2)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"gvs/ofproto/mf"
+	"gvs/ofproto/ofpact"
 )
 
 // OXMHeader is fd's header as table features list it for version (the
@@ -30,19 +31,17 @@ func OXMHeader(fd *mf.Field, version uint8, masked bool) (h uint64, ok bool) {
 // options of up to 124 bytes): the length Open vSwitch's headers carry.
 const tunMetadataMax = 124
 
-// Instruction and action bitmaps Open vSwitch advertises in table
-// features: every instruction of the version (1.5 dropped the meter
-// instruction), and output plus actions 15-25 (ttl, vlan, mpls, queue,
-// group, nw ttl, set_field), not copy_ttl_in/out.
+// Instruction bitmaps Open vSwitch advertises in table features: every
+// instruction of the version (1.5 dropped the meter instruction).
 const (
 	tableInstructions13 uint32 = 0x7e
 	tableInstructions15 uint32 = 0x3e
-	tableActions        uint32 = 0x3ff8001
 )
 
 // DefaultTableFeatures describes table id of a switch with nTables
 // tables the way Open vSwitch's ofproto reports its tables (1.3+): every
-// instruction, goto to any later table, its actions, and every field
+// instruction, goto to any later table, the standard actions among those
+// gvs decodes (ofpact.AllKinds, as OVS's bitmap), and every field
 // gvs's registry (ofproto/mf) has a header for in version: matchable
 // (masked where maskable), wildcardable, and settable where writable.
 func DefaultTableFeatures(version uint8, id uint8, nTables int, maxEntries uint32) TableFeatures {
@@ -67,6 +66,7 @@ func DefaultTableFeatures(version uint8, id uint8, nTables int, maxEntries uint3
 			set = append(set, plain)
 		}
 	}
+	tableActions := ofpact.AllKinds.ToOpenFlow(version)
 	inst := TableInstructionFeatures{
 		Instructions: instr,
 		Next:         next,

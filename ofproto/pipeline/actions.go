@@ -118,3 +118,20 @@ func conjunctions(acts []Action) []classifier.Conjunction {
 	}
 	return out
 }
+
+// forEachDeleteLearned calls fn for every learn action with
+// delete_learned in acts.
+func forEachDeleteLearned(acts []Action, fn func(learnedKey)) {
+	walk(acts, func(a any) bool {
+		if l, ok := a.(*ofpact.Learn); ok && l.Flags&ofpact.LearnDeleteLearned != 0 {
+			fn(learnedKey{l.TableID, l.Cookie})
+		}
+		return true
+	})
+}
+
+// ActionsOutputTo is ofpacts_output_to_port (flow monitors' out_port).
+func ActionsOutputTo(acts []Action, port uint32) bool { return actionsOutputTo(acts, port) }
+
+// ActionsOutputToGroup is ofpacts_output_to_group.
+func ActionsOutputToGroup(acts []Action, group uint32) bool { return actionsOutputToGroup(acts, group) }

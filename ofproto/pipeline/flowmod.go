@@ -278,6 +278,10 @@ func (p *Pipeline) checkActions(acts []Action) error {
 // indexRule and unindexRule keep the writer's indexes: group and meter
 // references, rules with timeouts (ofproto_rule_insert__/_remove__).
 func (p *Pipeline) indexRule(r *Rule) {
+	if r.hidden() {
+		p.tables[r.TableID].nHidden++
+	}
+	forEachDeleteLearned(r.Actions, func(k learnedKey) { p.learned[k]++ })
 	actionsGroups(r.Actions, func(id uint32) {
 		s := p.groupRefs[id]
 		if s == nil {
@@ -300,6 +304,18 @@ func (p *Pipeline) indexRule(r *Rule) {
 }
 
 func (p *Pipeline) unindexRule(r *Rule) {
+	if r.hidden() {
+		p.tables[r.TableID].nHidden--
+	}
+	forEachDeleteLearned(r.Actions, func(k learnedKey) {
+		if p.learned[k]--; p.learned[k] <= 0 {
+			delete(p.learned, k)
+			if p.deadLearned == nil {
+				p.deadLearned = map[learnedKey]bool{}
+			}
+			p.deadLearned[k] = true
+		}
+	})
 	actionsGroups(r.Actions, func(id uint32) {
 		if s := p.groupRefs[id]; s != nil {
 			delete(s, r)

@@ -358,3 +358,23 @@ func TestModifyRestartsHardTimeout(t *testing.T) {
 		t.Fatalf("hard timeout counted from the add, not the modify")
 	}
 }
+
+// TestDeleteLearned: deleting the last rule whose learn action has
+// delete_learned deletes the flows it learned (same table and cookie).
+func TestDeleteLearned(t *testing.T) {
+	p := newFixture(t)
+	learn := &ofpact.Learn{TableID: 1, Cookie: 0x9, Flags: ofpact.LearnDeleteLearned}
+	mustMod(t, p, add(0, 5, match().inPort(1).get(), []Action{learn}))
+	mustMod(t, p, add(0, 5, match().inPort(2).get(), []Action{learn}))
+	mustMod(t, p, add(1, 1, match().ethType(0x0800).get(), out(1)).cookie(0x9))  // learned
+	mustMod(t, p, add(1, 1, match().ethType(0x0806).get(), out(1)).cookie(0x10)) // another cookie
+	mustMod(t, p, del(true, 0, 5, match().inPort(1).get()))
+	if n := len(p.all(t)); n != 3 {
+		t.Fatalf("%d rules after deleting one of two learning rules, want 3", n)
+	}
+	mustMod(t, p, del(true, 0, 5, match().inPort(2).get()))
+	rules := p.all(t)
+	if len(rules) != 1 || rules[0].Cookie != 0x10 {
+		t.Fatalf("after deleting the last learning rule: %v", rules)
+	}
+}

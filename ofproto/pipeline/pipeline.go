@@ -91,6 +91,12 @@ type Pipeline struct {
 	meterRefs   map[uint32]map[*Rule]struct{}
 	expirable   map[*Rule]struct{}
 	lastCollect time.Time
+	// learned counts the rules with a learn action that has
+	// delete_learned, per learned table and cookie (Open vSwitch's
+	// learned_cookies); deadLearned are the keys whose count reached zero
+	// in the current transaction.
+	learned     map[learnedKey]int
+	deadLearned map[learnedKey]bool
 }
 
 // New returns a pipeline with empty tables.
@@ -106,6 +112,7 @@ func New(cfg Config) *Pipeline {
 		groupRefs: map[uint32]map[*Rule]struct{}{},
 		meterRefs: map[uint32]map[*Rule]struct{}{},
 		expirable: map[*Rule]struct{}{},
+		learned:   map[learnedKey]int{},
 	}
 	for i := range p.tables {
 		p.tables[i].maxRules = cfg.MaxFlowsPerTable
@@ -200,6 +207,7 @@ func (t *Txn) Abort() {
 	for i := len(t.ops) - 1; i >= 0; i-- {
 		p.revertOp(t.ops[i])
 	}
+	p.deadLearned = nil
 	p.mu.Unlock()
 }
 
@@ -219,6 +227,7 @@ func (t *Txn) Commit() {
 			changed = true
 		}
 	}
+	p.flushLearned(t.version)
 	p.collect()
 	if changed && p.cfg.Changed != nil {
 		p.cfg.Changed(t.version)
@@ -246,4 +255,43 @@ func (p *Pipeline) Flush() {
 	t.deleteGroups(GroupAll)
 	t.Commit()
 	_ = p.MeterMod(&MeterMod{Command: MeterDelete, Config: MeterConfig{ID: MeterAll}})
+}
+
+// learnedKey identifies the flows a learn action with delete_learned
+// produces: its table and cookie.
+type learnedKey struct {
+	table  uint8
+	cookie uint64
+}
+
+// flushLearned deletes the learned flows whose last learning rule this
+// transaction removed (learned_cookies_flush), as one more version.
+// Caller holds p.mu; the transaction's version is published.
+func (p *Pipeline) flushLearned(version uint64) {
+	if len(p.deadLearned) == 0 {
+		return
+	}
+	dead := p.deadLearned
+	p.deadLearned = nil
+	t := &Txn{p: p, version: version + 1}
+	for k := range dead {
+		if p.learned[k] > 0 {
+			continue // learning rules came back (replaced, or reverted)
+		}
+		var m mf.Match
+		rules, err := p.collectRules(&criteria{tableID: k.table, match: &m, cookie: k.cookie, cookieMask: ^uint64(0),
+			outPort: mf.PortNone, outGroup: GroupAny, includeReadonly: true})
+		if err == nil {
+			t.deleteRulesStart(rules, RemovedDelete)
+		}
+	}
+	if len(t.ops) == 0 {
+		return
+	}
+	p.version.Store(t.version)
+	now := p.now()
+	for _, op := range t.ops {
+		p.finishOp(op, now)
+	}
+	p.flushLearned(t.version) // the flows deleted may have learned too
 }

@@ -86,7 +86,8 @@ func (p *Pipeline) CreditLookups(id uint8, n uint64, hit bool) {
 }
 
 // TableStats returns the statistics of every table that OpenFlow sees
-// (not the internal one).
+// (not the internal one); hidden flows are not counted, as
+// query_tables subtracts them.
 func (p *Pipeline) TableStats() []TableStats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -96,7 +97,7 @@ func (p *Pipeline) TableStats() []TableStats {
 			continue
 		}
 		out = append(out, TableStats{
-			TableID: uint8(id), ActiveCount: p.tables[id].nRules,
+			TableID: uint8(id), ActiveCount: p.tables[id].nRules - p.tables[id].nHidden,
 			LookupCount: p.counters[id].lookups.Load(), MatchedCount: p.counters[id].matched.Load(),
 		})
 	}

@@ -10,6 +10,7 @@ import (
 type table struct {
 	readonly, hidden bool
 	nRules           int // visible in the latest version (n_flows)
+	nHidden          int // of which hidden (the switch's own flows)
 	maxRules         int
 	cls              *classifier.Classifier[*Rule]
 }

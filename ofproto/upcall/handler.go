@@ -60,6 +60,31 @@ type Handler struct {
 
 type handlerStats struct {
 	upcalls, installs, slow, drops, errors atomic.Uint64
+	rounds, revalidated, modified, deleted atomic.Uint64
+}
+
+// Stats are the handler's counters since New.
+type Stats struct {
+	// Upcalls handled on the PMDs; Installs answered with a megaflow;
+	// Slow sent to the slow path; Drops for packets of ports no bridge
+	// has (or stale recirculation ids); Errors translations that failed
+	// (installed as drops).
+	Upcalls, Installs, Slow, Drops, Errors uint64
+	// Revalidation: rounds run, flows translated again, modified,
+	// deleted.
+	Rounds, Revalidated, Modified, Deleted uint64
+	// FrozenStates held (recirculation and continuation contexts).
+	FrozenStates int
+}
+
+// Stats returns the handler's counters.
+func (h *Handler) Stats() Stats {
+	s := &h.stats
+	return Stats{
+		Upcalls: s.upcalls.Load(), Installs: s.installs.Load(), Slow: s.slow.Load(), Drops: s.drops.Load(), Errors: s.errors.Load(),
+		Rounds: s.rounds.Load(), Revalidated: s.revalidated.Load(), Modified: s.modified.Load(), Deleted: s.deleted.Load(),
+		FrozenStates: h.recirc.Len(),
+	}
 }
 
 // Compile-time checks.

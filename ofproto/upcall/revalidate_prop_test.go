@@ -1,9 +1,8 @@
-//go:build pending
-
 package upcall_test
 
 import (
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 
@@ -146,5 +145,61 @@ func BenchmarkUpcallNormal(b *testing.B) {
 		if h.Upcall(&u) != dpif.UpcallInstall {
 			b.Fatal("not installed")
 		}
+	}
+}
+
+// TestConcurrentUpcallsAndRevalidation: upcalls on several goroutines (as
+// on several PMDs) while the tables change and the revalidator runs; run
+// with -race.
+func TestConcurrentUpcallsAndRevalidation(t *testing.T) {
+	dp := newDP(t)
+	h := upcall.New(dp, upcall.Config{RevalidateInterval: time.Millisecond})
+	defer h.Close()
+	br := xlatetest.NewBridge("br0")
+	ports := upcall.Ports{}
+	for i := uint32(1); i <= 3; i++ {
+		p := &xlate.Port{OFPort: i, DPPort: 10 + i, Live: true}
+		br.AddPort(p)
+		ports[10+i] = upcall.Binding{Bridge: br, Port: p}
+	}
+	h.SetPorts(ports)
+	br.AddRule(&xlatetest.Rule{Acts: []xlate.Action{&ofpact.Output{Port: mf.PortNormal}}})
+	br.AddRule(&xlatetest.Rule{Prio: 5, M: inPort(3), Acts: []xlate.Action{
+		&ofpact.Controller{MaxLen: 128, Reason: ofpact.ReasonAction}, &ofpact.Output{Port: 1}}})
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var k packet.Key
+			u := dpif.Upcall{Key: &k}
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				k = packet.Key{InPort: uint32(11 + (i+g)%3), EtherType: packet.EtherTypeIPv4}
+				k.SrcMAC, k.DstMAC = mac(byte(i%7)), mac(byte((i+g)%7))
+				if h.Upcall(&u) == dpif.UpcallInstall {
+					dp.Put(dpif.FlowSpec{Key: k, Mask: u.Mask, Actions: u.Actions})
+				}
+			}
+		}()
+	}
+	for i := 0; i < 50 || h.Stats().Installs < 500 && i < 20000; i++ {
+		br.AddRule(&xlatetest.Rule{Prio: uint16(10 + i%3), M: inPort(uint32(1 + i%3)), Acts: []xlate.Action{&ofpact.Output{Port: uint32(1 + (i+1)%3)}}})
+		h.Changed()
+		h.Revalidate()
+		if i%10 == 0 {
+			br.ClearTable(0)
+			br.AddRule(&xlatetest.Rule{Acts: []xlate.Action{&ofpact.Output{Port: mf.PortNormal}}})
+		}
+	}
+	close(done)
+	wg.Wait()
+	if s := h.Stats(); s.Rounds == 0 || s.Revalidated == 0 {
+		t.Fatalf("handler stats %+v", s)
 	}
 }

@@ -20,6 +20,9 @@ type ukey struct {
 	revalidated uint64
 	macSeq      uint64
 	translated  bool
+	// credits counts the statistics credited so far: the first includes
+	// the packet whose upcall already learned (see credit).
+	credits int
 }
 
 // revalidator is the state of revalidation; the goroutine holding
@@ -129,6 +132,11 @@ func (r *revalidator) round1() RoundStats {
 	}
 	r.sweepRecirc()
 	r.ageMACs(ports)
+	st := &h.stats
+	st.rounds.Add(1)
+	st.revalidated.Add(uint64(r.result.Revalidated))
+	st.modified.Add(uint64(r.result.Modified))
+	st.deleted.Add(uint64(r.result.Deleted))
 	return r.result
 }
 
@@ -197,7 +205,8 @@ func (r *revalidator) credit(uk *ukey, now dpif.FlowStats) {
 		return
 	}
 	d.Used = now.Used
-	xlate.PushStats(uk.bridge, &uk.cache, d)
+	uk.credits++
+	xlate.PushStatsLearning(uk.bridge, &uk.cache, d, uk.credits > 1)
 	for i := range uk.cache.Learned {
 		_ = uk.bridge.Learn(&uk.cache.Learned[i])
 	}

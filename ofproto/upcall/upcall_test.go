@@ -1,5 +1,3 @@
-//go:build pending
-
 package upcall_test
 
 import (
@@ -138,6 +136,9 @@ func TestInstallThenRevalidateFlowMod(t *testing.T) {
 	}
 	if fx.upcalls() != 1 {
 		t.Fatalf("%d upcalls, want 1 (the megaflow takes the second packet)", fx.upcalls())
+	}
+	if s := fx.h.Stats(); s.Upcalls != 1 || s.Installs != 1 {
+		t.Fatalf("handler stats %+v", s)
 	}
 	flows := fx.dp.Dump()
 	if len(flows) != 1 || flows[0].Mask.SrcMAC != ([6]byte{}) || flows[0].Mask.InPort != ^uint32(0) {

@@ -248,7 +248,13 @@ type Frozen struct {
 // in c: each rule's and group's counters, and NORMAL's MAC entries (so
 // an address that only hits installed flows stays learned). Open
 // vSwitch's xlate_push_stats.
-func PushStats(br Bridge, c *Cache, s Stats) {
+func PushStats(br Bridge, c *Cache, s Stats) { PushStatsLearning(br, c, s, true) }
+
+// PushStatsLearning is PushStats choosing whether NORMAL learns from the
+// traffic (moves or relearns addresses) or only keeps known entries
+// alive: the first statistics of a new datapath flow include the packet
+// whose upcall already learned, and must not relearn what changed since.
+func PushStatsLearning(br Bridge, c *Cache, s Stats, learn bool) {
 	for _, r := range c.Rules {
 		r.Credit(s)
 	}
@@ -265,7 +271,11 @@ func PushStats(br Bridge, c *Cache, s Stats) {
 	if len(c.Normal) > 0 && !s.Used.IsZero() {
 		if macs := br.MACs(); macs != nil {
 			for _, l := range c.Normal {
-				macs.Refresh(l.VLAN, l.MAC, l.Port, s.Used)
+				if learn {
+					macs.Refresh(l.VLAN, l.MAC, l.Port, s.Used)
+				} else {
+					macs.Touch(l.VLAN, l.MAC, l.Port, s.Used)
+				}
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"gvs/ofproto/mf"
+	"gvs/ofproto/ofpact"
 )
 
 // Trace records a translation for ofproto/trace as Open vSwitch's
@@ -40,7 +41,7 @@ type traceNode struct {
 }
 
 // NewTrace returns an empty trace; formatAction formats one action as
-// dump-flows prints it.
+// dump-flows prints it (nil: ofpact.Format).
 func NewTrace(formatAction func(Action) string) *Trace {
 	t := &Trace{formatAction: formatAction}
 	t.cur = &t.root
@@ -79,9 +80,11 @@ func (t *Trace) action(a Action) {
 	if t == nil {
 		return
 	}
-	text := fmt.Sprint(a)
+	var text string
 	if t.formatAction != nil {
 		text = t.formatAction(a)
+	} else {
+		text = ofpact.Format([]ofpact.Action{a})
 	}
 	t.report(nodeAction, text)
 }
@@ -124,14 +127,9 @@ func printNodes(b *strings.Builder, nodes []*traceNode, level int) {
 	}
 }
 
-// formatMatch formats a rule's match as ovs-ofctl prints it, with mf's
-// formatter (a String method on Match) once it has one.
-func formatMatch(m *mf.Match) string {
-	if s, ok := any(m).(fmt.Stringer); ok {
-		return s.String()
-	}
-	return ""
-}
+// formatMatch formats a rule's match as ovs-ofctl prints it (without
+// the priority), as Open vSwitch's minimatch_format.
+func formatMatch(m *mf.Match) string { return m.Format(mf.DefaultPriority) }
 
 // ruleText is a table node's text: "%2d. MATCH, priority P, cookie C".
 func ruleText(table uint8, r Rule) string {

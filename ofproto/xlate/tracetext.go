@@ -7,9 +7,9 @@ import (
 	"gvs/ofproto/mf"
 )
 
-// TraceOptions are ofproto/trace's formatters: how flows, megaflows and
-// actions print (mf's and ofpact's formatters, which the caller passes
-// so that this package does not depend on their text syntax).
+// TraceOptions are ofproto/trace's options. The formatters default to
+// mf's and ofpact's (Flow.Format, Match.Format, ofpact.Format); a caller
+// with port names passes its own.
 type TraceOptions struct {
 	FormatFlow   func(*mf.Flow) string
 	FormatMatch  func(*mf.Match) string
@@ -35,11 +35,11 @@ func TraceText(br Bridge, flow mf.Flow, opt TraceOptions) string {
 	}
 	formatFlow := opt.FormatFlow
 	if formatFlow == nil {
-		formatFlow = func(f *mf.Flow) string { return fmt.Sprintf("%+v", f.Key) }
+		formatFlow = (*mf.Flow).Format
 	}
 	formatMatch := opt.FormatMatch
 	if formatMatch == nil {
-		formatMatch = func(m *mf.Match) string { return fmt.Sprintf("%+v", m.Wildcards.Masks.Key) }
+		formatMatch = func(m *mf.Match) string { return m.Format(mf.DefaultPriority) }
 	}
 	tr := NewTrace(opt.FormatAction)
 	in := Input{Bridge: br, Version: br.Version(), Flow: flow, Actions: opt.Actions, Packet: opt.Packet,

@@ -9,6 +9,7 @@ import (
 
 	"gvs/ofproto/connmgr"
 	"gvs/ofproto/mf"
+	"gvs/ofproto/ofp"
 )
 
 // Bridge is a fake connmgr.Bridge. The zero value is ready.
@@ -20,44 +21,48 @@ type Bridge struct {
 
 var _ connmgr.Bridge = (*Bridge)(nil)
 
-func (b *Bridge) Features() connmgr.SwitchFeatures                   { return connmgr.SwitchFeatures{} }
-func (b *Bridge) Desc() connmgr.DescStats                            { return connmgr.DescStats{} }
-func (b *Bridge) PortDescs() []connmgr.PortDesc                      { return nil }
-func (b *Bridge) FragHandling() uint16                               { return 0 }
-func (b *Bridge) SetFragHandling(uint16) error                       { return nil }
-func (b *Bridge) FlowMod(*connmgr.FlowMod, connmgr.Origin) error     { return nil }
-func (b *Bridge) GroupMod(*connmgr.GroupMod, connmgr.Origin) error   { return nil }
-func (b *Bridge) MeterMod(*connmgr.MeterMod) error                   { return nil }
-func (b *Bridge) PortMod(*connmgr.PortMod) error                     { return nil }
-func (b *Bridge) TableMod(*connmgr.TableMod) error                   { return nil }
-func (b *Bridge) PacketOut(*connmgr.PacketOut, connmgr.Origin) error { return nil }
-func (b *Bridge) Resume(*connmgr.Resume, connmgr.Origin) error       { return nil }
+// Features reports the datapath id last set.
+func (b *Bridge) Features() ofp.FeaturesReply {
+	return ofp.FeaturesReply{DatapathID: b.DatapathID(), NTables: 254}
+}
+
+func (b *Bridge) Desc() ofp.DescReply                                      { return ofp.DescReply{} }
+func (b *Bridge) PortDescs() []ofp.Port                                    { return nil }
+func (b *Bridge) FragHandling() uint16                                     { return ofp.FragNormal }
+func (b *Bridge) SetFragHandling(uint16) error                             { return nil }
+func (b *Bridge) FlowMod(*ofp.FlowMod, connmgr.Origin) error               { return nil }
+func (b *Bridge) GroupMod(*ofp.GroupMod, connmgr.Origin) error             { return nil }
+func (b *Bridge) MeterMod(*ofp.MeterMod) error                             { return nil }
+func (b *Bridge) PortMod(*ofp.PortMod) error                               { return nil }
+func (b *Bridge) TableMod(*ofp.TableMod) error                             { return nil }
+func (b *Bridge) PacketOut(*ofp.PacketOut, connmgr.Origin) error           { return nil }
+func (b *Bridge) Resume(*ofp.Resume, connmgr.Origin) error                 { return nil }
+func (b *Bridge) FlowStats(*ofp.FlowStatsRequest) ([]ofp.FlowStats, error) { return nil, nil }
+func (b *Bridge) TableStats() []ofp.TableStats                             { return nil }
+func (b *Bridge) TableDescs() []ofp.TableDesc                              { return nil }
+func (b *Bridge) TableFeatures() []ofp.TableFeatures                       { return nil }
+func (b *Bridge) PortStats(uint32) ([]ofp.PortStats, error)                { return nil, nil }
+func (b *Bridge) QueueStats(uint32, uint32) ([]ofp.QueueStats, error)      { return nil, nil }
+func (b *Bridge) GroupStats(uint32) ([]ofp.GroupStats, error)              { return nil, nil }
+func (b *Bridge) GroupDescs(uint32) []ofp.GroupDesc                        { return nil }
+func (b *Bridge) GroupFeatures() ofp.GroupFeaturesReply                    { return ofp.GroupFeaturesReply{} }
+func (b *Bridge) MeterStats(uint32) ([]ofp.MeterStats, error)              { return nil, nil }
+func (b *Bridge) MeterConfigs(uint32) ([]ofp.MeterConfig, error)           { return nil, nil }
+func (b *Bridge) MeterFeatures() ofp.MeterFeaturesReply                    { return ofp.MeterFeaturesReply{} }
+func (b *Bridge) TLVTableMod(*ofp.TLVTableMod) error                       { return nil }
+func (b *Bridge) TLVTable() ofp.TLVTableReply                              { return ofp.TLVTableReply{} }
+func (b *Bridge) CTFlushZone(uint16) error                                 { return nil }
+func (b *Bridge) CTFlush(*ofp.CTFlush) error                               { return nil }
+
+func (b *Bridge) AggregateStats(*ofp.FlowStatsRequest) (ofp.AggregateReply, error) {
+	return ofp.AggregateReply{}, nil
+}
+
 func (b *Bridge) CommitBundle([]connmgr.BundleMsg, uint16, connmgr.Origin) (int, error) {
 	return 0, nil
 }
-func (b *Bridge) FlowStats(*connmgr.FlowStatsRequest) ([]connmgr.FlowStats, error) {
-	return nil, nil
-}
-func (b *Bridge) AggregateStats(*connmgr.FlowStatsRequest) (connmgr.AggregateStats, error) {
-	return connmgr.AggregateStats{}, nil
-}
-func (b *Bridge) TableStats() []connmgr.TableStats                        { return nil }
-func (b *Bridge) TableFeatures() []connmgr.TableFeatures                  { return nil }
-func (b *Bridge) TableDescs() []connmgr.TableDesc                         { return nil }
-func (b *Bridge) PortStats(uint32) ([]connmgr.PortStats, error)           { return nil, nil }
-func (b *Bridge) QueueStats(uint32, uint32) ([]connmgr.QueueStats, error) { return nil, nil }
-func (b *Bridge) GroupStats(uint32) ([]connmgr.GroupStats, error)         { return nil, nil }
-func (b *Bridge) GroupDescs(uint32) []connmgr.GroupDesc                   { return nil }
-func (b *Bridge) GroupFeatures() connmgr.GroupFeatures                    { return connmgr.GroupFeatures{} }
-func (b *Bridge) MeterStats(uint32) ([]connmgr.MeterStats, error)         { return nil, nil }
-func (b *Bridge) MeterConfigs(uint32) ([]connmgr.MeterConfig, error)      { return nil, nil }
-func (b *Bridge) MeterFeatures() connmgr.MeterFeatures                    { return connmgr.MeterFeatures{} }
-func (b *Bridge) TLVTableMod(*connmgr.TLVTableMod) error                  { return nil }
-func (b *Bridge) TLVTable() connmgr.TLVTableReply                         { return connmgr.TLVTableReply{} }
-func (b *Bridge) CTFlushZone(uint16) error                                { return nil }
-func (b *Bridge) MonitorFlows(*connmgr.FlowMonitorRequest) []connmgr.FlowUpdate {
-	return nil
-}
+
+func (b *Bridge) MonitorFlows(*ofp.FlowMonitorRequest) []ofp.FlowUpdate { return nil }
 
 // FlushFlows forgets the NORMAL flows.
 func (b *Bridge) FlushFlows() {
