@@ -149,7 +149,9 @@ func appendEntryHeader(b []byte, f *mf.Field, version uint8, masked bool) []byte
 func appendEntryHeaderLen(b []byte, f *mf.Field, version uint8, masked bool, n int) []byte {
 	h := headerFor(f, version)
 	if h == nil {
-		return b
+		// A field without any header (dl_vlan, dl_vlan_pcp): OVS writes
+		// class 0, field 0 (NXM_OF_IN_PORT) with the value's length.
+		h = &mf.Header{}
 	}
 	payload := n
 	if masked {
