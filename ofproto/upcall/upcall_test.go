@@ -460,3 +460,25 @@ func TestOVNPipelineOnDatapath(t *testing.T) {
 		t.Fatalf("revalidation changed the flows: %+v", st)
 	}
 }
+
+func TestPacketOutSpecMetadata(t *testing.T) {
+	fx := newFixture(t, 3)
+	var m mf.Match
+	m.Flow.Regs[3], m.Wildcards.Masks.Regs[3] = 7, ^uint32(0)
+	fx.br.AddRule(&xlatetest.Rule{Prio: 10, M: m, Acts: []xlate.Action{&ofpact.Output{Port: 3}}})
+	fx.br.AddRule(&xlatetest.Rule{Prio: 1, Acts: []xlate.Action{&ofpact.Output{Port: 2}}})
+	for _, d := range fx.devs {
+		d.TakeSent()
+	}
+	var meta mf.Flow
+	meta.Regs[3] = 7
+	err := fx.h.PacketOutSpec(fx.dp, fx.br, upcall.PacketOutSpec{InPort: mf.PortController, Frame: frame(mac(2), mac(1), 2),
+		Actions: []xlate.Action{&ofpact.Output{Port: mf.PortTable}}, Meta: &meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "output by reg3", func() bool { return len(fx.devs[3].Sent()) == 1 })
+	if n := len(fx.devs[2].Sent()); n != 0 {
+		t.Fatalf("port 2 sent %d", n)
+	}
+}
