@@ -509,6 +509,25 @@ func TestRandomPipelinesAgainstOpenVSwitch(t *testing.T) {
 					break
 				}
 			}
+			// And the rest of the text, line for line.
+			glines := strings.Split(rid.ReplaceAllString(got, "recirc_id=N"), "\n")
+			wlines := strings.Split(rid.ReplaceAllString(want, "recirc_id=N"), "\n")
+			for i := 0; i < len(glines) || i < len(wlines); i++ {
+				var g, w string
+				if i < len(glines) {
+					g = glines[i]
+				}
+				if i < len(wlines) {
+					w = wlines[i]
+				}
+				if strings.HasPrefix(w, "Megaflow: ") {
+					continue
+				}
+				if g != w {
+					t.Errorf("set %d, %s: line %d:\n got %q\nwant %q\n--- ours:\n%s--- Open vSwitch:\n%s", set, tf, i+1, g, w, got, want)
+					break
+				}
+			}
 			compared++
 			if gl := line(got, "Datapath actions: "); gl != "Datapath actions: drop" {
 				forwarded++
