@@ -189,6 +189,11 @@ func (c *Commands) dumpFlows(args []string, p *dpctlParams) {
 		lines[i] = f.Format(now)
 	}
 	sort.Strings(lines) // Dump's order is the classifier's, not stable
+	if c.onlyDummyBridges() && len(lines) > 0 {
+		// Open vSwitch's dummy ports are polled by its main thread,
+		// whose flows it lists under this heading.
+		p.out.WriteString("flow-dump from the main thread:\n")
+	}
 	for _, l := range lines {
 		p.out.WriteString(l)
 		p.out.WriteByte('\n')
@@ -241,6 +246,18 @@ func (c *Commands) dpifShow([]string) (string, error) {
 		showBridges(&b, netdevBrs)
 	}
 	return b.String(), nil
+}
+
+// onlyDummyBridges: every bridge is a datapath_type=dummy bridge
+// (gvs-vswitchd --enable-dummy's sandboxes and test suites).
+func (c *Commands) onlyDummyBridges() bool {
+	brs := c.sw.Bridges()
+	for _, br := range brs {
+		if !br.Dummy {
+			return false
+		}
+	}
+	return len(brs) > 0
 }
 
 // showBridges writes dpif/show's lines for the bridges of one datapath.

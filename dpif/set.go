@@ -144,34 +144,24 @@ func setIPv4(b *packet.Buffer, d []byte, v *packet.Key, m *packet.Mask) {
 		return
 	}
 	k := &b.Key
-	var old [4]byte
-	csum := h[10:12]
-	if m.SrcIPv4 != ([4]byte{}) {
-		copy(old[:], h[12:16])
-		maskedBytes(h[12:16], v.SrcIPv4[:], m.SrcIPv4[:])
-		updateField(csum, old[:], h[12:16], false, false)
-		pseudoChanged(b, d, old[:], h[12:16])
-		k.SrcIPv4 = [4]byte(h[12:16])
+	// One checksum update for all the header's changes, one for the
+	// addresses' in the L4 pseudo-header. The checksum field is in
+	// both the old and the new bytes, unchanged, so it cancels out.
+	var old [packet.IPv4MinLen]byte
+	copy(old[:], h[:packet.IPv4MinLen])
+	maskedBytes(h[12:16], v.SrcIPv4[:], m.SrcIPv4[:])
+	maskedBytes(h[16:20], v.DstIPv4[:], m.DstIPv4[:])
+	h[1] = masked8(h[1], v.IPTOS, m.IPTOS)
+	h[8] = masked8(h[8], v.IPTTL, m.IPTTL)
+	cur := h[:packet.IPv4MinLen]
+	if [packet.IPv4MinLen]byte(cur) == old {
+		return
 	}
-	if m.DstIPv4 != ([4]byte{}) {
-		copy(old[:], h[16:20])
-		maskedBytes(h[16:20], v.DstIPv4[:], m.DstIPv4[:])
-		updateField(csum, old[:], h[16:20], false, false)
-		pseudoChanged(b, d, old[:], h[16:20])
-		k.DstIPv4 = [4]byte(h[16:20])
+	updateField(h[10:12], old[:], cur, false, false)
+	if [8]byte(old[12:20]) != [8]byte(cur[12:20]) {
+		pseudoChanged(b, d, old[12:20], cur[12:20])
 	}
-	if m.IPTOS != 0 {
-		copy(old[:2], h[0:2])
-		h[1] = masked8(h[1], v.IPTOS, m.IPTOS)
-		updateField(csum, old[:2], h[0:2], false, false)
-		k.IPTOS = h[1]
-	}
-	if m.IPTTL != 0 {
-		copy(old[:2], h[8:10])
-		h[8] = masked8(h[8], v.IPTTL, m.IPTTL)
-		updateField(csum, old[:2], h[8:10], false, false)
-		k.IPTTL = h[8]
-	}
+	k.SrcIPv4, k.DstIPv4, k.IPTOS, k.IPTTL = [4]byte(cur[12:16]), [4]byte(cur[16:20]), cur[1], cur[8]
 }
 
 func setIPv6(b *packet.Buffer, d []byte, v *packet.Key, m *packet.Mask) {

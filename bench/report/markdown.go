@@ -88,6 +88,11 @@ func WriteMarkdown(w io.Writer, r *Results, refs References, plotDir string) err
 		fmt.Fprintf(w, "## %s\n\n", sec.Title)
 		markdownTable(w, sec.grid(true))
 		fmt.Fprintln(w)
+		if refs := OpenFlowRatioRefs(sec, sec == r.OpenFlow); len(refs) > 0 {
+			fmt.Fprintf(w, "Ratios: each cell vs %s; loss as a difference in percentage points.\n\n", strings.Join(refs, " / vs "))
+			markdownTable(w, sec.compareRows(refs...))
+			fmt.Fprintln(w)
+		}
 	}
 	if len(r.OpenFlowTargets) > 0 {
 		fmt.Fprintf(w, "### Targets of the OpenFlow issue\n\n")

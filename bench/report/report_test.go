@@ -203,3 +203,23 @@ func TestCompactCell(t *testing.T) {
 		t.Errorf("compact cell = %q", got)
 	}
 }
+
+func TestCompareRowsOpenFlow(t *testing.T) {
+	sec := &Section{Title: "OpenFlow", Figures: []Figure{{ID: "of-tcp-1", Test: "TCP", Label: "throughput", Unit: "Gbit/s", Higher: true}}}
+	for _, s := range []struct {
+		name string
+		v    float64
+	}{{"gvs-system", 10}, {"gvs-system-ovn", 9.5}, {"ovs-netdev-tso-bigbuf-ovn", 5}} {
+		sec.Setups = append(sec.Setups, SetupInfo{Name: s.name, Status: StatusMeasured})
+		sec.Add("of-tcp-1", s.name, Sample{Run: 1, Value: s.v})
+	}
+	sec.Summarize()
+	refs := OpenFlowRatioRefs(sec, true)
+	if len(refs) != 2 {
+		t.Fatalf("refs %v", refs)
+	}
+	rows := sec.compareRows(refs...)
+	if len(rows) != 2 || rows[1][2] != "0.95x / 1.90x" {
+		t.Errorf("rows %q", rows)
+	}
+}

@@ -128,3 +128,34 @@ func (s *Section) ratioRows(direct, ovsDefault, ovsKind string) [][]string {
 	}
 	return rows
 }
+
+// compareRows is a ratio table against the named reference setups: each
+// cell "vs ref1 / vs ref2 ..." for every measured setup.
+func (s *Section) compareRows(refs ...string) [][]string {
+	cols := s.measuredSetups()
+	header := []string{"vs " + strings.Join(refs, " / ")}
+	for _, si := range cols {
+		header = append(header, si.Name)
+	}
+	rows := [][]string{header}
+	for _, f := range s.Figures {
+		row := []string{f.Heading()}
+		any := false
+		for _, si := range cols {
+			if _, ok := s.Value(f.ID, si.Name); !ok {
+				row = append(row, "-")
+				continue
+			}
+			var parts []string
+			for _, ref := range refs {
+				parts = append(parts, s.Compare(f, si.Name, ref).String(f))
+			}
+			row = append(row, strings.Join(parts, " / "))
+			any = true
+		}
+		if any {
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}

@@ -179,3 +179,20 @@ func safeRatio(a, b float64) float64 {
 	}
 	return a / b
 }
+
+// OpenFlowRatioRefs are the setups the OpenFlow sections' ratios are
+// taken against, those of them the section has: gvs with NORMAL and Open
+// vSwitch with the same flows (traffic), Open vSwitch (flow tables).
+func OpenFlowRatioRefs(sec *Section, traffic bool) []string {
+	want := []string{"ovs-netdev"}
+	if traffic {
+		want = []string{"gvs-system", "ovs-netdev-tso-bigbuf-ovn"}
+	}
+	var refs []string
+	for _, name := range want {
+		if si, ok := sec.Setup(name); ok && si.Status == StatusMeasured {
+			refs = append(refs, name)
+		}
+	}
+	return refs
+}

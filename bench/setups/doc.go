@@ -17,6 +17,14 @@
 // ovs-vsctl and ovs-appctl, restarted with `ovs-appctl exit`, all their
 // processes reported for memory and CPU.
 //
+// The "-ovn" variants (OpenFlowSetups) put only the client's and server's
+// ports on a bridge with fail-mode=secure and OpenFlow 1.5 and load the
+// saved OVN two-port pipeline (Env.OVN) with Debian's ovs-ofctl, rewritten
+// for the hosts' MACs; their new-flow test uses the client alone
+// (FlowSenders). FlowTableSwitch is the flow-table test's view: a switch
+// with one empty OpenFlow bridge, loaded with ovs-ofctl. A gvs-vswitchd
+// without a management socket, or refusing the flows, is a *SkipError.
+//
 // Daemons are started privately: their own database, run, log and control
 // files in a temporary directory, stopped by their own pid, never the
 // packaged service.

@@ -26,7 +26,9 @@ import (
 type Bridge interface {
 	// Features is the FEATURES_REPLY without its ports (the Manager adds
 	// PortDescs for OpenFlow 1.0-1.2): datapath id, n_buffers (0),
-	// n_tables, capabilities, OpenFlow 1.0 actions.
+	// n_tables, capabilities as Open vSwitch's version-independent
+	// OFPUTIL_C_* bits (CapFlowStats..., which the Manager encodes per
+	// version, adding CapBundles), OpenFlow 1.0 actions.
 	Features() ofp.FeaturesReply
 	// Desc is the DESC reply.
 	Desc() ofp.DescReply

@@ -429,3 +429,13 @@ func TestWantsPacketInOnMiss(t *testing.T) {
 		t.Fatal("controller id 3 still wants packet-ins on miss")
 	}
 }
+
+func TestWireCapabilities(t *testing.T) {
+	// What Open vSwitch's handle_features_request sends in each version.
+	ovs := CapFlowStats | CapTableStats | CapPortStats | CapQueueStats | CapGroupStats | CapBundles | CapARPMatchIP
+	for v, want := range map[uint8]uint32{OF10: 0xc7, OF11: 0xcf, OF12: 0x4f, OF13: 0x4f, OF14: 0x24f, OF15: 0x24f} {
+		if got := wireCapabilities(ovs, v); got != want {
+			t.Errorf("version %#x: %#x, want %#x", v, got, want)
+		}
+	}
+}

@@ -33,7 +33,7 @@ var _ Bridge = (*fakeBridge)(nil)
 
 func newFakeBridge() *fakeBridge {
 	return &fakeBridge{
-		features: ofp.FeaturesReply{DatapathID: 0xa2, NTables: 254, Capabilities: 0xc7, Actions: 0xfff},
+		features: ofp.FeaturesReply{DatapathID: 0xa2, NTables: 254, Capabilities: CapFlowStats | CapTableStats | CapPortStats | CapQueueStats | CapARPMatchIP, Actions: 0xfff},
 		ports: []ofp.Port{
 			{PortNo: 1, HWAddr: [6]byte{0xaa, 0x55, 0xaa, 0x55, 0, 1}, Name: "p1", CurrSpeed: 10000000, MaxSpeed: 0},
 			{PortNo: mf.PortLocal, HWAddr: [6]byte{0xaa, 0x55, 0xaa, 0x55, 0, 0xa2}, Name: "br0", Config: ofp.PortConfigPortDown},

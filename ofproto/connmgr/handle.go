@@ -82,6 +82,10 @@ func (m *Manager) dispatch(c *ofconn, h *ofp.Header, msg ofp.Msg, b []byte) erro
 		return nil
 	case *ofp.FeaturesRequest:
 		f := m.br.Features()
+		f.Capabilities = wireCapabilities(f.Capabilities|CapBundles, c.version)
+		if c.version > OF10 {
+			f.Actions = 0 // reserved after 1.0
+		}
 		f.Ports = nil
 		if c.version <= OF12 {
 			f.Ports = m.br.PortDescs()
@@ -417,4 +421,46 @@ func portsNamed(ports []ofp.Port, no uint32) []ofp.Port {
 		}
 	}
 	return nil
+}
+
+// Switch capabilities as Bridge.Features reports them: Open vSwitch's
+// version-independent OFPUTIL_C_* bits, which FEATURES_REPLY encodes per
+// version (wireCapabilities). The Manager adds CapBundles itself: it
+// implements bundles.
+const (
+	CapFlowStats      uint32 = 1 << 0
+	CapTableStats     uint32 = 1 << 1
+	CapPortStats      uint32 = 1 << 2
+	CapSTP            uint32 = 1 << 3 // OpenFlow 1.0 only
+	CapGroupStats     uint32 = 1 << 4 // 1.1+ (sent as bit 3)
+	CapIPReasm        uint32 = 1 << 5
+	CapQueueStats     uint32 = 1 << 6
+	CapARPMatchIP     uint32 = 1 << 7 // 1.0 and 1.1
+	CapPortBlocked    uint32 = 1 << 8 // 1.2+
+	CapBundles        uint32 = 1 << 9 // 1.4+
+	CapFlowMonitoring uint32 = 1 << 10
+)
+
+// wireCapabilities is ofputil_encode_switch_features's capabilities: the
+// bits the version has (ofputil_capabilities_mask), STP at its 1.0 bit,
+// group statistics at bit 3 from 1.1 on.
+func wireCapabilities(c uint32, v uint8) uint32 {
+	common := CapFlowStats | CapTableStats | CapPortStats | CapIPReasm | CapQueueStats
+	var mask uint32
+	switch {
+	case v <= OF11:
+		mask = common | CapARPMatchIP
+	case v <= OF13:
+		mask = common | CapPortBlocked
+	default:
+		mask = common | CapPortBlocked | CapBundles | CapFlowMonitoring
+	}
+	w := c & mask
+	switch {
+	case v == OF10 && c&CapSTP != 0:
+		w |= 1 << 3
+	case v >= OF11 && c&CapGroupStats != 0:
+		w |= 1 << 3
+	}
+	return w
 }

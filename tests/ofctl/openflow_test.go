@@ -212,11 +212,15 @@ func TestOpenFlowPortsAndPacketOut(t *testing.T) {
 		"ovs-ofctl mod-port br0 p1 down",
 		"ovs-ofctl mod-port br0 p1 no-flood",
 		"ovs-ofctl mod-port br0 2 no-receive",
+		// The link state follows the administrative one on the switch's
+		// next pass (LINK_DOWN in Open vSwitch a moment later).
+		"!sleep 0.5",
 		"ovs-ofctl show br0",
 		"ovs-ofctl dump-ports-desc br0",
 		"ovs-ofctl mod-port br0 p1 up",
 		"ovs-ofctl mod-port br0 p1 flood",
 		"ovs-ofctl mod-port br0 2 receive",
+		"!sleep 0.5",
 		"ovs-ofctl show br0",
 		"ovs-vsctl get interface p1 admin_state",
 		// What p2 transmitted, frame by frame (ovs-pcap prints each as hex).

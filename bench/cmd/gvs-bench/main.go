@@ -222,8 +222,10 @@ func benchMain(args []string) int {
 		if o.only != "" {
 			ofSetups = onlyNamed(ofSetups, o.only)
 		}
-		results.OpenFlow = r.runOpenFlowTraffic(ofSetups)
-		results.OpenFlowTargets = results.OpenFlow.Evaluate(report.OpenFlowTargets())
+		if len(ofSetups) > 0 {
+			results.OpenFlow = r.runOpenFlowTraffic(ofSetups)
+			results.OpenFlowTargets = results.OpenFlow.Evaluate(report.OpenFlowTargets())
+		}
 		if ctx.Err() == nil {
 			results.FlowTables = r.runFlowTables(setups.FlowTableSwitches(env), t.Switch, o.tableSize, min(cfg.runs, 3))
 			results.OpenFlowTargets = append(results.OpenFlowTargets, results.FlowTables.Evaluate(report.FlowTableTargets(o.tableSize))...)

@@ -231,14 +231,14 @@ func flowTest(c config, sendersN int) test {
 				if err != nil {
 					return nil, err
 				}
-				if achieved < flowShortfall*float64(rate) {
-					// Not a rate the switch was offered: neither a
-					// loss figure nor a lossless one.
-					r.prog.logf("%s: flows at %d/s: the senders reached only %.0f/s; higher rates not tried", r.setup.Name(), rate, achieved)
-					break
-				}
+				// The loss stands whatever rate the senders reached; a
+				// rate they fell short of is not credited as lossless.
 				vals[flowID(rate)] = loss
 				if loss > 0 {
+					break
+				}
+				if achieved < flowShortfall*float64(rate) {
+					r.prog.logf("%s: flows at %d/s: the senders reached only %.0f/s; higher rates not tried", r.setup.Name(), rate, achieved)
 					break
 				}
 				vals["flows-max"] = float64(rate)
