@@ -5,9 +5,12 @@
 // the datapath input port to the bridge and OpenFlow port through a
 // Ports snapshot published atomically (no lock per upcall), translates
 // the flow (ofproto/xlate) and answers UpcallInstall with the megaflow
-// (the translation's wildcards, in_port exact) or UpcallSlow when the
-// flow must not be cached; the slow path sends the packet-ins and applies
-// learned flows.
+// (the translation's wildcards, in_port exact), or UpcallSlow when the
+// translation learned flows (the slow path applies them). A flow that
+// must be handled in userspace (conntrack until it exists, ICMP/ARP/ND
+// rewrites, as Open vSwitch) is installed with a userspace(slow_path)
+// action: each of its packets is translated and executed from the
+// userspace hook.
 //
 // The revalidator goroutine keeps the installed flows right without tags:
 // when a bridge's tables, groups, ports or MAC table change (Handler.Changed,

@@ -25,6 +25,8 @@ type Config struct {
 // Datapath is what the handler needs from the datapath: its flow table,
 // walked by handle, for the revalidator. *dpif.Datapath implements it.
 type Datapath interface {
+	// ExecuteKey runs actions on a packet (slow-pathed flows).
+	ExecuteKey(frame []byte, meta *packet.Key, actions dpif.Actions) error
 	Handles() []dpif.FlowHandle
 	FlowGet(h dpif.FlowHandle) (dpif.FlowEntry, bool)
 	FlowModify(h dpif.FlowHandle, actions dpif.Actions) error
@@ -181,11 +183,26 @@ func (h *Handler) Upcall(u *dpif.Upcall) dpif.UpcallResult {
 	if macSeqOf(b.Bridge) != macSeq {
 		h.kick() // NORMAL learned: flows that flooded may now be wrong
 	}
-	if res.Slow != 0 || len(res.Cache.Learned) > 0 {
+	if len(res.Cache.Learned) > 0 {
 		h.stats.slow.Add(1)
 		return dpif.UpcallSlow
 	}
 	return h.answer(u, &b, res)
+}
+
+// slowPath returns the datapath actions of a flow that must be handled
+// in userspace: one userspace(slow_path(reason)) action, so the megaflow
+// is cached and each packet comes up with it (as Open vSwitch installs
+// slow-pathed flows).
+func slowPath(res *xlate.Result) dpif.Actions {
+	var reasons uint32
+	if res.Slow&xlate.SlowMatch != 0 {
+		reasons |= dpif.SlowMatch
+	}
+	if res.Slow&^xlate.SlowMatch != 0 {
+		reasons |= dpif.SlowAction
+	}
+	return dpif.Actions{dpif.Userspace(dpif.UserspaceCookie{Type: dpif.CookieSlowPath, SlowPathReasons: reasons})}
 }
 
 // answer fills u with res's megaflow.
@@ -195,7 +212,11 @@ func (h *Handler) answer(u *dpif.Upcall, b *Binding, res *xlate.Result) dpif.Upc
 	}
 	u.Mask = res.Wildcards.DatapathMask()
 	u.Mask.InPort = ^uint32(0)
-	u.Actions = append(u.Actions[:0], res.Actions...)
+	if res.Slow != 0 {
+		u.Actions = append(u.Actions[:0], slowPath(res)...)
+	} else {
+		u.Actions = append(u.Actions[:0], res.Actions...)
+	}
 	if res.AvoidCaching {
 		return dpif.UpcallExecute
 	}
@@ -222,22 +243,11 @@ func (h *Handler) SlowUpcall(u *dpif.Upcall) dpif.UpcallResult {
 		in.Packet = u.Packet.Data()
 	}
 	res := t.Translate(&in)
-	for i := range res.Cache.Learned {
-		if err := b.Bridge.Learn(&res.Cache.Learned[i]); err != nil {
-			h.log.Debug("learn failed", "bridge", b.Bridge.Name(), "err", err)
-		}
-	}
-	for i := range res.PacketIns {
-		pi := res.PacketIns[i]
-		pi.Packet = slices.Clone(pi.Packet) // the datapath reuses its buffer
-		b.Bridge.SendPacketIn(&pi)
-	}
-	if len(res.Cache.Learned) > 0 {
-		h.Changed() // the learned flows may change other flows' translations
-	}
+	h.sideEffects(b.Bridge, res)
 	if res.Slow != 0 {
-		// Nothing is cached, so no datapath flow will count this packet:
-		// credit it now.
+		// This packet is handled here; the flow is installed with the
+		// slow-path action for the next ones. No datapath flow counts
+		// this packet: credit it now.
 		var n uint64
 		if u.Packet != nil {
 			n = uint64(u.Packet.Len())
@@ -269,6 +279,24 @@ func (h *Handler) input(b *Binding, k *packet.Key) (xlate.Input, bool) {
 // Recirc is the handler's table of frozen states (packet-in
 // continuations, NXT_RESUME).
 func (h *Handler) Recirc() *xlate.RecircTable { return h.recirc }
+
+// sideEffects applies what translating a packet asked for: learned flows
+// and packet-ins.
+func (h *Handler) sideEffects(br Bridge, res *xlate.Result) {
+	for i := range res.Cache.Learned {
+		if err := br.Learn(&res.Cache.Learned[i]); err != nil {
+			h.log.Debug("learn failed", "bridge", br.Name(), "err", err)
+		}
+	}
+	for i := range res.PacketIns {
+		pi := res.PacketIns[i]
+		pi.Packet = slices.Clone(pi.Packet) // the datapath reuses its buffer
+		br.SendPacketIn(&pi)
+	}
+	if len(res.Cache.Learned) > 0 {
+		h.Changed() // the learned flows may change other flows' translations
+	}
+}
 
 func macSeqOf(br xlate.Bridge) uint64 {
 	if m := br.MACs(); m != nil {

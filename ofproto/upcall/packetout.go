@@ -28,6 +28,32 @@ func (h *Handler) PacketOut(dp Executor, br Bridge, inPort uint32, frame []byte,
 	return h.execute(dp, br, inPort, frame, xlate.Input{Actions: actions, PacketOut: true})
 }
 
+// PacketOutSpec is a packet-out with everything OpenFlow 1.5 can give
+// it: the pipeline fields (registers, metadata, tun_id, pkt_mark: the
+// packet-out's match) and the table version (a bundle's packet-out runs
+// at the version the bundle committed).
+type PacketOutSpec struct {
+	InPort  uint32
+	Frame   []byte
+	Actions []xlate.Action
+	// Meta, if non-nil, gives the pipeline fields: Metadata, Regs, TunID,
+	// PktMark (its packet fields are ignored: the frame's are used).
+	Meta *mf.Flow
+	// Version, if non-zero, is the table version to translate at.
+	Version uint64
+}
+
+// PacketOutSpec runs a packet-out as PacketOut does, with metadata and a
+// version.
+func (h *Handler) PacketOutSpec(dp Executor, br Bridge, po PacketOutSpec) error {
+	in := xlate.Input{Actions: po.Actions, PacketOut: true, Version: po.Version}
+	if po.Meta != nil {
+		in.Flow.Metadata, in.Flow.Regs = po.Meta.Metadata, po.Meta.Regs
+		in.Flow.TunID, in.Flow.PktMark = po.Meta.TunID, po.Meta.PktMark
+	}
+	return h.execute(dp, br, po.InPort, po.Frame, in)
+}
+
 // Resume continues a paused translation (NXT_RESUME) on frame, the
 // packet the controller sends back with the continuation.
 func (h *Handler) Resume(dp Executor, br Bridge, fz *xlate.Frozen, frame []byte) error {
@@ -46,12 +72,17 @@ func (h *Handler) execute(dp Executor, br Bridge, inPort uint32, frame []byte, i
 		dpIn = p.DPPort
 	}
 	k.InPort = dpIn
-	in.Bridge, in.Version, in.Packet, in.SideEffects, in.Recirc = br, br.Version(), frame, true, h.recirc
+	if in.Version == 0 {
+		in.Version = br.Version()
+	}
+	in.Bridge, in.Packet, in.SideEffects, in.Recirc = br, frame, true, h.recirc
 	if in.Frozen != nil {
 		in.Flow = in.Frozen.Thaw(&k)
 	} else {
+		tun, mark := in.Flow.TunID, in.Flow.PktMark
 		in.Flow.Key = k
 		in.Flow.InPort = inPort
+		in.Flow.TunID, in.Flow.PktMark = tun, mark
 	}
 	t := h.xl.Get().(*xlate.Translator)
 	defer h.xl.Put(t)

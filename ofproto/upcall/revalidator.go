@@ -149,7 +149,7 @@ func (r *revalidator) revalidate(b *Binding, uk *ukey, fh dpif.FlowHandle, fe *d
 	}
 	in.SideEffects = false
 	res := r.xl.Translate(&in)
-	if res.Error != nil || res.Slow != 0 || res.AvoidCaching {
+	if res.Error != nil || res.AvoidCaching {
 		return false
 	}
 	mask := res.Wildcards.DatapathMask()
@@ -157,8 +157,12 @@ func (r *revalidator) revalidate(b *Binding, uk *ukey, fh dpif.FlowHandle, fe *d
 	if needsMoreBits(&mask, &fe.Mask) {
 		return false
 	}
-	if !res.Actions.Equal(fe.Actions) {
-		if err := r.h.dp.FlowModify(fh, res.Actions); err != nil {
+	want := res.Actions
+	if res.Slow != 0 {
+		want = slowPath(res)
+	}
+	if !want.Equal(fe.Actions) {
+		if err := r.h.dp.FlowModify(fh, want); err != nil {
 			return false
 		}
 		r.result.Modified++

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -422,17 +423,62 @@ func TestOVNPipelineOnDatapath(t *testing.T) {
 	arp = binary.BigEndian.AppendUint16(arp, packet.EtherTypeARP)
 	arp = append(arp, 0, 1, 8, 0, 6, 4, 0, 1)
 	arp = append(append(append(append(arp, mac1[:]...), ip1[:]...), 0, 0, 0, 0, 0, 0), ip2[:]...)
-	fx.devs[1].TakeSent()
-	fx.devs[1].Inject(0, arp)
-	fx.injected++
-	waitFor(t, "ARP reply", func() bool {
+	replies := func() int {
+		n := 0
 		for _, s := range fx.devs[1].Sent() {
 			var k packet.Key
 			packet.Parse(s.Data, &k)
 			if k.EtherType == packet.EtherTypeARP && k.ARPOp == 2 && k.SrcIPv4 == ip2 && k.SrcMAC == mac2 && k.DstMAC == mac1 {
-				return true
+				n++
 			}
 		}
-		return false
-	})
+		return n
+	}
+	fx.devs[1].TakeSent()
+	fx.devs[1].Inject(0, arp)
+	fx.injected++
+	waitFor(t, "ARP reply", func() bool { return replies() == 1 })
+	// The flow is cached with a slow-path action (as Open vSwitch does
+	// for ARP rewrites): the next request is answered without an upcall.
+	before = fx.upcalls()
+	fx.devs[1].Inject(0, arp)
+	fx.injected++
+	waitFor(t, "second ARP reply", func() bool { return replies() == 2 })
+	if fx.upcalls() != before {
+		t.Fatalf("the slow-pathed flow was not cached")
+	}
+	slow := false
+	for _, fe := range fx.dp.Dump() {
+		if strings.Contains(fe.Actions.String(), "slow_path(action)") {
+			slow = true
+		}
+	}
+	if !slow {
+		t.Fatalf("no slow_path flow installed: %v", fx.dp.Dump())
+	}
+	if st := fx.h.Revalidate(); st.Deleted != 0 || st.Modified != 0 {
+		t.Fatalf("revalidation changed the flows: %+v", st)
+	}
+}
+
+func TestPacketOutSpecMetadata(t *testing.T) {
+	fx := newFixture(t, 3)
+	var m mf.Match
+	m.Flow.Regs[3], m.Wildcards.Masks.Regs[3] = 7, ^uint32(0)
+	fx.br.AddRule(&xlatetest.Rule{Prio: 10, M: m, Acts: []xlate.Action{&ofpact.Output{Port: 3}}})
+	fx.br.AddRule(&xlatetest.Rule{Prio: 1, Acts: []xlate.Action{&ofpact.Output{Port: 2}}})
+	for _, d := range fx.devs {
+		d.TakeSent()
+	}
+	var meta mf.Flow
+	meta.Regs[3] = 7
+	err := fx.h.PacketOutSpec(fx.dp, fx.br, upcall.PacketOutSpec{InPort: mf.PortController, Frame: frame(mac(2), mac(1), 2),
+		Actions: []xlate.Action{&ofpact.Output{Port: mf.PortTable}}, Meta: &meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "output by reg3", func() bool { return len(fx.devs[3].Sent()) == 1 })
+	if n := len(fx.devs[2].Sent()); n != 0 {
+		t.Fatalf("port 2 sent %d", n)
+	}
 }

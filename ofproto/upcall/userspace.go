@@ -15,6 +15,10 @@ var _ dpif.UserspaceHandler = (*Handler)(nil)
 // that holds the rest of the packet-in.
 func (h *Handler) UserspaceAction(u *dpif.UserspaceUpcall) {
 	c := u.Cookie
+	if c != nil && c.Type == dpif.CookieSlowPath {
+		h.slowPathPacket(u)
+		return
+	}
 	if c == nil || c.Type != dpif.CookieController || c.DontSend {
 		return
 	}
@@ -35,6 +39,31 @@ func (h *Handler) UserspaceAction(u *dpif.UserspaceUpcall) {
 		pi.Continuation = fz
 	}
 	br.SendPacketIn(&pi)
+}
+
+// slowPathPacket handles a packet of a slow-pathed flow: translated with
+// the packet, its side effects carried out, its actions executed.
+func (h *Handler) slowPathPacket(u *dpif.UserspaceUpcall) {
+	b, ok := (*h.ports.Load())[u.Key.InPort]
+	if !ok || b.Bridge == nil || b.Port == nil {
+		return
+	}
+	in, ok := h.input(&b, u.Key)
+	if !ok {
+		return
+	}
+	in.Packet = u.Packet
+	t := h.xl.Get().(*xlate.Translator)
+	defer h.xl.Put(t)
+	res := t.Translate(&in)
+	h.sideEffects(b.Bridge, res)
+	if res.Error != nil || len(res.Actions) == 0 {
+		return
+	}
+	meta := *u.Key
+	if err := h.dp.ExecuteKey(u.Packet, &meta, res.Actions); err != nil {
+		h.log.Debug("slow path execute", "err", err)
+	}
 }
 
 // noteRecircIDs records the frozen states an installed flow refers to.

@@ -8,8 +8,8 @@ import (
 )
 
 // TraceOptions are ofproto/trace's options. The formatters default to
-// mf's and ofpact's (Flow.Format, Match.Format, ofpact.Format); a caller
-// with port names passes its own.
+// Open vSwitch's formats (flow_format, match_format, ofpacts_format by
+// way of mf and ofpact); a caller with port names passes its own.
 type TraceOptions struct {
 	FormatFlow   func(*mf.Flow) string
 	FormatMatch  func(*mf.Match) string
@@ -36,7 +36,7 @@ func TraceText(br Bridge, flow mf.Flow, opt TraceOptions) string {
 	}
 	formatFlow := opt.FormatFlow
 	if formatFlow == nil {
-		formatFlow = (*mf.Flow).Format
+		formatFlow = formatFlowOVS
 	}
 	formatMatch := opt.FormatMatch
 	if formatMatch == nil {
@@ -96,4 +96,55 @@ func TraceText(br Bridge, flow mf.Flow, opt TraceOptions) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// formatFlowOVS formats a flow as Open vSwitch's flow_format: mf's
+// Flow.Format plus the non-zero registers and metadata, which flow_format
+// prints and Flow.Format (so far) leaves out. It is the "Flow:" and
+// "Final flow:" lines' default formatter.
+func formatFlowOVS(f *mf.Flow) string {
+	m := mf.Match{Flow: *f, Wildcards: mf.WildcardsForPacket(f)}
+	w := &m.Wildcards.Masks
+	if f.InPort == 0 {
+		w.InPort = 0
+	}
+	if f.SkbPriority == 0 {
+		w.SkbPriority = 0
+	}
+	if f.PktMark == 0 {
+		w.PktMark = 0
+	}
+	if f.RecircID == 0 {
+		w.RecircID = 0
+	}
+	if f.DPHash == 0 {
+		w.DPHash = 0
+	}
+	if f.CTState == 0 {
+		w.CTState = 0
+	}
+	if f.CTZone == 0 {
+		w.CTZone = 0
+	}
+	if f.CTMark == 0 {
+		w.CTMark = 0
+	}
+	if f.CTLabel == [16]byte{} {
+		w.CTLabel = [16]byte{}
+	}
+	if !mf.FieldByID(mf.CTNwProto).PrereqsMatched(&m) || f.CTNwProto == 0 {
+		w.CTNwProto, w.CTTpSrc, w.CTTpDst = 0, 0, 0
+		w.CTNwSrc, w.CTNwDst = [4]byte{}, [4]byte{}
+		w.CTIPv6Src, w.CTIPv6Dst = [16]byte{}, [16]byte{}
+	}
+	for i, r := range f.Regs {
+		if r != 0 {
+			w.Regs[i] = ^uint32(0)
+		}
+	}
+	if f.Metadata != 0 {
+		w.Metadata = ^uint64(0)
+	}
+	m.Normalize()
+	return m.Format(mf.DefaultPriority)
 }
