@@ -208,6 +208,9 @@ func (r *Reconciler) apply(d *desired, changed changedPorts) {
 	}
 	r.addPorts(adding, errs)
 	r.applyOpenFlow(d, warned)
+	if fs, ok := r.dp.(FlowSyncer); ok {
+		fs.SyncFlows()
+	}
 	for name, f := range s.failed {
 		if di := d.byName[name]; di == nil || di.row.UUID != f.uuid {
 			delete(s.failed, name)

@@ -64,6 +64,17 @@ type Datapath interface {
 	Close() error
 }
 
+// FlowSyncer is implemented by a Datapath that brings its cached flows in
+// line with a configuration change in the background (revalidation):
+// SyncFlows returns once no flow decided under a configuration applied
+// before the call can forward another packet. The reconciler calls it at
+// the end of each pass, before it reports the pass applied (cur_cfg), so
+// `ovs-vsctl set port p tag=30` returns with the new VLAN in force; a
+// pass that changed nothing a flow depends on costs nothing.
+type FlowSyncer interface {
+	SyncFlows()
+}
+
 // DatapathConfig is Open_vSwitch.other_config as the datapath uses it.
 type DatapathConfig struct {
 	PMDCPUMask  string        // validated hex mask, "" for unpinned

@@ -85,6 +85,9 @@
 //     zero) are logged once and ignored.
 //   - Mirrors, QoS and bonds are reported as unsupported (a log line; an
 //     Interface.error for a bond's interfaces), never half-applied.
+//   - With a Datapath that is also a FlowSyncer, each pass ends with
+//     SyncFlows, so cached flows follow a VLAN or bridge setting before
+//     cur_cfg says the change is applied.
 //   - With a Datapath that is also an OpenFlowDatapath, each bridge has a
 //     connmgr.Manager (openflow.go): <RunDir>/<bridge>.mgmt and .snoop,
 //     the Controller rows (target, type, max_backoff, inactivity_probe,

@@ -63,16 +63,13 @@ type Bridge struct {
 	tableMiss [pipeline.NumTables]atomic.Uint32
 	events    atomic.Pointer[eventsBox]
 	changed   atomic.Pointer[func()]
-	// revalidate runs a revalidation round and returns when it is done
-	// (the upcall handler's Revalidate).
-	revalidate atomic.Pointer[func()]
-	portsHook  atomic.Pointer[func()]
-	packetOut  atomic.Pointer[PacketOutFunc]
-	counters   atomic.Pointer[func(uint32) (PortCounters, bool)]
-	resumeFn   atomic.Pointer[ResumeFunc]
-	adminFn    atomic.Pointer[func(string, bool)]
-	conts      continuations
-	tlv        tlvTable
+	portsHook atomic.Pointer[func()]
+	packetOut atomic.Pointer[PacketOutFunc]
+	counters  atomic.Pointer[func(uint32) (PortCounters, bool)]
+	resumeFn  atomic.Pointer[ResumeFunc]
+	adminFn   atomic.Pointer[func(string, bool)]
+	conts     continuations
+	tlv       tlvTable
 
 	mu       sync.Mutex // ports, alloc, failMode, controllers; before the pipeline's lock
 	alloc    *PortNumbers
@@ -137,19 +134,6 @@ func (b *Bridge) Pipeline() *pipeline.Pipeline { return b.pipe }
 // depends on changed (the revalidator's kick). It must not block.
 func (b *Bridge) SetChanged(fn func()) { b.changed.Store(&fn) }
 
-// SetRevalidate installs the function that revalidates every datapath
-// flow synchronously. Configuration from the database (a port's VLAN,
-// NORMAL's settings) calls it before returning, so that once the
-// reconciler reports the change applied (cur_cfg), no flow decided under
-// the old configuration forwards another packet.
-func (b *Bridge) SetRevalidate(fn func()) { b.revalidate.Store(&fn) }
-
-func (b *Bridge) revalidateNow() {
-	if fn := b.revalidate.Load(); fn != nil {
-		(*fn)()
-	}
-}
-
 // setPortsChanged installs the function called after the bridge's ports
 // changed (the switch republishes its datapath port map).
 func (b *Bridge) setPortsChanged(fn func()) { b.portsHook.Store(&fn) }
@@ -174,7 +158,6 @@ func (b *Bridge) SetNormalConfig(size int, aging time.Duration, forwardBPDU bool
 		c.ForwardBPDU = forwardBPDU
 		b.xcfg.Store(&c)
 		b.notifyChanged()
-		b.revalidateNow()
 	}
 }
 
@@ -508,7 +491,6 @@ func (b *Bridge) SetPortVLAN(name string, cfg maclearn.PortConfig) error {
 	b.portsChanged()
 	b.macs.FlushPort(np.OFPort)
 	b.notifyChanged()
-	b.revalidateNow()
 	return nil
 }
 

@@ -56,7 +56,6 @@ func (s *Switch) AddBridge(name string, cfg BridgeConfig) (*Bridge, error) {
 	cfg.Meters = s.meters
 	b := NewBridge(name, cfg)
 	b.SetChanged(s.h.Changed)
-	b.SetRevalidate(func() { s.h.Revalidate() })
 	b.setPortsChanged(s.publishPorts)
 	b.SetPacketOut(s.packetOut)
 	b.SetPortCounters(s.portCounters)

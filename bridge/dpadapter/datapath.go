@@ -78,10 +78,13 @@ type Datapath struct {
 	cfg Config
 	log *slog.Logger
 
-	mu      sync.Mutex
-	dp      *dpif.Datapath
-	sw      *ofproto.Switch
-	bridges map[string]*ofproto.Bridge
+	mu sync.Mutex
+	dp *dpif.Datapath
+	sw *ofproto.Switch
+	// flowsStale says a bridge or port setting that translation reads
+	// changed since the last SyncFlows.
+	flowsStale bool
+	bridges    map[string]*ofproto.Bridge
 	// conns are the bridges connection managers drive (OpenFlowBridge).
 	conns   map[string]*ofproto.ConnBridge
 	created map[string]time.Time // when each bridge was added
@@ -264,6 +267,7 @@ func (d *Datapath) SetBridge(name string, cfg bridge.BridgeConfig) error {
 		return fmt.Errorf("%w: %s", ofproto.ErrNoBridge, name)
 	}
 	br.SetNormalConfig(cfg.MACTableSize, cfg.MACAgingTime, cfg.ForwardBPDU)
+	d.flowsStale = true
 	// Ports opened already keep their devices; ports added from now on
 	// follow the new type.
 	d.dpTypes[name] = cfg.DatapathType
@@ -601,6 +605,20 @@ func macPortConfig(v bridge.VLANConfig) maclearn.PortConfig {
 	return c
 }
 
+var _ bridge.FlowSyncer = (*Datapath)(nil)
+
+// SyncFlows implements bridge.FlowSyncer: after a VLAN or NORMAL setting
+// changed, one revalidation round, run outside the adapter's lock.
+func (d *Datapath) SyncFlows() {
+	d.mu.Lock()
+	stale, sw := d.flowsStale, d.sw
+	d.flowsStale = false
+	d.mu.Unlock()
+	if stale && sw != nil {
+		sw.Handler().Revalidate()
+	}
+}
+
 func (d *Datapath) SetPort(spec bridge.PortSpec) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -616,6 +634,7 @@ func (d *Datapath) SetPort(spec bridge.PortSpec) error {
 		if err := br.SetPortVLAN(spec.Name, macPortConfig(spec.VLAN)); err != nil {
 			return err
 		}
+		d.flowsStale = true
 	}
 	if spec.OFPortRequest != p.spec.OFPortRequest {
 		n, err := br.SetPortRequest(spec.Name, spec.OFPortRequest)
