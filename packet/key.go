@@ -226,10 +226,22 @@ func (k *Key) HashSeed(seed uint64) uint64 {
 	// Two words per round through a 64x64->128 multiply (wyhash's mixing
 	// step). The running state enters the multiplicand so word order
 	// matters (swapping source and destination changes the hash), and is
-	// also XORed back in so a zero product cannot erase it.
+	// also XORed back in so a zero product cannot erase it. Pairs of zero
+	// words are skipped: most of the key is metadata a received packet
+	// does not have (tunnel, conntrack) and fields its protocols lack, and
+	// the key is hashed for every packet. Each pair's second operand
+	// carries a constant of its own (multiples of the golden ratio, which
+	// differ from one another in many bits), so a pair moved to where
+	// zeros were hashes otherwise.
+	const golden = 0x9e3779b97f4a7c15
 	pairs := (*[keyWords / 2][2]uint64)(unsafe.Pointer(k)) // no bounds checks
+	position := uint64(m2)
 	for _, p := range pairs {
-		hi, lo := bits.Mul64(h^p[0]^m1, p[1]^m2)
+		position += golden
+		if p[0]|p[1] == 0 {
+			continue
+		}
+		hi, lo := bits.Mul64(h^p[0]^m1, p[1]^position)
 		h ^= hi ^ lo
 	}
 	if keyWords%2 == 1 {
