@@ -183,17 +183,21 @@ func (t *Tracker) Execute(b *packet.Buffer, req *Request) {
 		c, reply = tbl.lookup(&ctx.key, now)
 	}
 
+	var old *conn // a connection over, to unlink when its successor is made
 	if req.Force && reply && c != nil {
 		// The connection was committed from the other side: end it and
 		// start one in this direction.
 		c.expiration.Store(0)
-		c, reply = nil, false
+		old, c, reply = c, nil, false
 	}
 
 	createNew := false
 	switch {
 	case c != nil:
 		createNew = t.updateState(k, &ctx, c, reply, now)
+		if createNew {
+			old = c
+		}
 		if req.NAT != nil && !createNew {
 			t.handleNAT(b, c, zone, reply, ctx.related)
 		}
@@ -201,6 +205,9 @@ func (t *Tracker) Execute(b *packet.Buffer, req *Request) {
 		if oc := t.origTupleConn(tbl, k, &ctx, req, now); oc != nil {
 			c = oc
 			createNew = t.updateState(k, &ctx, c, false, now)
+			if createNew {
+				old = c
+			}
 		} else if ctx.related {
 			// An ICMP error about no connection creates none.
 			k.CTState = StateInvalid
@@ -210,7 +217,7 @@ func (t *Tracker) Execute(b *packet.Buffer, req *Request) {
 		}
 	}
 	if createNew {
-		c = t.connNotFound(b, &ctx, req, now)
+		c = t.connNotFound(b, &ctx, req, now, old)
 	}
 
 	t.writeMD(k, zone, c, &ctx.key)
@@ -378,10 +385,16 @@ func (t *Tracker) origTupleConn(tbl *table, k *packet.Key, ctx *lookupCtx, req *
 // connNotFound creates the connection of a packet no connection has
 // (conn_not_found), under the writer lock: +new, or +inv for a packet
 // that cannot open one; committed when req.Commit and the limits allow.
-func (t *Tracker) connNotFound(b *packet.Buffer, ctx *lookupCtx, req *Request, now int64) *conn {
+func (t *Tracker) connNotFound(b *packet.Buffer, ctx *lookupCtx, req *Request, now int64, old *conn) *conn {
 	k := &b.Key
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if old != nil {
+		// Expired already (lookups skip it): unlink it now rather than
+		// at the next sweep, so it does not count against the limits.
+		t.removeConn(old)
+		t.expired++
+	}
 	tbl := t.tbl.Load()
 	if c, _ := tbl.lookup(&ctx.key, now); c != nil {
 		return c // another PMD made it meanwhile
