@@ -81,11 +81,12 @@ func (t *Tracker) Start() {
 		t.mu.Unlock()
 		return
 	}
-	t.stop, t.done = make(chan struct{}), make(chan struct{})
+	stop, done := make(chan struct{}), make(chan struct{})
+	t.stop, t.done = stop, done
 	t.mu.Unlock()
 	t.clock.Store(t.cfg.Now().UnixMilli())
 	t.started.Store(true)
-	go t.run()
+	go t.run(stop, done)
 }
 
 // Close stops the background goroutine; the tracker stays usable (with
@@ -103,14 +104,14 @@ func (t *Tracker) Close() {
 	t.started.Store(false)
 }
 
-func (t *Tracker) run() {
-	defer close(t.done)
+func (t *Tracker) run(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
 	tick := time.NewTicker(clockTick)
 	defer tick.Stop()
 	nextSweep := time.Now().Add(sweepInterval)
 	for {
 		select {
-		case <-t.stop:
+		case <-stop:
 			return
 		case now := <-tick.C:
 			t.clock.Store(t.cfg.Now().UnixMilli())
