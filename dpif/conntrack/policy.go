@@ -48,13 +48,14 @@ func TimeoutNames() []string {
 // policies is an immutable snapshot of the timeout policies, replaced
 // whole by the control plane and read by PMDs without locks.
 type policies struct {
+	def    *[numTimeouts]uint32 // byID[0], without a map lookup
 	byID   map[uint32]*[numTimeouts]uint32
 	byZone map[uint16]uint32
 }
 
 func newPolicies() *policies {
 	d := defaultTimeouts
-	return &policies{byID: map[uint32]*[numTimeouts]uint32{0: &d}, byZone: map[uint16]uint32{}}
+	return &policies{def: &d, byID: map[uint32]*[numTimeouts]uint32{0: &d}, byZone: map[uint16]uint32{}}
 }
 
 func (p *policies) clone() *policies {
@@ -72,6 +73,9 @@ func (p *policies) clone() *policies {
 // id: Open vSwitch reads the policy at each update, so a changed policy
 // applies to the connections under it.
 func (p *policies) timeout(id uint32, tm int) int64 {
+	if id == 0 {
+		return int64(p.def[tm]) * 1000
+	}
 	if t, ok := p.byID[id]; ok {
 		return int64(t[tm]) * 1000
 	}
@@ -107,6 +111,7 @@ func (t *Tracker) SetTimeoutPolicy(id uint32, tp TimeoutPolicy) {
 	}
 	n := t.pol.p.Load().clone()
 	n.byID[id] = &vals
+	n.def = n.byID[0]
 	t.pol.p.Store(n)
 }
 
@@ -122,6 +127,7 @@ func (t *Tracker) DelTimeoutPolicy(id uint32) {
 	} else {
 		delete(n.byID, id)
 	}
+	n.def = n.byID[0]
 	t.pol.p.Store(n)
 }
 
@@ -136,5 +142,6 @@ func (t *Tracker) SetZonePolicy(zone uint16, id uint32) {
 	} else {
 		n.byZone[zone] = id
 	}
+	n.def = n.byID[0]
 	t.pol.p.Store(n)
 }

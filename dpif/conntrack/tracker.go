@@ -137,7 +137,7 @@ func (t *Tracker) Execute(b *packet.Buffer, req *Request) {
 	zone := req.Zone
 	if k.CTState == StateInvalid {
 		// Marked by fragment reassembly: no lookup.
-		t.writeMD(k, zone, nil, nil)
+		t.writeMD(k, zone, nil, nil, false)
 		return
 	}
 	now := t.now()
@@ -184,7 +184,8 @@ func (t *Tracker) Execute(b *packet.Buffer, req *Request) {
 		c, reply = tbl.lookup(&ctx.key, now)
 	}
 
-	var old *conn // a connection over, to unlink when its successor is made
+	var old *conn  // a connection over, to unlink when its successor is made
+	mdLoaded := false // k.CTMark and CTLabel already read from c
 	if req.Force && reply && c != nil {
 		// The connection was committed from the other side: end it and
 		// start one in this direction.
@@ -196,6 +197,7 @@ func (t *Tracker) Execute(b *packet.Buffer, req *Request) {
 	switch {
 	case c != nil:
 		createNew = t.updateState(k, &ctx, c, reply, now)
+		mdLoaded = !createNew && !ctx.related
 		if createNew {
 			old = c
 		}
@@ -219,9 +221,10 @@ func (t *Tracker) Execute(b *packet.Buffer, req *Request) {
 	}
 	if createNew {
 		c = t.connNotFound(b, &ctx, req, now, old)
+		mdLoaded = false
 	}
 
-	t.writeMD(k, zone, c, &ctx.key)
+	t.writeMD(k, zone, c, &ctx.key, mdLoaded)
 	if c != nil && (req.SetMark || req.SetLabel) {
 		t.setMarkLabel(k, c, req)
 	}
@@ -237,7 +240,7 @@ func dir(reply bool) int {
 func (t *Tracker) markInvalid(k *packet.Key, zone uint16) {
 	k.CTState = StateInvalid
 	t.invalid.Add(1)
-	t.writeMD(k, zone, nil, nil)
+	t.writeMD(k, zone, nil, nil, false)
 }
 
 // processFast is process_one_fast: NAT as asked, the zone, mark and
@@ -282,7 +285,7 @@ func (t *Tracker) updateState(k *packet.Key, ctx *lookupCtx, c *conn, reply bool
 		}
 		return false
 	}
-	switch t.connUpdate(c, ctx, reply, now) {
+	switch t.connUpdate(c, ctx, reply, now, k) {
 	case updateValid:
 		k.CTState |= StateEstablished
 		k.CTState &^= StateNew
@@ -303,9 +306,12 @@ func (t *Tracker) updateState(k *packet.Key, ctx *lookupCtx, c *conn, reply bool
 
 // connUpdate is the protocol trackers' conn_update, under the
 // connection's lock.
-func (t *Tracker) connUpdate(c *conn, ctx *lookupCtx, reply bool, now int64) updateResult {
+// It also copies the connection's mark and label into k, under the
+// same lock.
+func (t *Tracker) connUpdate(c *conn, ctx *lookupCtx, reply bool, now int64, k *packet.Key) updateResult {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	k.CTMark, k.CTLabel = c.mark, c.label
 	var res updateResult
 	tm := -1
 	switch {
@@ -482,13 +488,15 @@ func (t *Tracker) removeConn(c *conn) {
 // writeMD sets the packet's conntrack fields (write_ct_md): +trk, the
 // zone, the connection's mark and label, and the original direction's
 // tuple (the connection's, else the packet's own key, else none).
-func (t *Tracker) writeMD(k *packet.Key, zone uint16, c *conn, key *connKey) {
+func (t *Tracker) writeMD(k *packet.Key, zone uint16, c *conn, key *connKey, mdLoaded bool) {
 	k.CTState |= StateTracked
 	k.CTZone = zone
 	if c != nil {
-		c.mu.Lock()
-		k.CTMark, k.CTLabel = c.mark, c.label
-		c.mu.Unlock()
+		if !mdLoaded {
+			c.mu.Lock()
+			k.CTMark, k.CTLabel = c.mark, c.label
+			c.mu.Unlock()
+		}
 		key = &c.key[0]
 	} else {
 		k.CTMark, k.CTLabel = 0, [16]byte{}
