@@ -184,7 +184,7 @@ func (t *Tracker) Execute(b *packet.Buffer, req *Request) {
 		c, reply = tbl.lookup(&ctx.key, now)
 	}
 
-	var old *conn  // a connection over, to unlink when its successor is made
+	var old *conn     // a connection over, to unlink when its successor is made
 	mdLoaded := false // k.CTMark and CTLabel already read from c
 	if req.Force && reply && c != nil {
 		// The connection was committed from the other side: end it and
@@ -455,7 +455,7 @@ func (t *Tracker) connNotFound(b *packet.Buffer, ctx *lookupCtx, req *Request, n
 // insertConn publishes c; t.mu held.
 func (t *Tracker) insertConn(c *conn) {
 	tbl := t.tbl.Load()
-	if tbl.n+2 > len(tbl.buckets) && len(tbl.buckets) < 1<<30 {
+	if tbl.n+2 > 2*len(tbl.buckets) && len(tbl.buckets) < 1<<30 {
 		tbl = tbl.grown()
 		t.tbl.Store(tbl)
 	}

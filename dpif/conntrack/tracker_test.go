@@ -306,15 +306,15 @@ func TestFlushTuple(t *testing.T) {
 
 func TestParseTupleErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"ct_nw_src":                            "field ct_nw_src missing value",
-		"ct_nw_src=1.2.3.4,ct_ipv6_dst=::1":    "the L3 protocol does not match ::1",
-		"ct_nw_src=1.2.3.4,ct_nw_src=1.2.3.5":  "ct_nw_src is set multiple times",
-		"ct_nw_src=1.2.3":                      "failed to parse field ct_nw_src",
-		"ct_tp_src=70000":                      "failed to parse field ct_tp_src",
-		"icmp_type=8":                          "invalid L4 fields",
-		"foo=1":                                "invalid conntrack tuple field: foo",
-		"ct_tp_src=1":                          "port is set without protocol",
-		"ct_ipv6_src=1.2.3.4":                  "failed to parse field ct_ipv6_src",
+		"ct_nw_src":                           "field ct_nw_src missing value",
+		"ct_nw_src=1.2.3.4,ct_ipv6_dst=::1":   "the L3 protocol does not match ::1",
+		"ct_nw_src=1.2.3.4,ct_nw_src=1.2.3.5": "ct_nw_src is set multiple times",
+		"ct_nw_src=1.2.3":                     "failed to parse field ct_nw_src",
+		"ct_tp_src=70000":                     "failed to parse field ct_tp_src",
+		"icmp_type=8":                         "invalid L4 fields",
+		"foo=1":                               "invalid conntrack tuple field: foo",
+		"ct_tp_src=1":                         "port is set without protocol",
+		"ct_ipv6_src=1.2.3.4":                 "failed to parse field ct_ipv6_src",
 	} {
 		var m Match
 		err := ParseTuple(in, &m, false)
