@@ -1,7 +1,9 @@
 package conntrack
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
+	"runtime"
 	"net/netip"
 	"sync"
 	"sync/atomic"
@@ -201,5 +203,38 @@ func BenchmarkNewConnection(b *testing.B) {
 		p.Key.CTState = 0
 		ct.Execute(p, req)
 		i++
+	}
+}
+
+// BenchmarkMemoryPerConn reports the heap bytes one tracked TCP
+// connection takes (connection, its two table nodes and its share of
+// the buckets).
+func BenchmarkMemoryPerConn(b *testing.B) {
+	const n = 100000
+	pkts := make([]*packet.Buffer, 0, 256)
+	for i := range 256 {
+		pkts = append(pkts, tcpPkt(netip.AddrFrom4([4]byte{198, 18, 20, byte(i)}), ipB, 1, 80, seg{flags: fSYN, seq: 1, win: 1000, wscale: -1}))
+	}
+	for b.Loop() {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		ct := New(Config{})
+		req := &Request{Commit: true}
+		for i := range n {
+			p := pkts[i&255]
+			binary.BigEndian.PutUint16(p.Data()[14+20:], uint16(i>>8+1)) // source port: a new connection
+			p.Parse()
+			p.HasVnet, p.Vnet.Flags = true, packet.VnetDataValid // checksum now stale
+			p.Key.CTState = 0
+			ct.Execute(p, req)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if ct.Stats().Conns != n {
+			b.Fatalf("%d conns", ct.Stats().Conns)
+		}
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/conn")
+		runtime.KeepAlive(ct)
 	}
 }
