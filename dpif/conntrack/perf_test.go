@@ -3,8 +3,8 @@ package conntrack
 import (
 	"encoding/binary"
 	"math/rand/v2"
-	"runtime"
 	"net/netip"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
