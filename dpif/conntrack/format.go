@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"time"
 
 	"gvs/packet"
 )
@@ -14,7 +15,12 @@ import (
 // FormatEntry returns the line `ovs-appctl dpctl/dump-conntrack` prints
 // for e (Open vSwitch's ct_dpif_format_entry without statistics);
 // verbose is dump-conntrack -m.
-func FormatEntry(e *Entry, verbose bool) string {
+func FormatEntry(e *Entry, verbose bool) string { return FormatEntryStats(e, verbose, false) }
+
+// FormatEntryStats is FormatEntry with dump-conntrack -s (stats): the
+// timeout left, in whole seconds (the userspace tracker keeps no packet
+// counters or timestamps, so those print nothing, as in Open vSwitch).
+func FormatEntryStats(e *Entry, verbose, stats bool) string {
 	var b strings.Builder
 	b.WriteString(ProtoName(e.Orig.Proto))
 	b.WriteString(",orig=(")
@@ -31,6 +37,9 @@ func FormatEntry(e *Entry, verbose bool) string {
 	if verbose {
 		b.WriteString(",status=")
 		formatFlags(&b, uint32(e.Status), statusNames[:])
+	}
+	if stats {
+		fmt.Fprintf(&b, ",timeout=%d", int64(e.Timeout/time.Second))
 	}
 	if e.Mark != 0 {
 		fmt.Fprintf(&b, ",mark=%d", e.Mark)

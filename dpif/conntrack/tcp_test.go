@@ -65,6 +65,16 @@ func TestTCPWindowViolationInvalid(t *testing.T) {
 			want = trk | est
 		}
 		wantState(t, "out of window", st, want)
+		if ct.TCPSeqCheck() == liberal {
+			t.Fatal("TCPSeqCheck")
+		}
+		ct.SetTCPSeqCheck(liberal)
+		st = run(ct, tcpPkt(ipA, ipB, 40000, 5201, seg{flags: fACK, seq: a + 90000000, ack: b, win: 502, wscale: -1, payload: 10}), Request{})
+		if want := trk | inv; !liberal {
+			wantState(t, "unchecked", st, trk|est)
+		} else {
+			wantState(t, "checked", st, want)
+		}
 		if !liberal && ct.Stats().Invalid != 1 {
 			t.Fatalf("invalid counter %d", ct.Stats().Invalid)
 		}

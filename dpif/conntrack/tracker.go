@@ -30,6 +30,7 @@ type Tracker struct {
 
 	maxConns atomic.Uint32
 	invalid  atomic.Uint64
+	liberal  atomic.Bool // TCP window and sequence checks off
 
 	// mu is the writer lock: every change to the table and the fields
 	// below.
@@ -71,8 +72,18 @@ func New(cfg Config) *Tracker {
 	t.tbl.Store(newTable(1024, t.seed))
 	t.pol.p.Store(newPolicies())
 	t.maxConns.Store(cfg.MaxConns)
+	t.liberal.Store(cfg.TCPLiberal)
 	return t
 }
+
+// SetTCPSeqCheck turns TCP window and sequence checking on or off
+// (dpctl/ct-enable-tcp-seq-chk, ct-disable-tcp-seq-chk); off is
+// Config.TCPLiberal.
+func (t *Tracker) SetTCPSeqCheck(on bool) { t.liberal.Store(!on) }
+
+// TCPSeqCheck reports whether TCP sequence checking is on
+// (dpctl/ct-get-tcp-seq-chk).
+func (t *Tracker) TCPSeqCheck() bool { return !t.liberal.Load() }
 
 // Start runs the coarse clock and the expiry goroutine until Close.
 func (t *Tracker) Start() {
@@ -316,7 +327,7 @@ func (t *Tracker) connUpdate(c *conn, ctx *lookupCtx, reply bool, now int64, k *
 	tm := -1
 	switch {
 	case c.key[0].proto == packet.ProtoTCP:
-		res, tm = tcpUpdate(c, &ctx.seg, reply, t.cfg.TCPLiberal)
+		res, tm = tcpUpdate(c, &ctx.seg, reply, t.liberal.Load())
 	case isICMP(&c.key[0]):
 		res = updateValid
 		if reply && c.state == icmpFirst {

@@ -333,6 +333,10 @@ func TestFormatEntryVerbose(t *testing.T) {
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
+	ct.Dump(AllZones, func(e *Entry) bool { got = FormatEntryStats(e, false, true); return false })
+	if !strings.Contains(got, "),timeout=86400,protoinfo=(state=ESTABLISHED)") {
+		t.Fatalf("stats: %s", got)
+	}
 }
 
 func TestIPv6TCP(t *testing.T) {
