@@ -124,7 +124,8 @@ type natIP struct {
 	end    int // end of the IP payload, within the frame
 	v6     bool
 	proto  uint8
-	quoted bool // inside an ICMP error: possibly cut short, with no offloads
+	quoted bool // inside an ICMP error: no offloads apply
+	cut    bool // the IP packet goes on beyond end (a quote cut short)
 }
 
 // natOuter locates the packet's own IP header from its parse.
@@ -275,7 +276,7 @@ func natSetPorts(frame []byte, h natIP, sport, dport, echoID uint16, partial boo
 			natUpdateCsum(f, old[:], cur[:], false, h.proto == packet.ProtoUDP)
 		}
 	case packet.ProtoSCTP:
-		natSetSCTPPorts(frame, h, sport, dport, partial)
+		natSetSCTPPorts(frame, h, sport, dport)
 	case packet.ProtoICMP, packet.ProtoICMPv6:
 		if l4+8 > h.end || h.v6 != (h.proto == packet.ProtoICMPv6) || !natICMPHasID(frame[l4], h.v6) {
 			return
@@ -308,17 +309,15 @@ func natICMPHasID(t uint8, v6 bool) bool {
 }
 
 // natSetSCTPPorts rewrites SCTP ports, recomputing the CRC32c over the
-// packet and keeping whatever error the stored one had. A quoted packet
-// is cut short, so its CRC cannot be recomputed and is left as it was.
-func natSetSCTPPorts(frame []byte, h natIP, sport, dport uint16, partial bool) {
+// packet and keeping whatever error the stored one had. A quote cut
+// short leaves too little to recompute over: its ports change alone.
+// (virtio has no CRC32c offload, so NEEDS_CSUM never concerns SCTP.)
+func natSetSCTPPorts(frame []byte, h natIP, sport, dport uint16) {
 	seg := frame[h.l4:h.end]
-	if len(seg) < packet.SCTPMinLen {
+	if len(seg) < 4 || binary.BigEndian.Uint16(seg[0:]) == sport && binary.BigEndian.Uint16(seg[2:]) == dport {
 		return
 	}
-	if binary.BigEndian.Uint16(seg[0:]) == sport && binary.BigEndian.Uint16(seg[2:]) == dport {
-		return
-	}
-	if partial || h.quoted {
+	if h.cut || len(seg) < packet.SCTPMinLen {
 		binary.BigEndian.PutUint16(seg[0:], sport)
 		binary.BigEndian.PutUint16(seg[2:], dport)
 		return
@@ -392,7 +391,8 @@ func natQuoted(frame []byte, outer natIP) (natIP, bool) {
 		if ihl < packet.IPv4MinLen || ihl > len(q) {
 			return h, false
 		}
-		h.end = h.l3 + min(len(q), max(int(binary.BigEndian.Uint16(q[2:])), ihl))
+		total := max(int(binary.BigEndian.Uint16(q[2:])), ihl)
+		h.end, h.cut = h.l3+min(len(q), total), total > len(q)
 		h.proto = q[9]
 		if binary.BigEndian.Uint16(q[6:])&0x1fff == 0 {
 			h.l4 = h.l3 + ihl
@@ -402,7 +402,8 @@ func natQuoted(frame []byte, outer natIP) (natIP, bool) {
 	if len(q) < packet.IPv6HeaderLen || q[0]>>4 != 6 {
 		return h, false
 	}
-	h.end = h.l3 + min(len(q), packet.IPv6HeaderLen+int(binary.BigEndian.Uint16(q[4:])))
+	total := packet.IPv6HeaderLen + int(binary.BigEndian.Uint16(q[4:]))
+	h.end, h.cut = h.l3+min(len(q), total), total > len(q)
 	next, off := q[6], packet.IPv6HeaderLen
 	for range 8 {
 		var n int
