@@ -361,7 +361,7 @@ func algFTPRewrite(b *packet.Buffer, h natIP, at, n int, rep netip.Addr, extende
 		var old [2]byte
 		copy(old[:], l3[2:4])
 		binary.BigEndian.PutUint16(l3[2:], binary.BigEndian.Uint16(l3[2:])+uint16(delta))
-		binary.BigEndian.PutUint16(l3[10:], packet.UpdateChecksum(binary.BigEndian.Uint16(l3[10:]), old[:], l3[2:4]))
+		natUpdateCsum(l3[10:12], natDiff(old[:], l3[2:4]), false, false)
 	}
 	return delta
 }

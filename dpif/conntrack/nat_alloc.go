@@ -85,17 +85,13 @@ func natChooseReply(orig, reply Tuple, n *NAT, basis uint32, inUse func(Tuple) b
 	}
 
 	// Which of the reply tuple's fields hold the rewritten address and
-	// the source and destination ports of the original direction.
+	// the source port of the original direction.
 	cand := reply
-	setAddr := func(t *Tuple, a netip.Addr) { t.Dst = a }
-	if n.Kind == NATDst {
-		setAddr = func(t *Tuple, a netip.Addr) { t.Src = a }
-	}
 	icmp := orig.Proto == packet.ProtoICMP && orig.Src.Is4()
 	pat := icmp || orig.Proto == packet.ProtoTCP || orig.Proto == packet.ProtoUDP || orig.Proto == packet.ProtoSCTP
-	setSport := func(t *Tuple, p uint16) { t.DstPort = p }
+	sportField := natReplyDstPort
 	if icmp {
-		setSport = func(t *Tuple, p uint16) { t.SrcPort = p }
+		sportField = natReplySrcPort // the echo identifier
 	}
 
 	sportMin, sportMax, sportCurr := natSportRange(&orig, &r, n.Kind, portOff)
@@ -117,21 +113,25 @@ func natChooseReply(orig, reply Tuple, n *NAT, basis uint32, inUse func(Tuple) b
 		if r.hasAddr {
 			addr = natAddrAdd(r.addrMin, (addrOff+try)%addrs)
 		}
-		setAddr(&cand, addr)
+		if n.Kind == NATSrc {
+			cand.Dst = addr
+		} else {
+			cand.Src = addr
+		}
 		if !pat {
 			if !inUse(cand) {
 				return cand, n.Kind, true
 			}
 			continue
 		}
-		setSport(&cand, sportCurr)
+		natSetPort(&cand, sportField, sportCurr)
 		if dportRange {
 			cand.SrcPort = dportCurr
-			if natSearchPort(&cand, func(t *Tuple, p uint16) { t.SrcPort = p }, dportCurr, dportMin, dportMax, inUse) {
+			if natSearchPort(&cand, natReplySrcPort, dportCurr, dportMin, dportMax, inUse) {
 				return cand, n.Kind, true
 			}
 		}
-		if natSearchPort(&cand, setSport, sportCurr, sportMin, sportMax, inUse) {
+		if natSearchPort(&cand, sportField, sportCurr, sportMin, sportMax, inUse) {
 			return cand, n.Kind, true
 		}
 	}
@@ -181,10 +181,26 @@ func natSportRange(orig *Tuple, r *natRange, kind NATKind, off uint32) (lo, hi, 
 	return natEphemeralMin, natEphemeralMax, curr
 }
 
-// natSearchPort tries ports for cand (written by set) from curr, as the
-// package comment describes, and reports whether one is free; cand then
-// holds it, else the port it started with.
-func natSearchPort(cand *Tuple, set func(*Tuple, uint16), curr, lo, hi uint16, inUse func(Tuple) bool) bool {
+// natPortField names a port of a reply tuple.
+type natPortField uint8
+
+const (
+	natReplySrcPort natPortField = iota
+	natReplyDstPort
+)
+
+func natSetPort(t *Tuple, f natPortField, p uint16) {
+	if f == natReplySrcPort {
+		t.SrcPort = p
+	} else {
+		t.DstPort = p
+	}
+}
+
+// natSearchPort tries ports for cand's field from curr, as the file's
+// comment describes, and reports whether one is free; cand then holds
+// it, else the port it started with.
+func natSearchPort(cand *Tuple, field natPortField, curr, lo, hi uint16, inUse func(Tuple) bool) bool {
 	span := uint32(hi) - uint32(lo) + 1
 	attempts := min(span, natPortAttempts)
 	start := curr
@@ -198,7 +214,7 @@ func natSearchPort(cand *Tuple, set func(*Tuple, uint16), curr, lo, hi uint16, i
 			n++
 		}
 		for range n {
-			set(cand, p)
+			natSetPort(cand, field, p)
 			if !inUse(*cand) {
 				return true
 			}
@@ -214,7 +230,7 @@ func natSearchPort(cand *Tuple, set func(*Tuple, uint16), curr, lo, hi uint16, i
 		attempts /= 2
 		curr = lo + uint16(rand.Uint32()%span)
 	}
-	set(cand, start)
+	natSetPort(cand, field, start)
 	return false
 }
 

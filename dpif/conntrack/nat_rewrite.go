@@ -195,12 +195,12 @@ func natSetAddr(frame []byte, h natIP, src bool, addr netip.Addr, partial bool) 
 	if string(field) == string(newAddr) {
 		return
 	}
+	diff := natDiff(field, newAddr)
 	if f := natPseudoCsum(frame, h); f != nil {
-		natUpdateCsum(f, field, newAddr, partial && !h.quoted, h.proto == packet.ProtoUDP)
+		natUpdateCsum(f, diff, partial && !h.quoted, h.proto == packet.ProtoUDP)
 	}
 	if !h.v6 {
-		c := frame[h.l3+10 : h.l3+12]
-		binary.BigEndian.PutUint16(c, packet.UpdateChecksum(binary.BigEndian.Uint16(c), field, newAddr))
+		natUpdateCsum(frame[h.l3+10:h.l3+12], diff, false, false)
 	}
 	copy(field, newAddr)
 }
@@ -229,18 +229,39 @@ func natPseudoCsum(frame []byte, h natIP) []byte {
 	return frame[at : at+2]
 }
 
-// natUpdateCsum rewrites the checksum field f after the covered bytes old
-// became new (same even length, at an even offset).
-func natUpdateCsum(f, old, new []byte, partial, udp bool) {
+// natDiff returns what replacing the covered bytes old by new (same even
+// length, at an even offset) adds to a one's complement sum, unfolded:
+// the sum of ~m + m' over their 16-bit words (RFC 1624, eqn. 3). For the
+// at most 16 bytes rewritten here it stays below 2^21.
+func natDiff(old, new []byte) uint32 {
+	var d uint32
+	for i := 0; i+1 < len(old) && i+1 < len(new); i += 2 {
+		d += uint32(^binary.BigEndian.Uint16(old[i:])) + uint32(binary.BigEndian.Uint16(new[i:]))
+	}
+	return d
+}
+
+// natFold folds a 32-bit one's complement sum to 16 bits.
+func natFold(s uint32) uint16 {
+	s = s>>16 + s&0xffff
+	s = s>>16 + s&0xffff
+	return uint16(s)
+}
+
+// natUpdateCsum applies diff (natDiff) to the checksum field f: a stored
+// checksum (complemented), or the uncomplemented pseudo-header sum of a
+// partial one. A UDP checksum of 0 (none) stays 0; one that would become
+// 0 is stored as 0xffff.
+func natUpdateCsum(f []byte, diff uint32, partial, udp bool) {
 	c := binary.BigEndian.Uint16(f)
 	if partial {
-		binary.BigEndian.PutUint16(f, packet.UpdateSum(c, old, new))
+		binary.BigEndian.PutUint16(f, natFold(uint32(c)+diff))
 		return
 	}
 	if udp && c == 0 {
 		return // no checksum
 	}
-	c = packet.UpdateChecksum(c, old, new)
+	c = ^natFold(uint32(^c) + diff)
 	if udp && c == 0 {
 		c = 0xffff
 	}
@@ -273,7 +294,7 @@ func natSetPorts(frame []byte, h natIP, sport, dport, echoID uint16, partial boo
 			return // ports are not in the pseudo-header: the completion covers them
 		}
 		if f := natPseudoCsum(frame, h); f != nil {
-			natUpdateCsum(f, old[:], cur[:], false, h.proto == packet.ProtoUDP)
+			natUpdateCsum(f, natDiff(old[:], cur[:]), false, h.proto == packet.ProtoUDP)
 		}
 	case packet.ProtoSCTP:
 		natSetSCTPPorts(frame, h, sport, dport)
@@ -288,8 +309,7 @@ func natSetPorts(frame []byte, h natIP, sport, dport, echoID uint16, partial boo
 			return
 		}
 		if !partial {
-			c := frame[l4+2 : l4+4]
-			binary.BigEndian.PutUint16(c, packet.UpdateChecksum(binary.BigEndian.Uint16(c), old, cur[:]))
+			natUpdateCsum(frame[l4+2:l4+4], natDiff(old, cur[:]), false, false)
 		}
 		copy(old, cur[:])
 	}
