@@ -55,16 +55,17 @@ const (
 	natPortAttemptsMin = 16
 )
 
-// natChooseReply picks the reply tuple of a new connection under nat n
+// natAllocate picks the reply tuple of a new connection under nat n
 // (NATSrc or NATDst): orig is the connection's original tuple, reply the
 // plain reverse of it (as the tracker would store it without NAT; for
-// ICMP echo SrcPort is the identifier), basis the tracker's random hash
+// ICMP echo SrcPort is the identifier, and DstPort may hold it too),
+// basis the tracker's random hash
 // basis, and inUse reports whether a reply tuple is taken (in either
 // direction of an existing connection of its zone). It returns the NATed
 // reply tuple and the side the nat rewrote (n.Kind), or false when the
 // range is exhausted, the clause is bare (NATApply) or its addresses are
 // of the other family.
-func natChooseReply(orig, reply Tuple, n *NAT, basis uint32, inUse func(Tuple) bool) (Tuple, NATKind, bool) {
+func natAllocate(orig, reply Tuple, n *NAT, basis uint32, inUse func(Tuple) bool) (Tuple, NATKind, bool) {
 	if n == nil || n.Kind != NATSrc && n.Kind != NATDst {
 		return reply, NATApply, false
 	}
@@ -91,7 +92,12 @@ func natChooseReply(orig, reply Tuple, n *NAT, basis uint32, inUse func(Tuple) b
 	pat := icmp || orig.Proto == packet.ProtoTCP || orig.Proto == packet.ProtoUDP || orig.Proto == packet.ProtoSCTP
 	sportField := natReplyDstPort
 	if icmp {
-		sportField = natReplySrcPort // the echo identifier
+		// The echo identifier: SrcPort, and DstPort too when the caller
+		// keeps it in both (as Open vSwitch's keys do).
+		sportField = natReplySrcPort
+		if reply.DstPort == reply.SrcPort {
+			sportField = natReplyBothPorts
+		}
 	}
 
 	sportMin, sportMax, sportCurr := natSportRange(&orig, &r, n.Kind, portOff)
@@ -187,13 +193,17 @@ type natPortField uint8
 const (
 	natReplySrcPort natPortField = iota
 	natReplyDstPort
+	natReplyBothPorts
 )
 
 func natSetPort(t *Tuple, f natPortField, p uint16) {
-	if f == natReplySrcPort {
+	switch f {
+	case natReplySrcPort:
 		t.SrcPort = p
-	} else {
+	case natReplyDstPort:
 		t.DstPort = p
+	default:
+		t.SrcPort, t.DstPort = p, p
 	}
 }
 

@@ -21,7 +21,7 @@ func ntReverse(o Tuple) Tuple {
 		r.SrcPort = o.SrcPort
 		r.DstPort = 0 // echo reply, code 0
 		if o.Proto == packet.ProtoICMPv6 {
-			r.DstPort = uint16(icmp6EchoReply) << 8
+			r.DstPort = uint16(natICMP6EchoReply) << 8
 		}
 	}
 	return r
@@ -31,11 +31,11 @@ func ntTCP(src string, sport uint16, dst string, dport uint16) Tuple {
 	return Tuple{Src: ntAddr(src), Dst: ntAddr(dst), SrcPort: sport, DstPort: dport, Proto: packet.ProtoTCP, Zone: 1}
 }
 
-// ntChoose runs natChooseReply for orig and, on success, records the
+// ntChoose runs natAllocate for orig and, on success, records the
 // reply tuple in tab.
 func ntChoose(t *testing.T, tab ntTable, orig Tuple, n *NAT, basis uint32) (Tuple, bool) {
 	t.Helper()
-	r, kind, ok := natChooseReply(orig, ntReverse(orig), n, basis, tab.inUse)
+	r, kind, ok := natAllocate(orig, ntReverse(orig), n, basis, tab.inUse)
 	if ok {
 		if kind != n.Kind {
 			t.Fatalf("kind %v, want %v", kind, n.Kind)
@@ -48,7 +48,7 @@ func ntChoose(t *testing.T, tab ntTable, orig Tuple, n *NAT, basis uint32) (Tupl
 	return r, ok
 }
 
-func TestNATChooseSNATKeepsPort(t *testing.T) {
+func TestNATAllocateSNATKeepsPort(t *testing.T) {
 	n := &NAT{Kind: NATSrc, AddrMin: ntAddr("198.18.2.10")}
 	tab := ntTable{}
 	orig := ntTCP("198.18.0.1", 40000, "198.18.1.2", 80)
@@ -70,7 +70,7 @@ func TestNATChooseSNATKeepsPort(t *testing.T) {
 
 // Without a port range a source port stays in its class: 1-511,
 // 600-1023 or 1024-65535.
-func TestNATChoosePortClasses(t *testing.T) {
+func TestNATAllocatePortClasses(t *testing.T) {
 	n := &NAT{Kind: NATSrc, AddrMin: ntAddr("198.18.2.10")}
 	for _, c := range []struct{ sport, lo, hi uint16 }{
 		{100, 1, 511}, {0, 1, 511}, {700, 600, 1023}, {550, 600, 1023}, {5000, 1024, 65535},
@@ -91,7 +91,7 @@ func TestNATChoosePortClasses(t *testing.T) {
 }
 
 // A small range is searched whole and then exhausted.
-func TestNATChooseExhaustion(t *testing.T) {
+func TestNATAllocateExhaustion(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		n      NAT
@@ -133,10 +133,10 @@ func TestNATChooseExhaustion(t *testing.T) {
 }
 
 // A big range gives up after a bounded number of lookups.
-func TestNATChooseBoundedSearch(t *testing.T) {
+func TestNATAllocateBoundedSearch(t *testing.T) {
 	n := &NAT{Kind: NATSrc, AddrMin: ntAddr("198.18.2.10"), AddrMax: ntAddr("198.18.2.200")}
 	lookups := 0
-	_, _, ok := natChooseReply(ntTCP("198.18.0.1", 40000, "198.18.1.2", 80), ntReverse(ntTCP("198.18.0.1", 40000, "198.18.1.2", 80)), n, 1,
+	_, _, ok := natAllocate(ntTCP("198.18.0.1", 40000, "198.18.1.2", 80), ntReverse(ntTCP("198.18.0.1", 40000, "198.18.1.2", 80)), n, 1,
 		func(Tuple) bool { lookups++; return true })
 	if ok {
 		t.Fatal("allocation succeeded with everything in use")
@@ -149,10 +149,10 @@ func TestNATChooseBoundedSearch(t *testing.T) {
 // The address is a function of the connection (hash), stable for the
 // same basis; persistent makes it a function of the source address alone,
 // the same for every basis.
-func TestNATChooseHashAndPersistence(t *testing.T) {
+func TestNATAllocateHashAndPersistence(t *testing.T) {
 	base := NAT{Kind: NATSrc, AddrMin: ntAddr("198.18.2.0"), AddrMax: ntAddr("198.18.2.255")}
 	pick := func(n NAT, orig Tuple, basis uint32) Tuple {
-		r, _, ok := natChooseReply(orig, ntReverse(orig), &n, basis, ntTable{}.inUse)
+		r, _, ok := natAllocate(orig, ntReverse(orig), &n, basis, ntTable{}.inUse)
 		if !ok {
 			t.Fatalf("refused %v", orig)
 		}
@@ -191,11 +191,11 @@ func TestNATChooseHashAndPersistence(t *testing.T) {
 
 // With a port range the first port is hashed (stable for the connection)
 // or random.
-func TestNATChoosePortStart(t *testing.T) {
+func TestNATAllocatePortStart(t *testing.T) {
 	n := NAT{Kind: NATSrc, AddrMin: ntAddr("198.18.2.10"), PortMin: 10000, PortMax: 19999}
 	orig := ntTCP("198.18.0.1", 40000, "198.18.1.2", 80)
 	first := func(n NAT, basis uint32) uint16 {
-		r, _, ok := natChooseReply(orig, ntReverse(orig), &n, basis, ntTable{}.inUse)
+		r, _, ok := natAllocate(orig, ntReverse(orig), &n, basis, ntTable{}.inUse)
 		if !ok || r.DstPort < n.PortMin || r.DstPort > n.PortMax {
 			t.Fatalf("got %v %v", r, ok)
 		}
@@ -218,7 +218,7 @@ func TestNATChoosePortStart(t *testing.T) {
 // DNAT to a port range: the destination port is chosen in the range, the
 // source port kept; when every destination port is taken for this source
 // port, the source port moves instead.
-func TestNATChooseDNAT(t *testing.T) {
+func TestNATAllocateDNAT(t *testing.T) {
 	n := &NAT{Kind: NATDst, AddrMin: ntAddr("198.18.5.1"), AddrMax: ntAddr("198.18.5.3"), PortMin: 8080, PortMax: 8081}
 	tab := ntTable{}
 	orig := ntTCP("198.18.0.1", 40000, "198.18.4.80", 80)
@@ -232,13 +232,13 @@ func TestNATChooseDNAT(t *testing.T) {
 	tab[other] = true
 	// The same flow again (the same hash, so the same backend) must
 	// move its source port.
-	r2, _, ok := natChooseReply(orig, ntReverse(orig), n, 11, tab.inUse)
+	r2, _, ok := natAllocate(orig, ntReverse(orig), n, 11, tab.inUse)
 	if !ok || r2.Src != r.Src || r2.DstPort == 40000 || r2.DstPort < 1024 {
 		t.Fatalf("second: %v %v (first %v)", r2, ok, r)
 	}
 	// Without a port range the destination port stays.
 	n2 := &NAT{Kind: NATDst, AddrMin: ntAddr("198.18.5.1")}
-	r3, _, ok := natChooseReply(orig, ntReverse(orig), n2, 11, ntTable{}.inUse)
+	r3, _, ok := natAllocate(orig, ntReverse(orig), n2, 11, ntTable{}.inUse)
 	want := Tuple{Src: n2.AddrMin, Dst: orig.Src, SrcPort: 80, DstPort: 40000, Proto: packet.ProtoTCP, Zone: 1}
 	if !ok || r3 != want {
 		t.Fatalf("no port range: %v, want %v", r3, want)
@@ -246,12 +246,12 @@ func TestNATChooseDNAT(t *testing.T) {
 }
 
 // DNAT spreads connections over the backends.
-func TestNATChooseDNATSpread(t *testing.T) {
+func TestNATAllocateDNATSpread(t *testing.T) {
 	n := &NAT{Kind: NATDst, AddrMin: ntAddr("198.18.5.1"), AddrMax: ntAddr("198.18.5.3")}
 	count := map[netip.Addr]int{}
 	for i := range 300 {
 		orig := ntTCP("198.18.0.1", uint16(20000+i), "198.18.4.80", 80)
-		r, _, ok := natChooseReply(orig, ntReverse(orig), n, 42, ntTable{}.inUse)
+		r, _, ok := natAllocate(orig, ntReverse(orig), n, 42, ntTable{}.inUse)
 		if !ok {
 			t.Fatal("refused")
 		}
@@ -270,11 +270,11 @@ func TestNATChooseDNATSpread(t *testing.T) {
 // ICMP echo: the identifier is the port; it is kept when free and moved
 // when another client uses it. ICMPv6 echo has no port (as in Open
 // vSwitch): a clash refuses the connection.
-func TestNATChooseICMP(t *testing.T) {
+func TestNATAllocateICMP(t *testing.T) {
 	n := &NAT{Kind: NATSrc, AddrMin: ntAddr("198.18.2.10")}
 	tab := ntTable{}
 	ping := func(src string) Tuple {
-		return Tuple{Src: ntAddr(src), Dst: ntAddr("198.18.1.2"), SrcPort: 77, DstPort: uint16(icmpEchoRequest) << 8, Proto: packet.ProtoICMP, Zone: 1}
+		return Tuple{Src: ntAddr(src), Dst: ntAddr("198.18.1.2"), SrcPort: 77, DstPort: uint16(natICMPEchoRequest) << 8, Proto: packet.ProtoICMP, Zone: 1}
 	}
 	r, ok := ntChoose(t, tab, ping("198.18.0.1"), n, 1)
 	if !ok || r.SrcPort != 77 || r.DstPort != 0 || r.Dst != n.AddrMin {
@@ -285,9 +285,21 @@ func TestNATChooseICMP(t *testing.T) {
 		t.Fatalf("second ping: %v %v", r, ok)
 	}
 
+	// Keys that hold the identifier in both ports change both.
+	both := ping("198.18.0.3")
+	bothReply := ntReverse(both)
+	bothReply.DstPort = bothReply.SrcPort
+	taken := bothReply
+	taken.Dst = n.AddrMin
+	tab[taken] = true
+	r, _, ok = natAllocate(both, bothReply, n, 1, tab.inUse)
+	if !ok || r.SrcPort != r.DstPort || r.SrcPort == 77 {
+		t.Fatalf("identifier in both ports: %v %v", r, ok)
+	}
+
 	n6 := &NAT{Kind: NATSrc, AddrMin: ntAddr("2001:2:0:2::10")}
 	ping6 := func(src string) Tuple {
-		return Tuple{Src: ntAddr(src), Dst: ntAddr("2001:2:0:1::2"), SrcPort: 77, DstPort: uint16(icmp6EchoRequest) << 8, Proto: packet.ProtoICMPv6, Zone: 1}
+		return Tuple{Src: ntAddr(src), Dst: ntAddr("2001:2:0:1::2"), SrcPort: 77, DstPort: uint16(natICMP6EchoRequest) << 8, Proto: packet.ProtoICMPv6, Zone: 1}
 	}
 	tab = ntTable{}
 	if r, ok := ntChoose(t, tab, ping6("2001:2::1"), n6, 1); !ok || r.SrcPort != 77 {
@@ -300,7 +312,7 @@ func TestNATChooseICMP(t *testing.T) {
 
 // Protocols without ports get an address only; with a range of
 // addresses a clash moves on to the next.
-func TestNATChooseOtherProtocol(t *testing.T) {
+func TestNATAllocateOtherProtocol(t *testing.T) {
 	gre := func(src string) Tuple {
 		return Tuple{Src: ntAddr(src), Dst: ntAddr("198.18.1.2"), Proto: 47, Zone: 1}
 	}
@@ -316,32 +328,32 @@ func TestNATChooseOtherProtocol(t *testing.T) {
 
 // No address keeps the connection's own (port-only NAT); a bare nat or an
 // address of the other family chooses nothing.
-func TestNATChooseEdges(t *testing.T) {
+func TestNATAllocateEdges(t *testing.T) {
 	orig := ntTCP("198.18.0.1", 40000, "198.18.1.2", 80)
-	r, _, ok := natChooseReply(orig, ntReverse(orig), &NAT{Kind: NATSrc, PortMin: 3000, PortMax: 3000}, 1, ntTable{}.inUse)
+	r, _, ok := natAllocate(orig, ntReverse(orig), &NAT{Kind: NATSrc, PortMin: 3000, PortMax: 3000}, 1, ntTable{}.inUse)
 	if !ok || r.Dst != orig.Src || r.DstPort != 3000 {
 		t.Errorf("port only: %v %v", r, ok)
 	}
-	r, _, ok = natChooseReply(orig, ntReverse(orig), &NAT{Kind: NATSrc, AddrMin: ntAddr("0.0.0.0")}, 1, ntTable{}.inUse)
+	r, _, ok = natAllocate(orig, ntReverse(orig), &NAT{Kind: NATSrc, AddrMin: ntAddr("0.0.0.0")}, 1, ntTable{}.inUse)
 	if !ok || r != ntReverse(orig) {
 		t.Errorf("0.0.0.0: %v %v", r, ok)
 	}
-	if _, _, ok := natChooseReply(orig, ntReverse(orig), &NAT{Kind: NATApply}, 1, ntTable{}.inUse); ok {
+	if _, _, ok := natAllocate(orig, ntReverse(orig), &NAT{Kind: NATApply}, 1, ntTable{}.inUse); ok {
 		t.Error("bare nat chose a tuple")
 	}
-	if _, _, ok := natChooseReply(orig, ntReverse(orig), nil, 1, ntTable{}.inUse); ok {
+	if _, _, ok := natAllocate(orig, ntReverse(orig), nil, 1, ntTable{}.inUse); ok {
 		t.Error("nil nat chose a tuple")
 	}
-	if _, _, ok := natChooseReply(orig, ntReverse(orig), &NAT{Kind: NATSrc, AddrMin: ntAddr("2001:2::5")}, 1, ntTable{}.inUse); ok {
+	if _, _, ok := natAllocate(orig, ntReverse(orig), &NAT{Kind: NATSrc, AddrMin: ntAddr("2001:2::5")}, 1, ntTable{}.inUse); ok {
 		t.Error("IPv6 range for an IPv4 connection accepted")
 	}
 	// A maximum below the minimum is the minimum alone; the full 16-bit
 	// port range and the whole IPv4 space do not overflow.
-	r, _, ok = natChooseReply(orig, ntReverse(orig), &NAT{Kind: NATSrc, AddrMin: ntAddr("198.18.2.10"), AddrMax: ntAddr("198.18.2.1"), PortMin: 1, PortMax: 65535}, 1, ntTable{}.inUse)
+	r, _, ok = natAllocate(orig, ntReverse(orig), &NAT{Kind: NATSrc, AddrMin: ntAddr("198.18.2.10"), AddrMax: ntAddr("198.18.2.1"), PortMin: 1, PortMax: 65535}, 1, ntTable{}.inUse)
 	if !ok || r.Dst != ntAddr("198.18.2.10") {
 		t.Errorf("reversed range: %v %v", r, ok)
 	}
-	if _, _, ok = natChooseReply(orig, ntReverse(orig), &NAT{Kind: NATSrc, AddrMin: ntAddr("0.0.0.1"), AddrMax: ntAddr("255.255.255.255")}, 1, ntTable{}.inUse); !ok {
+	if _, _, ok = natAllocate(orig, ntReverse(orig), &NAT{Kind: NATSrc, AddrMin: ntAddr("0.0.0.1"), AddrMax: ntAddr("255.255.255.255")}, 1, ntTable{}.inUse); !ok {
 		t.Error("whole IPv4 space refused")
 	}
 }
@@ -364,7 +376,7 @@ func TestNATAddrArithmetic(t *testing.T) {
 	n := &NAT{Kind: NATDst, AddrMin: ntAddr("2001:2::"), AddrMax: ntAddr("2001:2:ffff::")}
 	for i := range 50 {
 		orig := Tuple{Src: ntAddr("2001:2::1"), Dst: ntAddr("2001:2:0:4::80"), SrcPort: uint16(1000 + i), DstPort: 80, Proto: packet.ProtoTCP}
-		r, _, ok := natChooseReply(orig, ntReverse(orig), n, 1, ntTable{}.inUse)
+		r, _, ok := natAllocate(orig, ntReverse(orig), n, 1, ntTable{}.inUse)
 		if !ok || r.Src.Less(n.AddrMin) || natAddrAdd(n.AddrMin, 0xfffffffe).Less(r.Src) {
 			t.Fatalf("%v %v", r, ok)
 		}
@@ -373,7 +385,7 @@ func TestNATAddrArithmetic(t *testing.T) {
 
 // Two hundred connections from one client's port range through SNAT to
 // one address all get distinct tuples (the acceptance scenario).
-func TestNATChooseTwoHundred(t *testing.T) {
+func TestNATAllocateTwoHundred(t *testing.T) {
 	n := &NAT{Kind: NATSrc, AddrMin: ntAddr("198.18.2.10")}
 	tab := ntTable{}
 	for i := range 200 {
@@ -386,13 +398,13 @@ func TestNATChooseTwoHundred(t *testing.T) {
 	}
 }
 
-func BenchmarkNATChooseReply(b *testing.B) {
+func BenchmarkNATAllocate(b *testing.B) {
 	n := &NAT{Kind: NATSrc, AddrMin: ntAddr("198.18.2.10"), AddrMax: ntAddr("198.18.2.20")}
 	orig := ntTCP("198.18.0.1", 40000, "198.18.1.2", 80)
 	rev := ntReverse(orig)
 	free := func(Tuple) bool { return false }
 	b.ReportAllocs()
 	for b.Loop() {
-		natChooseReply(orig, rev, n, 1, free)
+		natAllocate(orig, rev, n, 1, free)
 	}
 }

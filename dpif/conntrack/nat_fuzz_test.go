@@ -93,9 +93,9 @@ func FuzzNATRewriteValid(f *testing.F) {
 		p := ntPkt{src: pktTuple.Src, dst: pktTuple.Dst, proto: proto, sport: pktTuple.SrcPort, dport: pktTuple.DstPort,
 			payload: payload, udpNoCsum: buf[90]&1 != 0}
 		if proto == packet.ProtoICMP || proto == packet.ProtoICMPv6 {
-			p.icmpType, p.icmpID = icmpEchoRequest, pktTuple.SrcPort
+			p.icmpType, p.icmpID = natICMPEchoRequest, pktTuple.SrcPort
 			if v6 {
-				p.icmpType = icmp6EchoRequest
+				p.icmpType = natICMP6EchoRequest
 			}
 		}
 		ip := ntIP(p)

@@ -38,14 +38,14 @@ import (
 // ICMP types whose header carries an identifier (Open vSwitch's
 // packet_is_icmpv4_info_message), and ICMPv6 echo.
 const (
-	icmpEchoReply      = 0
-	icmpEchoRequest    = 8
-	icmpTimestamp      = 13
-	icmpTimestampReply = 14
-	icmpInfoRequest    = 15
-	icmpInfoReply      = 16
-	icmp6EchoRequest   = 128
-	icmp6EchoReply     = 129
+	natICMPEchoReply      = 0
+	natICMPEchoRequest    = 8
+	natICMPTimestamp      = 13
+	natICMPTimestampReply = 14
+	natICMPInfoRequest    = 15
+	natICMPInfoReply      = 16
+	natICMP6EchoRequest   = 128
+	natICMP6EchoReply     = 129
 )
 
 // natCastagnoli is the CRC32c table for SCTP, built once and only read.
@@ -53,15 +53,16 @@ var natCastagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // natPacket applies a NATed connection's binding to b, whose Key and
 // Offsets are from its last Parse, and returns the ct_state bit the
-// packet gains (StateSrcNAT or StateDstNAT, or 0 when kind is neither).
+// packet gains (StateSrcNAT or StateDstNAT, or 0 when kind is neither):
+// Open vSwitch's nat_packet.
 //
 // orig is the connection's original tuple and reply its reply tuple
-// after NAT (for ICMP and ICMPv6 echo, SrcPort of both is the echo
-// identifier); kind is the committed nat's side (NATSrc or NATDst).
-// isReply says b travels in the reply direction; related says b is an
-// ICMP or ICMPv6 error quoting a packet of the connection. The frame
-// bytes and b.Key (addresses, TCP/UDP/SCTP ports) change together; the
-// conntrack metadata of the key is the caller's.
+// after NAT (for ICMP echo, SrcPort of both is the identifier); kind is
+// the committed nat's side (NATSrc or NATDst). isReply says b travels in
+// the reply direction; related says b is an ICMP or ICMPv6 error quoting
+// a packet of the connection. The frame bytes and b.Key (addresses,
+// TCP/UDP/SCTP ports) change together; the conntrack metadata of the key
+// is the caller's.
 //
 // The caller skips packets already NATed in the same zone by an earlier
 // ct action of this pass (Open vSwitch's handle_nat).
@@ -72,6 +73,23 @@ func natPacket(b *packet.Buffer, orig, reply *Tuple, kind NATKind, isReply, rela
 		action = natReverseKind(kind)
 		target = orig
 	}
+	// The packet must look like the other direction's tuple reversed.
+	to := Tuple{Src: target.Dst, Dst: target.Src, SrcPort: target.DstPort, DstPort: target.SrcPort}
+	if target.Proto == packet.ProtoICMP || target.Proto == packet.ProtoICMPv6 {
+		to.SrcPort = target.SrcPort // the echo identifier, the same both ways
+	}
+	return natRewriteTo(b, &to, action, related)
+}
+
+// natRewriteTo is natPacket's rewrite, given the tuple the packet must
+// carry: to's address on the side action names (the source for NATSrc,
+// the destination for NATDst) and both of to's TCP/UDP/SCTP ports, or
+// for an ICMP echo its identifier to.SrcPort. A related ICMP or ICMPv6
+// error gets to's address on that side of its outer header, and the
+// packet it quotes, which went the other way, reversed to's address on
+// the other side and reversed ports (or identifier to.SrcPort). It
+// returns StateSrcNAT or StateDstNAT as action, 0 for NATApply.
+func natRewriteTo(b *packet.Buffer, to *Tuple, action NATKind, related bool) uint32 {
 	var state uint32
 	switch action {
 	case NATSrc:
@@ -88,18 +106,18 @@ func natPacket(b *packet.Buffer, orig, reply *Tuple, kind NATKind, isReply, rela
 	}
 	partial := b.HasVnet && b.Vnet.Flags&packet.VnetNeedsCsum != 0
 	if related {
-		if natRelated(frame, outer, target, action, partial) && partial {
+		if natRelated(frame, outer, to, action, partial) && partial {
 			// The ICMP checksum is complete now; completing it again on
 			// output would spoil it.
 			b.Vnet.Flags &^= packet.VnetNeedsCsum
 		}
 	} else {
 		if action == NATSrc {
-			natSetAddr(frame, outer, true, target.Dst, partial)
+			natSetAddr(frame, outer, true, to.Src, partial)
 		} else {
-			natSetAddr(frame, outer, false, target.Src, partial)
+			natSetAddr(frame, outer, false, to.Dst, partial)
 		}
-		natSetPorts(frame, outer, target.DstPort, target.SrcPort, target.SrcPort, partial)
+		natSetPorts(frame, outer, to.SrcPort, to.DstPort, to.SrcPort, partial)
 	}
 	natSyncKey(frame, outer, &b.Key)
 	return state
@@ -319,10 +337,10 @@ func natSetPorts(frame []byte, h natIP, sport, dport, echoID uint16, partial boo
 // carries an identifier in its second word.
 func natICMPHasID(t uint8, v6 bool) bool {
 	if v6 {
-		return t == icmp6EchoRequest || t == icmp6EchoReply
+		return t == natICMP6EchoRequest || t == natICMP6EchoReply
 	}
 	switch t {
-	case icmpEchoReply, icmpEchoRequest, icmpTimestamp, icmpTimestampReply, icmpInfoRequest, icmpInfoReply:
+	case natICMPEchoReply, natICMPEchoRequest, natICMPTimestamp, natICMPTimestampReply, natICMPInfoRequest, natICMPInfoReply:
 		return true
 	}
 	return false
@@ -359,14 +377,15 @@ func natSCTPCRC(seg []byte) uint32 {
 }
 
 // natRelated rewrites an ICMP or ICMPv6 error of the connection: the outer
-// address on the side action names, the quoted packet (which travelled
-// in target's direction) to target's addresses and ports, and the outer
-// ICMP checksum recomputed. It reports whether it wrote that checksum.
-func natRelated(frame []byte, outer natIP, target *Tuple, action NATKind, partial bool) bool {
+// address on the side action names to to's, the quoted packet (which
+// travelled the other way) to to reversed on the other side, and the
+// outer ICMP checksum recomputed. It reports whether it wrote that
+// checksum.
+func natRelated(frame []byte, outer natIP, to *Tuple, action NATKind, partial bool) bool {
 	if action == NATSrc {
-		natSetAddr(frame, outer, true, target.Dst, partial)
+		natSetAddr(frame, outer, true, to.Src, partial)
 	} else {
-		natSetAddr(frame, outer, false, target.Src, partial)
+		natSetAddr(frame, outer, false, to.Dst, partial)
 	}
 	icmpProto := packet.ProtoICMP
 	if outer.v6 {
@@ -376,14 +395,14 @@ func natRelated(frame []byte, outer natIP, target *Tuple, action NATKind, partia
 		return false
 	}
 	if inner, ok := natQuoted(frame, outer); ok {
-		// The quoted packet went the other way: its address on the
-		// other side is the one the outer header got.
+		// The outer source's address is the quoted packet's destination,
+		// and the other way round.
 		if action == NATSrc {
-			natSetAddr(frame, inner, false, target.Dst, false)
+			natSetAddr(frame, inner, false, to.Src, false)
 		} else {
-			natSetAddr(frame, inner, true, target.Src, false)
+			natSetAddr(frame, inner, true, to.Dst, false)
 		}
-		natSetPorts(frame, inner, target.SrcPort, target.DstPort, target.SrcPort, false)
+		natSetPorts(frame, inner, to.DstPort, to.SrcPort, to.SrcPort, false)
 	}
 	icmp := frame[outer.l4:outer.end]
 	icmp[2], icmp[3] = 0, 0

@@ -68,13 +68,13 @@ func ntTuple(f ntFamily, p ntProto, src, dst netip.Addr, sport, dport uint16, re
 func ntEchoType(f ntFamily, request bool) uint8 {
 	switch {
 	case f.a.Is6() && request:
-		return icmp6EchoRequest
+		return natICMP6EchoRequest
 	case f.a.Is6():
-		return icmp6EchoReply
+		return natICMP6EchoReply
 	case request:
-		return icmpEchoRequest
+		return natICMPEchoRequest
 	}
-	return icmpEchoReply
+	return natICMPEchoReply
 }
 
 // ntPacket builds a packet of protocol p.
