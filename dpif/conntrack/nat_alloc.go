@@ -32,13 +32,15 @@ import (
 //   - TCP, UDP, SCTP and ICMP (the echo identifier) have ports; ICMPv6
 //     and other protocols only the address, which must then be free.
 //
-// Where Open vSwitch fails once the hashed address has no free port, this
-// goes on to the next addresses of the range (at most natMaxAddrTries in
-// all), so a range of addresses is exhausted only when they all are.
+// Where Open vSwitch gives up once the hashed address has no free port,
+// this goes on to the next addresses of the range, natMaxAddrTries of
+// them at most: a range of that many addresses (with small port ranges)
+// is exhausted only when all its tuples are taken.
 
 // natMaxAddrTries bounds how many addresses of a range one allocation
-// tries; with at most 249 port tries each, an allocation costs at most
-// natMaxAddrTries*249 lookups.
+// tries; with at most 249 port tries each (twice that for DNAT with a
+// port range: destination ports first, then source ports), an
+// allocation costs at most natMaxAddrTries*498 lookups.
 const natMaxAddrTries = 8
 
 // Port classes for a source port kept when possible (Open vSwitch's
