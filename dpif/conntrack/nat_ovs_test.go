@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gvs/packet"
 )
 
 // ntRefOVS is Debian's ovs-vswitchd with dummy (userspace) datapaths and
@@ -296,5 +298,101 @@ func TestNATRewriteMatchesOpenVSwitch(t *testing.T) {
 				check(name+"/echo-reply", send("p2", e), ours(e, orig, reply, kind, true, false))
 			}
 		}
+	}
+}
+
+// TestALGFTPMatchesOpenVSwitch: an active FTP session through SNAT with
+// alg=ftp in Debian's ovs-vswitchd leaves it byte for byte as natPacket
+// and algFTP rewrite it, and the data connection the server opens is
+// NATed back to the client as algExpectation says.
+//
+// A packet netdev-dummy/receive injects has no room to grow, and Open
+// vSwitch then leaves the PORT command's text alone (its "unsupported
+// effective MTU" case), as algFTP does a frame without tailroom: so ours
+// run on buffers without tailroom too. The rewrite itself, and the
+// sequence numbers after it, are TestALGFTPActiveSNAT's.
+func TestALGFTPMatchesOpenVSwitch(t *testing.T) {
+	r := ntStartOVS(t)
+	pcap := func(p string) string { return filepath.Join(r.dir, p+".pcap") }
+	r.vsctl("add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev",
+		"--", "add-port", "br0", "p1", "--", "set", "interface", "p1", "type=dummy", "ofport_request=1", "options:tx_pcap="+pcap("p1"),
+		"--", "add-port", "br0", "p2", "--", "set", "interface", "p2", "type=dummy", "ofport_request=2", "options:tx_pcap="+pcap("p2"))
+	r.run("ovs-ofctl", "add-flow", "br0", "tcp,in_port=1,actions=ct(commit,zone=3,alg=ftp,nat(src=198.18.2.10)),output:2")
+	r.run("ovs-ofctl", "add-flow", "br0", "tcp,in_port=2,actions=ct(commit,zone=3,nat),output:1")
+
+	send := func(in string, ip []byte) []byte {
+		t.Helper()
+		out := "p2"
+		if in == "p2" {
+			out = "p1"
+		}
+		before := len(ntPcapRecords(t, pcap(out)))
+		r.appctl("netdev-dummy/receive", in, hex.EncodeToString(ntFrame(ip, false)))
+		for range 100 {
+			if recs := ntPcapRecords(t, pcap(out)); len(recs) > before {
+				return recs[before][14:]
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("nothing left %s", out)
+		return nil
+	}
+	orig := Tuple{Src: ntAddr("198.18.0.1"), Dst: ntAddr("198.18.1.2"), SrcPort: 40000, DstPort: 21, Proto: packet.ProtoTCP, Zone: 3}
+	reply := Tuple{Src: ntAddr("198.18.1.2"), Dst: ntAddr("198.18.2.10"), SrcPort: 21, DstPort: 40000, Proto: packet.ProtoTCP, Zone: 3}
+	var st algFTPState
+	var exp algExpectation
+	ours := func(ip []byte, isReply bool) []byte {
+		frame := ntFrame(ip, false)
+		b := packet.NewBuffer(0, len(frame))
+		b.SetLen(len(frame))
+		copy(b.Data(), frame)
+		b.Parse()
+		natPacket(b, &orig, &reply, NATSrc, isReply, false)
+		e, res := algFTP(b, &orig, &reply, NATSrc, true, isReply, &st)
+		if res == algFTPExpected {
+			exp = e
+		}
+		return append([]byte(nil), ntIPOf(b.Data())...)
+	}
+	step := func(name, in string, ip []byte) {
+		t.Helper()
+		want := ours(ip, in == "p2")
+		if got := send(in, ip); !bytes.Equal(got, want) {
+			t.Errorf("%s:\nOpen vSwitch %x\ngvs          %x", name, got, want)
+		}
+	}
+	const (
+		ack    = 0x10
+		pshAck = 0x18
+	)
+	a, b, n := "198.18.0.1", "198.18.1.2", "198.18.2.10"
+	step("syn", "p1", ntWithFlags(ntFTPPacket(a, b, 40000, 21, 1000, 0, ""), 0x02))
+	step("syn-ack", "p2", ntWithFlags(ntFTPPacket(b, n, 21, 40000, 5000, 1001, ""), 0x12))
+	step("ack", "p1", ntWithFlags(ntFTPPacket(a, b, 40000, 21, 1001, 5001, ""), ack))
+	port := "PORT 198,18,0,1,156,64\r\n"
+	step("port", "p1", ntWithFlags(ntFTPPacket(a, b, 40000, 21, 1001, 5001, port), pshAck))
+	if st.Skew != 0 || exp.Key.DstPort != 40000 {
+		t.Fatalf("after PORT: state %+v, expectation %+v", st, exp)
+	}
+	step("ack-of-port", "p2", ntWithFlags(ntFTPPacket(b, n, 21, 40000, 5001, 1001+uint32(len(port)), ""), ack))
+	step("200", "p2", ntWithFlags(ntFTPPacket(b, n, 21, 40000, 5001, 1001+uint32(len(port)), "200 PORT command successful\r\n"), pshAck))
+	step("list", "p1", ntWithFlags(ntFTPPacket(a, b, 40000, 21, 1001+uint32(len(port)), 5001+29, "LIST\r\n"), pshAck))
+
+	// The server's data connection, from port 20 to the address and port
+	// the rewritten PORT gave it.
+	data := Tuple{Src: ntAddr(b), Dst: ntAddr(n), SrcPort: 20, DstPort: 40000, Proto: packet.ProtoTCP, Zone: 3}
+	if algExpectKey(data) != exp.Key {
+		t.Fatalf("data connection %+v does not match the expectation %+v", data, exp.Key)
+	}
+	dataReply, kind := exp.NATReply(Tuple{Src: data.Dst, Dst: data.Src, SrcPort: data.DstPort, DstPort: data.SrcPort, Proto: packet.ProtoTCP, Zone: 3})
+	syn := ntWithFlags(ntFTPPacket(b, n, 20, 40000, 9000, 0, ""), 0x02)
+	bb := ntBuffer(ntFrame(syn, false))
+	natPacket(bb, &data, &dataReply, kind, false, false)
+	if got, want := send("p2", syn), ntIPOf(bb.Data()); !bytes.Equal(got, want) {
+		t.Errorf("data SYN:\nOpen vSwitch %x\ngvs          %x", got, want)
+	}
+	dump := r.appctl("dpctl/dump-conntrack")
+	if !strings.Contains(dump, "tcp,orig=(src=198.18.1.2,dst=198.18.2.10,sport=20,dport=40000),reply=(src=198.18.0.1,dst=198.18.1.2,sport=40000,dport=20),zone=3") {
+		t.Errorf("Open vSwitch's data connection is not the one expected:\n%s", dump)
 	}
 }
