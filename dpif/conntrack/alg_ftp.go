@@ -133,8 +133,8 @@ func algFTPParse(payload []byte, v6 bool) (m algFTPMsg, ok bool) {
 			text[n] = c
 			n++
 		}
-		addr, err := netip.ParseAddr(string(text[:n]))
-		if err != nil || !addr.Is4() {
+		addr, ok := algParseIPv4(text[:n])
+		if !ok {
 			return m, false
 		}
 		m.addr, m.addrAt, m.addrLen = addr, start, i-start
@@ -178,8 +178,8 @@ func algFTPParseV6(msg []byte) (m algFTPMsg, ok bool) {
 		for i < len(msg) && (algIsHex(msg[i]) || msg[i] == ':' || msg[i] == '.') {
 			i++
 		}
-		addr, err := netip.ParseAddr(string(msg[start:i]))
-		if err != nil || !addr.Is6() {
+		addr, ok := algParseIPv6(msg[start:i])
+		if !ok {
 			return m, false
 		}
 		m.addr, m.addrAt, m.addrLen = addr, start, i-start
@@ -199,6 +199,111 @@ func algFTPParseV6(msg []byte) (m algFTPMsg, ok bool) {
 	}
 	m.port = uint16(v)
 	return m, true
+}
+
+// algParseIPv4 parses a dotted quad as inet_pton does: four decimal
+// numbers up to 255 without leading zeros. (netip.ParseAddr would need a
+// string, and the conversion allocates.)
+func algParseIPv4(s []byte) (netip.Addr, bool) {
+	var a [4]byte
+	i := 0
+	for k := range 4 {
+		if k > 0 {
+			if i >= len(s) || s[i] != '.' {
+				return netip.Addr{}, false
+			}
+			i++
+		}
+		start, v := i, 0
+		for i < len(s) && algIsDigit(s[i]) && i-start < 3 {
+			v = v*10 + int(s[i]-'0')
+			i++
+		}
+		if i == start || v > 255 || i-start > 1 && s[start] == '0' {
+			return netip.Addr{}, false
+		}
+		a[k] = byte(v)
+	}
+	if i != len(s) {
+		return netip.Addr{}, false
+	}
+	return netip.AddrFrom4(a), true
+}
+
+// algParseIPv6 parses an IPv6 address as inet_pton does: up to eight
+// groups of up to four hex digits, one "::" for a run of zero groups, and
+// optionally a dotted quad for the last 32 bits.
+func algParseIPv6(s []byte) (netip.Addr, bool) {
+	var a [16]byte
+	n, gap := 0, -1 // bytes written, where "::" was
+	i := 0
+	if len(s) >= 2 && s[0] == ':' && s[1] == ':' {
+		gap, i = 0, 2
+	}
+	for i < len(s) && n < 16 {
+		start, v := i, 0
+		for i < len(s) && algIsHex(s[i]) && i-start < 4 {
+			v = v<<4 | int(algHexVal(s[i]))
+			i++
+		}
+		if i == start {
+			return netip.Addr{}, false
+		}
+		if i < len(s) && s[i] == '.' {
+			// The last 32 bits as a dotted quad.
+			v4, ok := algParseIPv4(s[start:])
+			if !ok || n > 12 {
+				return netip.Addr{}, false
+			}
+			b := v4.As4()
+			copy(a[n:], b[:])
+			n += 4
+			i = len(s)
+			break
+		}
+		a[n], a[n+1] = byte(v>>8), byte(v)
+		n += 2
+		if i == len(s) {
+			break
+		}
+		if s[i] != ':' {
+			return netip.Addr{}, false
+		}
+		i++
+		if i < len(s) && s[i] == ':' {
+			if gap >= 0 {
+				return netip.Addr{}, false
+			}
+			gap = n
+			i++
+		} else if i == len(s) {
+			return netip.Addr{}, false // a trailing single colon
+		}
+	}
+	if i != len(s) {
+		return netip.Addr{}, false
+	}
+	switch {
+	case gap >= 0:
+		if n == 16 {
+			return netip.Addr{}, false
+		}
+		copy(a[16-(n-gap):], a[gap:n])
+		clear(a[gap : 16-(n-gap)])
+	case n != 16:
+		return netip.Addr{}, false
+	}
+	return netip.AddrFrom16(a), true
+}
+
+func algHexVal(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
 
 // algNumber reads a decimal number of at least one and at most

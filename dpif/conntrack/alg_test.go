@@ -3,6 +3,7 @@ package conntrack
 import (
 	"bytes"
 	"encoding/binary"
+	"net/netip"
 	"testing"
 
 	"gvs/packet"
@@ -403,6 +404,49 @@ func FuzzALGFTP(f *testing.F) {
 		algFTP(buf, &orig, &reply, NATSrc, sel&1 != 0, isReply, &st)
 		if err := ntCheckIP(ntIPOf(buf.Data())); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// The helper allocates nothing per packet, control messages included.
+func TestALGFTPAllocs(t *testing.T) {
+	orig := Tuple{Src: ntAddr("198.18.0.1"), Dst: ntAddr("198.18.1.2"), SrcPort: 40000, DstPort: 21, Proto: packet.ProtoTCP}
+	reply := Tuple{Src: ntAddr("198.18.1.2"), Dst: ntAddr("198.18.2.10"), SrcPort: 21, DstPort: 40000, Proto: packet.ProtoTCP}
+	for _, msg := range []string{"LIST\r\n", "PORT 198,18,2,10,156,64\r\n", "227 Entering Passive Mode (198,18,1,2,195,80).\r\n"} {
+		frame := ntFrame(ntFTPPacket("198.18.0.1", "198.18.1.2", 40000, 21, 1, 2, msg), false)
+		b := ntBuffer(frame)
+		st := algFTPState{Skew: 4}
+		n := testing.AllocsPerRun(100, func() {
+			algFTP(b, &orig, &reply, NATSrc, true, false, &st)
+		})
+		if n != 0 {
+			t.Errorf("%q: %v allocations", msg, n)
+		}
+	}
+	n := testing.AllocsPerRun(100, func() {
+		natAllocate(orig, Tuple{Src: orig.Dst, Dst: orig.Src, SrcPort: 21, DstPort: 40000, Proto: packet.ProtoTCP},
+			&NAT{Kind: NATSrc, AddrMin: ntAddr("198.18.2.10")}, 1, func(Tuple) bool { return false })
+	})
+	if n != 0 {
+		t.Errorf("natAllocate: %v allocations", n)
+	}
+}
+
+// The address parsers agree with netip.ParseAddr (which follows
+// inet_pton's rules: no leading zeros, one "::", a trailing dotted quad).
+func FuzzALGParseAddr(f *testing.F) {
+	for _, s := range []string{"198.18.0.1", "0.0.0.0", "255.255.255.255", "01.2.3.4", "1.2.3", "1.2.3.4.5", "256.1.1.1",
+		"::", "::1", "1::", "2001:2::1", "2001:2:0:2::10", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8:9", "::ffff:198.18.0.1",
+		"1:2:3:4:5:6:7::", "1:::2", ":1", "1:", "12345::", "fe80::1%eth0", "::1.2.3.4", "1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:7:1.2.3.4"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := netip.ParseAddr(s)
+		if got, ok := algParseIPv4([]byte(s)); ok != (err == nil && want.Is4()) || ok && got != want {
+			t.Errorf("IPv4 %q: got %v %v, netip %v %v", s, got, ok, want, err)
+		}
+		if got, ok := algParseIPv6([]byte(s)); ok != (err == nil && want.Is6() && want.Zone() == "") || ok && got != want {
+			t.Errorf("IPv6 %q: got %v %v, netip %v %v", s, got, ok, want, err)
 		}
 	})
 }
