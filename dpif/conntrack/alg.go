@@ -131,7 +131,13 @@ func algExpect(orig, reply *Tuple, kind NATKind, isReply bool, dstPort uint16) a
 }
 
 // algTFTPExpectation is the expectation a TFTP request creates: the
-// server answers from a new port to the client's port.
+// server answers from a new port to the client's port. That is the port
+// as the server sees it (reply.DstPort): Open vSwitch takes the client's
+// own, the same unless SNAT had to move it, when its expectation misses.
 func algTFTPExpectation(orig, reply *Tuple, kind NATKind, isReply bool) algExpectation {
-	return algExpect(orig, reply, kind, isReply, orig.SrcPort)
+	port := orig.SrcPort
+	if !isReply {
+		port = reply.DstPort
+	}
+	return algExpect(orig, reply, kind, isReply, port)
 }

@@ -315,6 +315,12 @@ func TestALGTFTPExpectation(t *testing.T) {
 	if algExpectKey(ans) != exp.Key {
 		t.Error("the answer does not match")
 	}
+	// When SNAT moved the client's port, the answer goes to the new one.
+	moved := reply
+	moved.DstPort = 5001
+	if exp := algTFTPExpectation(&orig, &moved, NATSrc, false); exp.Key.DstPort != 5001 {
+		t.Errorf("moved port: %+v", exp)
+	}
 	// Through DNAT the answer comes from the real server to the client
 	// and is NATed to look as if from the virtual address.
 	dorig := Tuple{Src: ntAddr("198.18.0.1"), Dst: ntAddr("198.18.4.80"), SrcPort: 5000, DstPort: 69, Proto: packet.ProtoUDP}
