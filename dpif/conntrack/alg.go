@@ -20,13 +20,15 @@ import (
 //     A connection is committed with a helper only when algCtlType gives
 //     HelperNone or that helper (Open vSwitch's ct_verify_helper).
 //  2. A packet of an existing FTP control connection committed with
-//     alg=ftp goes through algFTP, under the connection's lock, with
-//     the state kept in the connection. The order against the TCP
-//     tracker matters: when isReply differs from st.SkewReply, call
-//     algFTP before the TCP window check (it un-skews the ack the
-//     tracker will see), otherwise after it (and only when the packet
-//     did not restart the connection). algFTP returns the expectation a
-//     PORT/PASV/EPRT/EPSV message creates; a malformed one makes the
+//     alg=ftp goes through algFTP once, under the connection's lock,
+//     with the state kept in the connection. Open vSwitch's order, which
+//     the TCP tracker's window checks see: a packet carrying no control
+//     message (algFTPCarriesControl false) that travels against the skew
+//     (isReply != st.SkewReply) goes through algFTP before the TCP
+//     tracker, which then sees its acknowledgement un-skewed; any other
+//     packet after the TCP tracker (unless it restarted the connection)
+//     and after the NAT rewrite. algFTP returns the expectation a
+//     PORT/227/EPRT/229 message creates; a malformed one makes the
 //     packet +inv (+trk).
 //  3. A packet of a TFTP connection committed with alg=tftp, when the
 //     connection is created, yields algTFTPExpectation.

@@ -359,6 +359,27 @@ func algContainsFold(s []byte, sub string) bool {
 	return false
 }
 
+// algFTPCarriesControl reports whether TCP packet b (Key and Offsets from
+// its last Parse) carries a control message algFTP acts on.
+func algFTPCarriesControl(b *packet.Buffer) bool {
+	payload, _, ok := algTCPPayload(b)
+	return ok && algFTPInterest(payload, b.Key.EtherType == packet.EtherTypeIPv6)
+}
+
+// algTCPPayload locates the payload of TCP packet b, and its IP packet.
+func algTCPPayload(b *packet.Buffer) ([]byte, natIP, bool) {
+	h, ok := natOuter(b.Data(), &b.Key, b.Offsets)
+	if !ok || h.proto != packet.ProtoTCP || h.l4 == 0 || h.l4+packet.TCPMinLen > h.end {
+		return nil, h, false
+	}
+	frame := b.Data()
+	dataAt := h.l4 + int(frame[h.l4+12]>>4)*4
+	if dataAt > h.end {
+		return nil, h, false
+	}
+	return frame[dataAt:h.end], h, true
+}
+
 // algFTPResult is what algFTP did with a packet.
 type algFTPResult uint8
 
@@ -383,18 +404,15 @@ const (
 // one is refused as invalid (an FTP bounce attempt), as in Open vSwitch.
 func algFTP(b *packet.Buffer, orig, reply *Tuple, kind NATKind, nat, isReply bool, st *algFTPState) (algExpectation, algFTPResult) {
 	var exp algExpectation
-	h, ok := natOuter(b.Data(), &b.Key, b.Offsets)
-	if !ok || h.proto != packet.ProtoTCP || h.l4 == 0 || h.l4+packet.TCPMinLen > h.end {
+	payload, h, ok := algTCPPayload(b)
+	if !ok {
 		return exp, algFTPOther
 	}
 	frame := b.Data()
-	dataAt := h.l4 + int(frame[h.l4+12]>>4)*4
-	if dataAt > h.end {
-		return exp, algFTPOther
-	}
+	dataAt := h.end - len(payload)
 	result := algFTPOther
 	var skew int
-	if payload := frame[dataAt:h.end]; algFTPInterest(payload, h.v6) {
+	if algFTPInterest(payload, h.v6) {
 		m, ok := algFTPParse(payload, h.v6)
 		if !ok {
 			return exp, algFTPInvalid

@@ -153,6 +153,23 @@ func TestALGFTPActiveSNAT(t *testing.T) {
 	}
 }
 
+func TestALGFTPCarriesControl(t *testing.T) {
+	for _, c := range []struct {
+		ip   []byte
+		want bool
+	}{
+		{ntFTPPacket("198.18.0.1", "198.18.1.2", 40000, 21, 1, 2, "PORT 198,18,0,1,156,64\r\n"), true},
+		{ntFTPPacket("198.18.0.1", "198.18.1.2", 40000, 21, 1, 2, "LIST\r\n"), false},
+		{ntFTPPacket("198.18.0.1", "198.18.1.2", 40000, 21, 1, 2, ""), false},
+		{ntFTPPacket("2001:2::1", "2001:2::2", 40000, 21, 1, 2, "229 Entering Extended Passive Mode (|||5|)"), true},
+		{ntIP(ntPkt{src: ntAddr("198.18.0.1"), dst: ntAddr("198.18.1.2"), proto: packet.ProtoUDP, sport: 1, dport: 21, payload: []byte("PORT 1,2,3,4,5,6")}), false},
+	} {
+		if got := algFTPCarriesControl(ntBuffer(ntFrame(c.ip, false))); got != c.want {
+			t.Errorf("%x: %v, want %v", c.ip, got, c.want)
+		}
+	}
+}
+
 // Passive FTP to a DNATed server: its 227 names the virtual address.
 func TestALGFTPPassiveDNAT(t *testing.T) {
 	orig := Tuple{Src: ntAddr("198.18.0.1"), Dst: ntAddr("198.18.4.80"), SrcPort: 40000, DstPort: 21, Proto: packet.ProtoTCP}
