@@ -84,3 +84,51 @@ func TestConntrackConfigReachesTheTracker(t *testing.T) {
 		t.Fatalf("second apply:\n%q\nwant\n%q", got, want)
 	}
 }
+
+// debianNetdevCapabilities is Datapath.capabilities as Debian's
+// ovs-vswitchd 3.1 writes it for its netdev datapath.
+var debianNetdevCapabilities = map[string]string{
+	"add_mpls": "true", "check_pkt_len": "true", "clone": "true", "ct_clear": "true", "ct_eventmask": "true",
+	"ct_flush": "true", "ct_label": "true", "ct_mark": "true", "ct_orig_tuple": "true", "ct_orig_tuple6": "true",
+	"ct_state": "true", "ct_state_nat": "true", "ct_timeout": "true", "ct_zero_snat": "true", "ct_zone": "true",
+	"explicit_drop_action": "true", "lb_output_action": "true", "masked_set_action": "true", "max_hash_alg": "1",
+	"max_mpls_depth": "3", "max_vlan_headers": "1", "nd_ext": "true", "recirc": "true", "sample_nesting": "true",
+	"tnl_push_pop": "true", "trunc": "true", "ufid": "true",
+}
+
+// TestCapabilitiesWithTracker: the capabilities have Open vSwitch's
+// keys; the conntrack ones are advertised once the datapath has a
+// tracker, and nothing is claimed that Open vSwitch's netdev datapath
+// does not claim.
+func TestCapabilitiesWithTracker(t *testing.T) {
+	d := New(Config{})
+	before := d.Capabilities()
+	dp, err := dpif.New(dpif.Config{PMDs: 1, Tracker: &policyTracker{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dp.Close() })
+	d.mu.Lock()
+	d.dp = dp
+	d.mu.Unlock()
+	after := d.Capabilities()
+	for _, caps := range []map[string]string{before, after} {
+		if len(caps) != len(debianNetdevCapabilities) {
+			t.Fatalf("%d capabilities, Open vSwitch has %d", len(caps), len(debianNetdevCapabilities))
+		}
+		for k, v := range caps {
+			ovs, ok := debianNetdevCapabilities[k]
+			if !ok {
+				t.Errorf("capability %s is not Open vSwitch's", k)
+			}
+			if v == "true" && ovs != "true" {
+				t.Errorf("%s claimed, Open vSwitch's netdev datapath does not", k)
+			}
+		}
+	}
+	for _, k := range []string{"ct_state", "ct_zone", "ct_mark", "ct_label", "ct_orig_tuple", "ct_orig_tuple6", "ct_clear", "ct_timeout"} {
+		if before[k] != "false" || after[k] != "true" {
+			t.Errorf("%s: %s without a tracker, %s with one", k, before[k], after[k])
+		}
+	}
+}
