@@ -28,11 +28,9 @@
 //
 // Where gvs differs from Open vSwitch, the output says so rather than
 // inventing figures:
-//
 //   - PMDs are named "pmd thread numa_id N core_id C" when pinned and
 //     "pmd thread pmd_id I (not pinned)" otherwise; -pmd selects by core
 //     (pinned) or index (unpinned).
-//
 //   - pmd-stats-show reports time in nanoseconds ("idle ns",
 //     "processing ns"), not TSC cycles; counters of features gvs lacks
 //     (recirculation, SMC, offloads) are truly 0; "avg. subtable lookups
@@ -41,7 +39,6 @@
 //     PMDStats.SubtableLookups). pmd-stats-clear records a baseline in
 //     this package: the datapath's counters, which metrics export, never
 //     go back.
-//
 //   - pmd-rxq-show: a queue's usage is its busy time over the window
 //     (-secs, rounded up to whole datapath sampling intervals) as the
 //     datapath measures it (dpif.RxQueueStatsOver). The datapath counts
@@ -50,23 +47,19 @@
 //     closes. overhead is NOT AVAIL (the PMD's and the queues' windows
 //     differ); an extra "busy (all queues)" line per PMD gives the PMD's
 //     busy share over the window from this package's sampled history.
-//
 //   - pmd-rxq-rebalance reassigns the queues by measured load
 //     (dpif.RebalanceRxQueues, pmd-rxq-assign algorithm) at once and
 //     replies "pmd rxq rebalance requested." like Open vSwitch, followed
 //     by one line per queue moved (port, queue, from and to PMD index,
 //     usage, algorithm).
-//
 //   - dpctl/dump-flows: megaflows are shared by every PMD, so there are
 //     no per-PMD sections (with only dummy bridges, the flows are titled
 //     "flow-dump from the main thread:", which polls dummy ports in Open
 //     vSwitch); filter= is refused; --names is accepted but ports print
 //     as numbers.
-//
 //   - bridge/dump-flows: a bridge has one rule, priority=0,actions=NORMAL;
 //     its n_packets/n_bytes are the packets received on the bridge's
 //     ports.
-//
 //   - coverage/show: event totals are built from the published counters
 //     (per port and PMD, so a port leaving never makes a total go back)
 //     plus events this package causes (dpif_flow_flush, fdb_flush). The
@@ -74,7 +67,6 @@
 //     (netdev_rx_kernel_drop) from the statistics timer's read when it is
 //     younger than 1.2 intervals (netdev.StatsWithin), so a port costs one
 //     such read per interval, not two; coverage/show itself reads fresh.
-//
 //   - The conntrack commands follow Open vSwitch 3.1 (Debian's), with
 //     one difference: flush-conntrack skips a leading datapath name, which
 //     3.1 tries to parse as a tuple. ct-bkts reports one bucket holding
