@@ -99,7 +99,11 @@ func (fz *Frozen) key() string {
 	var b strings.Builder
 	meta := fz.Flow
 	meta.Key = metadataOnly(&fz.Flow.Key)
-	fmt.Fprintf(&b, "%p|%d|%d|%x|%v|%v|%d|%v|", fz.Bridge, fz.Table, fz.Cookie, fz.Userdata, fz.Pause, fz.Hashed, fz.Reason, meta)
+	// The conntrack fields are not pipeline state: a resumed translation
+	// takes them from the packet (or clears them), as Open vSwitch's
+	// frozen_metadata leaves them out.
+	clearConntrack(&meta)
+	fmt.Fprintf(&b, "%p|%d|%d|%x|%v|%v|%d|%v|%v|", fz.Bridge, fz.Table, fz.Cookie, fz.Userdata, fz.Pause, fz.Hashed, fz.Reason, fz.Conntracked, meta)
 	for _, a := range fz.Actions {
 		if k, ok := a.(interface{ frozenKey() string }); ok {
 			b.WriteString(k.frozenKey() + ",")
