@@ -1,7 +1,6 @@
 package dpif
 
 import (
-	"gvs/dpif/conntrack"
 	"gvs/packet"
 )
 
@@ -47,13 +46,6 @@ const (
 	ActMeter
 	// ActTrunc truncates the packet to Arg bytes for the next output.
 	ActTrunc
-	// STAND-IN (ctxlate) until helper ctdp's ct actions land on main:
-	// on a conflict take ct-dp's version of these lines.
-	// ActCT runs the packet through the datapath's connection tracker
-	// with CT's arguments.
-	ActCT
-	// ActCTClear forgets the packet's conntrack state.
-	ActCTClear
 )
 
 // KeyAttr names a group of key fields the way Open vSwitch's datapath
@@ -172,8 +164,6 @@ type Action struct {
 
 	Set       *SetField        // ActSet, ActSetMasked
 	Userspace *UserspaceCookie // ActUserspace
-	// CT is ActCT's arguments (STAND-IN, ctxlate: take ct-dp's on conflict).
-	CT *conntrack.Request
 	// Nested holds ActClone's actions (Nested[0]) and ActCheckPktLen's
 	// greater-than (Nested[0]) and less-or-equal (Nested[1]) actions.
 	Nested [2]Actions
@@ -354,9 +344,6 @@ func (a *Action) Equal(b *Action) bool {
 		return false
 	}
 	if (a.Userspace == nil) != (b.Userspace == nil) || a.Userspace != nil && !a.Userspace.equal(b.Userspace) {
-		return false
-	}
-	if !ctRequestEqual(a.CT, b.CT) { // STAND-IN (ctxlate)
 		return false
 	}
 	return a.Nested[0].Equal(b.Nested[0]) && a.Nested[1].Equal(b.Nested[1])

@@ -100,8 +100,6 @@ func (a *Action) format(b *strings.Builder) {
 		fmt.Fprintf(b, "meter(%d)", a.Arg)
 	case ActTrunc:
 		fmt.Fprintf(b, "trunc(%d)", a.Arg)
-	case ActCT, ActCTClear: // STAND-IN (ctxlate)
-		formatCTStandin(b, a)
 	default:
 		fmt.Fprintf(b, "unknown(%d)", a.Kind)
 	}
