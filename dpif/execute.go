@@ -133,6 +133,14 @@ func (c *execCtx) execute(b *packet.Buffer, actions Actions) {
 			}
 		case ActTrunc:
 			cut = a.Arg
+		case ActCT:
+			if c.dp.ct == nil {
+				c.pool.Put(b)
+				return
+			}
+			c.dp.ct.Execute(b, a.CT)
+		case ActCTClear:
+			clearCT(&b.Key)
 		case ActHash:
 			b.Key.DPHash = hashL4(&b.Key, a.Arg, a.Hash == HashSymL4)
 		case ActSet, ActSetMasked:
@@ -157,6 +165,14 @@ func (c *execCtx) execute(b *packet.Buffer, actions Actions) {
 			}
 		}
 	}
+}
+
+// clearCT zeroes the key's conntrack fields, as Open vSwitch's
+// conntrack_clear: the packet is untracked again.
+func clearCT(k *packet.Key) {
+	k.CTState, k.CTZone, k.CTMark, k.CTLabel = 0, 0, 0, [16]byte{}
+	k.CTNwProto, k.CTNwSrc, k.CTNwDst, k.CTIPv6Src, k.CTIPv6Dst = 0, [4]byte{}, [4]byte{}, [16]byte{}, [16]byte{}
+	k.CTTpSrc, k.CTTpDst = 0, 0
 }
 
 // copyOf returns a copy of b from the context's pool, or nil (counted
