@@ -43,7 +43,7 @@ func (ctx *context) conntrackAction(a *ofpact.CT, last bool) {
 	m.CTMark, m.CTLabel = 0, [16]byte{}
 	ctx.doActions(a.Actions, last)
 
-	req := &conntrack.Request{Zone: zone, Commit: a.Flags&ofpact.CTCommit != 0, Force: a.Flags&ofpact.CTForce != 0}
+	req := conntrack.Request{Zone: zone, Commit: a.Flags&ofpact.CTCommit != 0, Force: a.Flags&ofpact.CTForce != 0}
 	if req.Force {
 		req.Commit = true
 	}
@@ -69,7 +69,7 @@ func (ctx *context) conntrackAction(a *ofpact.CT, last bool) {
 	if ctx.ctNAT != nil {
 		req.NAT = natRequest(ctx.ctNAT)
 	}
-	ctx.emit(dpif.CTAction(req))
+	ctx.emit(dpif.CT(req))
 	m.CTMark, m.CTLabel = oldMark, oldLabel
 
 	if a.RecircTable != ofpact.CTNoRecirc {
@@ -125,7 +125,7 @@ func (ctx *context) ctClear() {
 	}
 	clearConntrack(&ctx.flow)
 	ctx.conntracked = false
-	ctx.emit(dpif.CTClearAction())
+	ctx.emit(dpif.CTClear())
 }
 
 // recirculateAndFork is Open vSwitch's compose_recirculate_and_fork: the
