@@ -624,7 +624,7 @@ func (ctx *context) finishFreeze() {
 		ActionSet:   append([]Action(nil), ctx.actionSet...),
 		Stack:       append([]mf.Value(nil), ctx.stack...),
 		Cookie:      ctx.freezeCookie,
-		Conntracked: ctx.conntracked,
+		Conntracked: ctx.frozenConntracked(),
 	}
 	ctx.freezing, ctx.frozenActs = false, ctx.frozenActs[:0]
 	ctx.actionSet = ctx.actionSet[:0]

@@ -2,6 +2,7 @@ package xlate_test
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gvs/ofproto/mf"
@@ -20,6 +21,10 @@ import (
 type propGen struct {
 	rng *rand.Rand
 	t   testing.TB
+	// ct adds conntrack: packets with conntrack state (as a recirculation
+	// after ct brings them), matches on it, and ct, ct_clear and
+	// resubmit(,N,ct) actions.
+	ct bool
 }
 
 func (g *propGen) pick(n int) int { return g.rng.IntN(n) }
@@ -55,7 +60,20 @@ func (g *propGen) packet() mf.Flow {
 			f.ICMPType = uint8(g.pick(2) * 8)
 		}
 	}
+	if g.ct && isIPFlow(&f) && g.pick(3) != 0 {
+		f.CTState = []uint32{0x21, 0x22, 0x2a, 0x25, 0x30, 0x61}[g.pick(6)]
+		f.CTZone, f.CTMark = uint16(g.pick(3)), uint32(g.pick(3))
+		if f.CTState&0x0b != 0 && g.pick(2) == 0 { // new, est or rpl: a valid connection
+			f.CTNwProto = f.IPProto
+			f.CTNwSrc, f.CTNwDst = [4]byte{198, 18, 1, byte(g.pick(4))}, [4]byte{198, 18, 0, byte(g.pick(4))}
+			f.CTTpSrc, f.CTTpDst = uint16(80+g.pick(3)), uint16(1000+g.pick(3))
+		}
+	}
 	return f
+}
+
+func isIPFlow(f *mf.Flow) bool {
+	return f.EtherType == packet.EtherTypeIPv4 || f.EtherType == packet.EtherTypeIPv6
 }
 
 // match returns a random match on a few fields, with OpenFlow's
@@ -93,6 +111,12 @@ func (g *propGen) match(table uint8) mf.Match {
 	if table > 0 && g.pick(2) == 0 {
 		m.Flow.Regs[0], w.Regs[0] = uint32(g.pick(3)), 0x3
 	}
+	if g.ct && g.pick(2) == 0 {
+		m.Flow.CTState, w.CTState = p.CTState, []uint32{0x20, 0x22, 0x2f, 0x01}[g.pick(4)]
+		if g.pick(3) == 0 {
+			m.Flow.CTMark, w.CTMark = p.CTMark, 0x3
+		}
+	}
 	m.Normalize()
 	return m
 }
@@ -100,6 +124,28 @@ func (g *propGen) match(table uint8) mf.Match {
 var allOnes6 = [6]byte{255, 255, 255, 255, 255, 255}
 
 func (g *propGen) action(table uint8, depth int) xlate.Action {
+	if g.ct && g.pick(2) == 0 {
+		switch g.pick(5) {
+		case 0:
+			return &ofpact.CTClear{}
+		case 1:
+			if table < 3 {
+				return &ofpact.Resubmit{InPort: mf.PortInPort, TableID: table + 1, WithCTOrig: true}
+			}
+		case 2:
+			return &ofpact.CT{ZoneSrc: mf.Subfield{Field: field(g.t, "reg0"), Ofs: 0, NBits: 16}, RecircTable: ofpact.CTNoRecirc}
+		default:
+			ct := &ofpact.CT{ZoneImm: uint16(g.pick(3)), RecircTable: ofpact.CTNoRecirc}
+			if table < 3 && g.pick(2) == 0 {
+				ct.RecircTable = table + 1
+			}
+			if g.pick(2) == 0 {
+				ct.Flags = ofpact.CTCommit
+				ct.Actions = []ofpact.Action{setField(g.t, "ct_mark", uint64(g.pick(3)))}
+			}
+			return ct
+		}
+	}
 	for {
 		switch g.pick(22) {
 		case 17:
@@ -197,20 +243,25 @@ func mix(p, q *mf.Flow, mask *mf.Wildcards) mf.Flow {
 }
 
 func TestMegaflowProperty(t *testing.T) {
-	t.Run("linear", func(t *testing.T) { testMegaflowProperty(t, false) })
+	t.Run("linear", func(t *testing.T) { testMegaflowProperty(t, false, false) })
 	// The classifier reports fewer bits (staged lookup, priority
 	// pruning): the megaflows are wider and must still be right.
-	t.Run("classifier", func(t *testing.T) { testMegaflowProperty(t, true) })
+	t.Run("classifier", func(t *testing.T) { testMegaflowProperty(t, true, false) })
+	// Conntrack: ct_state and the other ct fields in the megaflow only
+	// where a lookup or ct_clear looked, zones from registers, ct
+	// recirculations (their frozen states shared by equal pipelines).
+	t.Run("conntrack", func(t *testing.T) { testMegaflowProperty(t, true, true) })
 }
 
-func testMegaflowProperty(t *testing.T, useClassifier bool) {
-	g := &propGen{rng: rand.New(rand.NewPCG(13, 42)), t: t}
+func testMegaflowProperty(t *testing.T, useClassifier, ct bool) {
+	g := &propGen{rng: rand.New(rand.NewPCG(13, 42)), t: t, ct: ct}
+	recirc := xlate.NewRecircTable()
 	sets, packets, others := 300, 30, 10
 	if testing.Short() {
 		sets = 50
 	}
 	tr, tr2 := xlate.NewTranslator(), xlate.NewTranslator()
-	checked := 0
+	checked, withCT := 0, 0
 	for range sets {
 		br := g.bridge()
 		if useClassifier {
@@ -218,14 +269,17 @@ func testMegaflowProperty(t *testing.T, useClassifier bool) {
 		}
 		for range packets {
 			p := g.packet()
-			res := tr.Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: p})
+			res := tr.Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: p, Recirc: recirc})
 			want := res.Actions.String()
+			if strings.Contains(want, "ct(") || strings.Contains(want, "ct_clear") {
+				withCT++
+			}
 			var mask mf.Wildcards
 			mask.Masks.Key = packet.Key(res.Wildcards.DatapathMask())
 			for range others {
 				q0 := g.packet()
 				q := mix(&p, &q0, &mask)
-				got := tr2.Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: q})
+				got := tr2.Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: q, Recirc: recirc})
 				if got.Actions.String() != want {
 					t.Fatalf("megaflow broken:\nP=%+v\nQ=%+v\nmask=%+v\nP actions %s\nQ actions %s", p.Key, q.Key, mask.Masks.Key, want, got.Actions)
 				}
@@ -233,5 +287,8 @@ func testMegaflowProperty(t *testing.T, useClassifier bool) {
 			}
 		}
 	}
-	t.Logf("%d packets checked against their megaflows", checked)
+	t.Logf("%d packets checked against their megaflows, %d translations with ct or ct_clear", checked, withCT)
+	if ct && withCT < sets {
+		t.Fatalf("only %d translations had ct actions", withCT)
+	}
 }
