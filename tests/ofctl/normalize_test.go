@@ -11,44 +11,35 @@ import (
 //
 //  1. The switch's private directory becomes "$DIR" (socket paths in
 //     messages; each side runs in its own temporary directory).
-//
 //  2. Log timestamps ("2026-12-01T19:03:35Z", "2026-12-01T19:03:35.123Z")
 //     become "<time>".
-//
 //  3. Elapsed times become "<t>": duration=1.234s (flow, port, queue,
 //     group statistics), duration:1.234s (meter statistics),
 //     idle_age=N and hard_age=N (dump-flows), used:1.234s (dpctl/dump-flows):
 //     the two switches were started at different moments. The counters beside them are not touched.
-//
 //  4. The process ids in control socket names (ovs-vswitchd.PID.ctl)
 //     become "<pid>".
-//
 //  5. Only where a test says so (a "sort:" line): the lines of the reply
 //     after its header are sorted, for replies Open vSwitch builds by
 //     walking a hash table (groups in dump-groups and dump-group-stats,
 //     meters): two Debian switches given the same groups print them in
 //     different orders.
-//
 //  6. Only where a test says so (a "noxid:" line, for ovs-ofctl snoop's
 //     log): xids become "<x>". The switch picks the xids of the messages
 //     it starts (HELLO, requests to a controller) from a counter whose
 //     value depends on what it did before; xids ovs-ofctl picks, and
 //     replies echoing them, are compared everywhere else.
-//
 //  7. The MACs of dummy ports, aa:55:aa:55:xx:xx, become
 //     "aa:55:aa:55:<dummy>", except aa:55:aa:55:00:00 (br0's, set by
 //     other-config:hwaddr). Open vSwitch numbers dummy devices as it opens
 //     them, in the order of its hash tables (p2 before p1), so which port
 //     gets which number is arbitrary; that every dummy port has such an
 //     address is still compared.
-//
 //  8. Written into the command line where a test needs it (dpctl/dump-flows
 //     of a NORMAL flood): a datapath flow's list of output ports is
 //     sorted. Open vSwitch floods in the order of its hash table of ports.
-//
 //  9. UUIDs become "<uuid>": database rows and the bridge's own UUID (in
 //     a paused packet's continuation.bridge) are random in both switches.
-//
 //  10. By the command, for replies in an order Open vSwitch does not define
 //     (normalizeOrder): in dump-flows --sort/--rsort, flows of equal
 //     priority are sorted by their text (ovs-ofctl sorts by priority
@@ -56,12 +47,10 @@ import (
 //     queue-stats entries, which the switch lists in the order of its
 //     hash table of ports, are sorted (a port's rx and tx lines kept
 //     together).
-//
 //  11. In table features, the field families gvs's flow key has no room
 //     for (erspan, gtpu, mpls, nsh: docs/openflow-fields.md) are taken out
 //     of Open vSwitch's lists before comparing; gvs does not advertise
 //     them because it cannot match or set them.
-//
 //  12. Only where a test says so (a "recirc:" line): recirculation ids
 //     (recirc(0x..), recirc_id=0x.., recirc_id(0x..)) become "<id>". They
 //     are opaque handles: Open vSwitch frees an ofproto/trace's ids and
