@@ -95,6 +95,17 @@ func TestConntrackTraceAgainstOpenVSwitch(t *testing.T) {
 			{"in_port=4,tcp6,ipv6_src=2001:2::1,ipv6_dst=2001:2::2,tp_src=1000,tp_dst=80", nil},
 			{"in_port=4,udp,nw_src=198.18.0.4,nw_dst=198.18.0.2,udp_src=1000,udp_dst=53", nil},
 		}},
+		{"OVN's stateful ACL actions", []string{
+			"table=0,priority=100,ip,actions=set_field:0x1->reg13,set_field:0x5->reg3,ct(table=1,zone=NXM_NX_REG13[0..15],nat)",
+			"table=1,priority=100,ct_state=+new+trk,ip,actions=ct(commit,zone=NXM_NX_REG13[0..15],nat(src),exec(set_field:0/0x1->ct_mark,move:NXM_NX_XXREG0[0..31]->NXM_NX_CT_LABEL[96..127])),resubmit(,2)",
+			"table=1,priority=90,ct_state=+est+trk,ct_label=0x5000000000000000000000000/0xffffffff000000000000000000000000,ip,actions=resubmit(,2)",
+			"table=1,priority=80,ct_state=+est+trk,ct_mark=0x1/0x1,ip,actions=drop",
+			"table=2,priority=1,actions=output:2",
+		}, []trace{
+			{tcp, nil},
+			{tcp, []string{"trk,est"}},
+			{tcpBack, []string{"trk,est,rpl"}},
+		}},
 		{"alg, resubmit with the ct tuple, ct in clone", []string{
 			"table=0,priority=10,in_port=1,tcp,actions=ct(commit,alg=ftp,table=1)",
 			"table=0,priority=10,in_port=2,udp,actions=ct(commit,alg=tftp),output:1",
