@@ -109,6 +109,7 @@ func (c *Commands) ofprotoTrace(argv []string) (string, error) {
 		FormatAction: formatAction,
 		Packet:       frame,
 		CTNext:       ctNext,
+		Recirc:       br.OpenFlow.RecircTable(),
 	}), nil
 }
 

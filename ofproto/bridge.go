@@ -70,6 +70,7 @@ type Bridge struct {
 	resumeFn  atomic.Pointer[ResumeFunc]
 	adminFn   atomic.Pointer[func(string, bool)]
 	ctSource  atomic.Pointer[func() conntrack.Conntrack] // ctflush.go
+	recirc    atomic.Pointer[xlate.RecircTable]          // ctflush.go
 	conts     continuations
 	tlv       tlvTable
 

@@ -6,6 +6,7 @@ import (
 	"gvs/dpif/conntrack"
 	"gvs/ofproto/connmgr"
 	"gvs/ofproto/ofp"
+	"gvs/ofproto/xlate"
 )
 
 // Conntrack flushes from OpenFlow: NXT_CT_FLUSH_ZONE (ovs-ofctl
@@ -171,3 +172,11 @@ func (cm ctFlushMatch) tupleMatches(t *conntrack.Tuple, p *ofp.CTTuple) bool {
 	}
 	return (p.SrcPort == 0 || p.SrcPort == t.SrcPort) && (p.DstPort == 0 || p.DstPort == t.DstPort)
 }
+
+// SetRecircTable tells the bridge its datapath's table of frozen states
+// (the upcall handler's), so ofproto/trace resumes the recirc_id of a
+// datapath flow and allocates the ids the datapath would.
+func (b *Bridge) SetRecircTable(t *xlate.RecircTable) { b.recirc.Store(t) }
+
+// RecircTable is the table SetRecircTable set, or nil.
+func (b *Bridge) RecircTable() *xlate.RecircTable { return b.recirc.Load() }

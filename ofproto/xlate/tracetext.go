@@ -56,7 +56,13 @@ func TraceText(br Bridge, flow mf.Flow, opt TraceOptions) string {
 		opt.Recirc = NewRecircTable() // controller actions trace as the userspace actions they are
 	}
 	var b strings.Builder
-	queue, failed := traceOnce(&b, br, flow, nil, &opt)
+	var fz *Frozen
+	if flow.RecircID != 0 {
+		// A datapath flow's recirc_id: resume its frozen state, as
+		// Open vSwitch's trace does (an unknown id fails).
+		fz = opt.Recirc.Lookup(flow.RecircID)
+	}
+	queue, failed := traceOnce(&b, br, flow, fz, &opt)
 	ctNext := opt.CTNext
 	for len(queue) > 0 {
 		r := queue[0]

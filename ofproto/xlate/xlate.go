@@ -141,10 +141,16 @@ func (t *Translator) Translate(in *Input) *Result {
 			ctx.traceThaw(fz)
 		}
 	}
-	if in.Actions != nil || in.PacketOut {
+	switch {
+	case in.Frozen == nil && in.Actions == nil && !in.PacketOut && ctx.flow.RecircID != 0:
+		// A recirculated packet without its frozen state (ofproto/trace
+		// of a datapath flow whose id is gone): Open vSwitch's error.
+		ctx.errorMsg(fmt.Sprintf("Recirculation context not found for ID %x", ctx.flow.RecircID))
+		ctx.setError(ErrNoRecircContext)
+	case in.Actions != nil || in.PacketOut:
 		ctx.inPacketOut = in.PacketOut || in.Frozen == nil
 		ctx.doActions(in.Actions, true)
-	} else {
+	default:
 		// The first table's trace node stays current: Open vSwitch
 		// reports the action set under it.
 		ctx.firstLookup = true

@@ -30,6 +30,8 @@ func TestConntrackTraceAndFlush(t *testing.T) {
 		"ovs-appctl ofproto/trace br0 '"+tcp+"' --ct-next 'new,est,trk'",
 		"ovs-appctl ofproto/trace br0 '"+tcp+"' --ct-next 'est'",
 		"ovs-appctl ofproto/trace br0 '"+tcp+"' --ct-next",
+		// A recirculation id nothing froze: Open vSwitch's error.
+		"ovs-appctl ofproto/trace br0 'recirc_id=0x99,ct_state=est|trk,"+tcp+"'",
 		"ovs-ofctl ct-flush-zone br0 5",
 		"ovs-ofctl ct-flush br0",
 		"ovs-ofctl ct-flush br0 zone=5 'ct_nw_src=198.18.0.1,ct_nw_dst=198.18.0.2,ct_nw_proto=6,ct_tp_src=1000,ct_tp_dst=80'",
