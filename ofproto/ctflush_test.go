@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"os/exec"
 	"reflect"
+	"sync"
 	"testing"
 
 	"gvs/dpif/conntrack"
@@ -15,8 +16,17 @@ import (
 // flushes; the methods a flush does not use are the nil interface's.
 type flushTracker struct {
 	conntrack.Conntrack
+	mu      sync.Mutex // the connection manager's goroutine flushes, the test reads
 	entries []conntrack.Entry
 	flushes []string
+}
+
+func (f *flushTracker) take() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.flushes
+	f.flushes = nil
+	return out
 }
 
 func (f *flushTracker) Dump(zone int32, fn func(*conntrack.Entry) bool) {
@@ -30,6 +40,8 @@ func (f *flushTracker) Dump(zone int32, fn func(*conntrack.Entry) bool) {
 }
 
 func (f *flushTracker) Flush(zone int32, orig *conntrack.Tuple) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if orig == nil {
 		f.flushes = append(f.flushes, fmt.Sprintf("zone %d", zone))
 		return 0
@@ -89,13 +101,12 @@ func TestCTFlushFromOfctl(t *testing.T) {
 		// The reply direction.
 		{[]string{"ct-flush", target, "ct_nw_src=198.18.0.1", "ct_nw_src=198.18.0.3"}, []string{"zone 3 198.18.0.1:1001>198.18.0.3:80/6"}},
 	} {
-		ct.flushes = nil
 		out, err := exec.Command(ofctl, c.args...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("ovs-ofctl %v: %v\n%s", c.args, err, out)
 		}
-		if !reflect.DeepEqual(ct.flushes, c.want) {
-			t.Errorf("ovs-ofctl %v: flushed %q, want %q", c.args[2:], ct.flushes, c.want)
+		if got := ct.take(); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("ovs-ofctl %v: flushed %q, want %q", c.args[2:], got, c.want)
 		}
 	}
 	// No tracker (a datapath without one): nothing to flush, no error.

@@ -365,10 +365,9 @@ func (ctx *context) resubmit(a *ofpact.Resubmit) {
 	}
 	// resubmit(,N,ct): the lookup sees conntrack's original direction
 	// tuple as the packet's, as Open vSwitch's xlate_table_action. Whether
-	// there is one depends on ct_nw_proto, which the megaflow then
-	// matches (Open vSwitch leaves that bit out, letting a tracked and an
-	// untracked packet share a megaflow they must not).
-	ctx.wc.Masks.CTNwProto = 0xff
+	// there is a tuple is not in the megaflow, as in Open vSwitch: the
+	// rule must match a valid ct_state (ofpact's check), and the tracker
+	// sets a tuple for every packet of a valid connection.
 	if ctx.flow.CTNwProto == 0 || !isIP(&ctx.flow) {
 		ctx.errorMsg("resubmit(ct) with non-tracked or non-IP packet!")
 		return
@@ -624,7 +623,7 @@ func (ctx *context) finishFreeze() {
 		ActionSet:   append([]Action(nil), ctx.actionSet...),
 		Stack:       append([]mf.Value(nil), ctx.stack...),
 		Cookie:      ctx.freezeCookie,
-		Conntracked: ctx.frozenConntracked(),
+		Conntracked: ctx.conntracked,
 	}
 	ctx.freezing, ctx.frozenActs = false, ctx.frozenActs[:0]
 	ctx.actionSet = ctx.actionSet[:0]

@@ -120,13 +120,9 @@ func natRequest(n *ofpact.NAT) *conntrack.NAT {
 // ctClear is the ct_clear action: only a packet that may be tracked has
 // anything to forget (Open vSwitch's ctx->conntracked).
 func (ctx *context) ctClear() {
-	if ctx.in.Frozen == nil {
-		// Whether the packet came in tracked decides (a resumed frozen
-		// state's recirc_id decides for it). Open vSwitch leaves this
-		// bit out of the megaflow, so a tracked and an untracked
-		// packet could share one they must not.
-		ctx.wc.Masks.CTState |= conntrack.StateTracked
-	}
+	// Whether a packet that resumes no frozen state is tracked is not in
+	// the megaflow, as in Open vSwitch: such a packet (recirc_id 0) comes
+	// from a port, and the datapath receives every packet untracked.
 	if !ctx.conntracked {
 		return
 	}
@@ -189,15 +185,4 @@ func tupleSwap(f *mf.Flow, w *mf.Wildcards) {
 	ipv4 := f.EtherType == packet.EtherTypeIPv4
 	swap(&f.Key, ipv4)
 	swap(&w.Masks.Key, ipv4)
-}
-
-// frozenConntracked is the conntracked flag a frozen state records. In a
-// translation that resumes no frozen state it comes from the packet's
-// ct_state, whose +trk bit the megaflow then matches: packets that
-// differ in it freeze different states.
-func (ctx *context) frozenConntracked() bool {
-	if ctx.in.Frozen == nil {
-		ctx.wc.Masks.CTState |= conntrack.StateTracked
-	}
-	return ctx.conntracked
 }

@@ -416,7 +416,7 @@ func TestRandomPipelinesAgainstOpenVSwitch(t *testing.T) {
 
 func testRandomPipelinesAgainstOpenVSwitch(t *testing.T, ct bool) {
 	r := startRefSwitch(t)
-	g := &propGen{rng: rand.New(rand.NewPCG(77, 1)), t: t, ct: ct}
+	g := &propGen{rng: rand.New(rand.NewPCG(77, 1)), t: t, ct: ct, ctResubmit: ct}
 	sets, packets := 12, 12
 	if ct {
 		sets = 24 // OpenFlow refuses ct in rules without an IP match: fewer rules survive

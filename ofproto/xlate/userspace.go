@@ -14,7 +14,7 @@ import (
 func (ctx *context) controllerUserspace(a controllerArgs, fz *Frozen) bool {
 	if fz == nil {
 		fz = &Frozen{Bridge: ctx.br, Version: ctx.in.Version, Flow: ctx.flow, Table: ctx.tableID, Cookie: ctx.cookie,
-			Conntracked: ctx.frozenConntracked()}
+			Conntracked: ctx.conntracked}
 	}
 	fz.Userdata, fz.Reason, fz.Pause = a.userdata, a.reason, a.pause
 	id := ctx.in.Recirc.Alloc(fz, ctx.now())
