@@ -161,3 +161,36 @@ func binaryFixIPChecksum(f []byte) {
 	c := packet.IPv4HeaderChecksum(ip)
 	ip[10], ip[11] = byte(c>>8), byte(c)
 }
+
+type execRecorder struct{ actions dpif.Actions }
+
+func (e *execRecorder) Execute(_ []byte, _ uint32, actions dpif.Actions) error {
+	e.actions = append(e.actions[:0], actions...)
+	return nil
+}
+
+// NXT_RESUME of a paused translation: the frame has no conntrack state,
+// the continuation does, and the resumed lookups see it.
+func TestResumeKeepsConntrackState(t *testing.T) {
+	br := xlatetest.NewBridge("br0")
+	for i := uint32(1); i <= 3; i++ {
+		br.AddPort(&xlate.Port{OFPort: i, DPPort: 10 + i, Name: "p" + string(rune('0'+i)), Live: true})
+	}
+	var m mf.Match
+	m.Flow.EtherType, m.Wildcards.Masks.EtherType = packet.EtherTypeIPv4, 0xffff
+	m.Flow.CTState, m.Wildcards.Masks.CTState = conntrack.StateTracked|conntrack.StateEstablished, conntrack.StateTracked|conntrack.StateEstablished
+	br.AddRule(&xlatetest.Rule{Table: 1, Prio: 10, M: m, Acts: []xlate.Action{&ofpact.Output{Port: 2}}})
+	br.AddRule(&xlatetest.Rule{Table: 1, Prio: 1, Acts: []xlate.Action{&ofpact.Output{Port: 3}}})
+	h := newFixture(t, 1).h
+	var fz xlate.Frozen
+	fz.Bridge, fz.Table, fz.Pause, fz.Conntracked = br, 1, true, true
+	fz.Flow.InPort = 1
+	fz.Flow.CTState, fz.Flow.CTZone = conntrack.StateTracked|conntrack.StateEstablished, 5
+	rec := &execRecorder{}
+	if err := h.Resume(rec, br, &fz, frame(mac(2), mac(1), 2)); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.actions.String(); got != "12" {
+		t.Fatalf("resumed actions %q, want 12 (ct_state=+trk+est)", got)
+	}
+}
