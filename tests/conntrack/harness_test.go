@@ -265,30 +265,46 @@ func (e *env) appctl(args ...string) string {
 }
 
 // flushConntrack empties the switch's connection table before a step.
+// A switch without the command fails the test but the scenario goes on,
+// so its traffic checks still report.
 func (e *env) flushConntrack() {
 	e.t.Helper()
-	e.appctl("dpctl/flush-conntrack")
+	if out, err := e.appctlErr("dpctl/flush-conntrack"); err != nil {
+		e.t.Errorf("ovs-appctl dpctl/flush-conntrack: %v\n%s", err, out)
+	}
 }
 
-// dumpConntrack returns dpctl/dump-conntrack's output (args: -s, zone=N).
+// dumpConntrack returns dpctl/dump-conntrack's output (args: -s, zone=N);
+// when the command fails the test fails and the dump is empty.
 func (e *env) dumpConntrack(args ...string) string {
 	e.t.Helper()
-	return e.appctl(append([]string{"dpctl/dump-conntrack"}, args...)...)
+	out, err := e.appctlErr(append([]string{"dpctl/dump-conntrack"}, args...)...)
+	if err != nil {
+		e.t.Errorf("ovs-appctl dpctl/dump-conntrack %s: %v\n%s", strings.Join(args, " "), err, out)
+		return ""
+	}
+	return out
 }
 
 // checkpoint dumps the connection table, records it (ovs) or compares it
 // with the reference's at the same checkpoint (gvs), both normalised (see
-// normalise), and returns the raw dump for the scenario's own checks.
-func (e *env) checkpoint(step string) string {
+// normalise, after the scenario's own rewrites also, documented where
+// they are defined), and returns the raw dump for the scenario's own
+// checks.
+func (e *env) checkpoint(step string, also ...func(string) string) string {
 	e.t.Helper()
 	raw := e.dumpConntrack()
-	got := normalise(raw)
+	got := raw
+	for _, f := range also {
+		got = f(got)
+	}
+	got = normalise(got)
 	e.rec.mu.Lock()
 	defer e.rec.mu.Unlock()
 	key := step
 	if e.kind == kindOVS {
 		e.rec.dumps[key] = got
-		e.t.Logf("%s: dump-conntrack (normalised):\n%s", step, got)
+		e.t.Logf("%s: dump-conntrack (normalised):\n%s", step, firstLines(got, 12))
 		return raw
 	}
 	want, ok := e.rec.dumps[key]
@@ -364,3 +380,12 @@ func lineDiff(want, got string) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// firstLines shortens a long text for the log.
+func firstLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) <= n {
+		return s
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n... (%d lines)", len(lines))
+}
