@@ -45,10 +45,10 @@ func (e *env) addHost(c hostConfig, ofport int) *host {
 	h := &host{e: e, name: c.name, ns: e.newNS(c.name), dev: "eth0", port: c.name, ofport: ofport, mac: c.mac}
 	e.run(ipPath, "link", "add", "name", h.port, "netns", e.sw, "type", "veth", "peer", "name", h.dev, "netns", h.ns)
 	if c.mtu != 0 {
-		e.run(ipPath, "-n", e.sw, "link", "set", h.port, "mtu", itoa(c.mtu))
-		e.run(ipPath, "-n", h.ns, "link", "set", h.dev, "mtu", itoa(c.mtu))
+		e.run(ipPath, "-n", e.sw, "link", "set", "dev", h.port, "mtu", itoa(c.mtu))
+		e.run(ipPath, "-n", h.ns, "link", "set", "dev", h.dev, "mtu", itoa(c.mtu))
 	}
-	e.run(ipPath, "-n", h.ns, "link", "set", h.dev, "address", c.mac)
+	e.run(ipPath, "-n", h.ns, "link", "set", "dev", h.dev, "address", c.mac)
 	e.run(ipPath, "netns", "exec", h.ns, ethtoolPath, "-K", h.dev, "tx", "off")
 	e.run(ipPath, "netns", "exec", h.ns, "sysctl", "-qw", "net.ipv6.conf."+h.dev+".router_solicitations=0",
 		"net.ipv4.ipfrag_time=5", "net.ipv6.ip6frag_time=5")
@@ -60,8 +60,8 @@ func (e *env) addHost(c hostConfig, ofport int) *host {
 		e.run(ipPath, "-n", h.ns, "addr", "add", c.ip6, "dev", h.dev, "nodad")
 		h.ip6 = netip.MustParsePrefix(c.ip6).Addr().String()
 	}
-	e.run(ipPath, "-n", h.ns, "link", "set", h.dev, "up")
-	e.run(ipPath, "-n", e.sw, "link", "set", h.port, "up")
+	e.run(ipPath, "-n", h.ns, "link", "set", "dev", h.dev, "up")
+	e.run(ipPath, "-n", e.sw, "link", "set", "dev", h.port, "up")
 	e.vsctl("add-port", bridgeName, h.port, "--", "set", "interface", h.port, "ofport_request="+itoa(ofport))
 	e.hosts = append(e.hosts, h)
 	return h
