@@ -53,7 +53,7 @@ table=2,priority=1,actions=drop
 // ECONNREFUSED). The two pairs have the same addresses: only the zone
 // keeps their connections apart. IPv4, then IPv6.
 func TestFirewall(t *testing.T) {
-	scenario(t, "fw", func(e *env) {
+	scenario(t, "fw", func(t *testing.T, e *env) {
 		var a, b [2]*host
 		for i := range 2 {
 			a[i] = e.addHost(hostConfig{name: fmt.Sprintf("a%d", i+1), mac: fmt.Sprintf("02:00:00:00:%02x:01", i+1),

@@ -54,7 +54,7 @@ table=1,priority=1,actions=drop
 // firewall's own check: a connection to the same ports without the
 // control connection's announcement is refused. IPv4, then IPv6.
 func TestFTP(t *testing.T) {
-	scenario(t, "ftp", func(e *env) {
+	scenario(t, "ftp", func(t *testing.T, e *env) {
 		a := e.addHost(hostConfig{name: "a", mac: "02:00:00:00:03:01", ip4: "198.18.3.1/24", ip6: "2001:2:0:4::1/64"}, 1)
 		b := e.addHost(hostConfig{name: "b", mac: "02:00:00:00:03:02", ip4: "198.18.3.2/24", ip6: "2001:2:0:4::2/64"}, 2)
 		e.addFlows(ftpFlows())

@@ -37,13 +37,13 @@ type recorder struct {
 // gvs-vswitchd (subtest "gvs"), each in a topology of its own; at each
 // checkpoint the gvs run's normalised conntrack table must equal the
 // reference's.
-func scenario(t *testing.T, short string, fn func(e *env)) {
+func scenario(t *testing.T, short string, fn func(t *testing.T, e *env)) {
 	requireEnv(t)
 	rec := &recorder{dumps: map[string]string{}}
 	for _, k := range []kind{kindOVS, kindGVS} {
 		t.Run(string(k), func(t *testing.T) {
 			e := newEnv(t, k, short, rec)
-			fn(e)
+			fn(t, e)
 		})
 	}
 }

@@ -83,7 +83,7 @@ func lbNormalise(dump string) string { return lbBackendRE.ReplaceAllString(dump,
 // over every backend, and a long connection exchanging data several times
 // stays with its backend. IPv4, then IPv6.
 func TestLoadBalancer(t *testing.T) {
-	scenario(t, "lb", func(e *env) {
+	scenario(t, "lb", func(t *testing.T, e *env) {
 		c := e.addHost(hostConfig{name: "c", mac: "02:00:00:00:02:01", ip4: "198.18.2.2/24", ip6: "2001:2:0:3::2/64"}, 1)
 		var backends []*host
 		for i := range 3 {

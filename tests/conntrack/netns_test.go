@@ -50,7 +50,7 @@ func (e *env) addHost(c hostConfig, ofport int) *host {
 	}
 	e.run(ipPath, "-n", h.ns, "link", "set", "dev", h.dev, "address", c.mac)
 	e.run(ipPath, "netns", "exec", h.ns, ethtoolPath, "-K", h.dev, "tx", "off")
-	e.run(ipPath, "netns", "exec", h.ns, "sysctl", "-qw", "net.ipv6.conf."+h.dev+".router_solicitations=0",
+	e.run(ipPath, "netns", "exec", h.ns, "sysctl", "-qew", "net.ipv6.conf."+h.dev+".router_solicitations=0",
 		"net.ipv4.ipfrag_time=5", "net.ipv6.ip6frag_time=5")
 	if c.ip4 != "" {
 		e.run(ipPath, "-n", h.ns, "addr", "add", c.ip4, "dev", h.dev)

@@ -54,7 +54,7 @@ table=1,priority=1,actions=drop
 // dump-conntrack shows 200 connections with distinct reply ports in that
 // range. IPv4, then IPv6.
 func TestSNAT(t *testing.T) {
-	scenario(t, "snat", func(e *env) {
+	scenario(t, "snat", func(t *testing.T, e *env) {
 		p := e.addHost(hostConfig{name: "p", mac: "02:00:00:00:01:01", ip4: "198.19.1.2/24", ip6: "2001:2:0:12::2/64"}, 1)
 		s := e.addHost(hostConfig{name: "s", mac: "02:00:00:00:01:02", ip4: "198.18.1.3/24", ip6: "2001:2:0:2::3/64"}, 2)
 		// P routes everything through the switch (its gateway); S knows
