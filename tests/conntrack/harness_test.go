@@ -31,6 +31,7 @@ const bridgeName = "br0"
 type recorder struct {
 	mu    sync.Mutex
 	dumps map[string]string
+	stats map[string][]statsLine // dump-conntrack -s
 }
 
 // scenario runs fn against Debian's ovs-vswitchd (subtest "ovs") and then
@@ -39,7 +40,7 @@ type recorder struct {
 // reference's.
 func scenario(t *testing.T, short string, fn func(t *testing.T, e *env)) {
 	requireEnv(t)
-	rec := &recorder{dumps: map[string]string{}}
+	rec := &recorder{dumps: map[string]string{}, stats: map[string][]statsLine{}}
 	for _, k := range []kind{kindOVS, kindGVS} {
 		t.Run(string(k), func(t *testing.T) {
 			e := newEnv(t, k, short, rec)
@@ -303,10 +304,12 @@ func (e *env) checkpoint(step string, also ...func(string) string) string {
 	defer e.rec.mu.Unlock()
 	key := step
 	if e.kind == kindOVS {
+		e.rec.stats[key] = e.statsDump(also)
 		e.rec.dumps[key] = got
 		e.t.Logf("%s: dump-conntrack (normalised):\n%s", step, firstLines(got, 12))
 		return raw
 	}
+	e.checkStats(step, also)
 	want, ok := e.rec.dumps[key]
 	if !ok {
 		e.t.Logf("%s: no reference dump (the ovs subtest did not get this far or did not run)", step)
@@ -388,4 +391,35 @@ func firstLines(s string, n int) string {
 		return s
 	}
 	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n... (%d lines)", len(lines))
+}
+
+// statsDump is dump-conntrack -s after the scenario's rewrites, as
+// normaliseStats splits it.
+func (e *env) statsDump(also []func(string) string) []statsLine {
+	got := e.dumpConntrack("-s")
+	for _, f := range also {
+		got = f(got)
+	}
+	return normaliseStats(got)
+}
+
+// checkStats compares dump-conntrack -s with the reference's at the same
+// checkpoint: the same entries (normalised) and each one's timeout within
+// timeoutSlack of the reference's (the two runs dump at slightly
+// different moments after the last packet).
+func (e *env) checkStats(step string, also []func(string) string) {
+	got := e.statsDump(also)
+	want, ok := e.rec.stats[step]
+	if !ok {
+		return
+	}
+	if g, w := joinStats(got), joinStats(want); g != w {
+		e.t.Errorf("%s: dump-conntrack -s differs from Debian's ovs-vswitchd (normalised)\n%s", step, lineDiff(w, g))
+		return
+	}
+	for i := range got {
+		if d := got[i].timeout - want[i].timeout; d > timeoutSlack || d < -timeoutSlack {
+			e.t.Errorf("%s: timeout=%d, Debian's ovs-vswitchd has timeout=%d for %s", step, got[i].timeout, want[i].timeout, got[i].text)
+		}
+	}
 }

@@ -76,7 +76,9 @@ table=2,priority=1,actions=drop
 // of connections per backend is checked separately).
 var lbBackendRE = regexp.MustCompile(`reply=\(src=(198\.18\.2\.1[123]|2001:2:0:3::1[123]),`)
 
-func lbNormalise(dump string) string { return lbBackendRE.ReplaceAllString(dump, "reply=(src=BACKEND,") }
+func lbNormalise(dump string) string {
+	return lbBackendRE.ReplaceAllString(dump, "reply=(src=BACKEND,")
+}
 
 // TestLoadBalancer: DNAT load balancing to three backends through a select
 // group whose buckets do ct(commit,nat(dst=...)): short connections spread

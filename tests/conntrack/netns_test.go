@@ -1,10 +1,8 @@
 package conntrack
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"net"
 	"net/netip"
 	"runtime"
@@ -214,7 +212,9 @@ func exchange(c net.Conn, msg string, timeout time.Duration) (string, error) {
 	return got, nil
 }
 
-func endsWith(s, suffix string) bool { return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix }
+func endsWith(s, suffix string) bool {
+	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
+}
 
 // pingID is the ICMP echo identifier of every ping the tests send, so the
 // conntrack entries of two runs compare equal.
@@ -311,5 +311,3 @@ func (h *host) mustNotPing(dst string) {
 // isRefused reports whether err is ECONNREFUSED.
 func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
 
-var _ = context.Background
-var _ = fmt.Sprint
