@@ -124,7 +124,6 @@ func TestFragments(t *testing.T) {
 // fragTCP sends 1 MB from a to b's TCP server and checks b's SHA-256.
 func fragTCP(e *env, a, b *host) {
 	t := e.t
-	t.Helper()
 	l := b.listenTCP(hostPort(b.ip4, fragTCPPort))
 	go func() {
 		c, err := l.Accept()
@@ -141,12 +140,14 @@ func fragTCP(e *env, a, b *host) {
 	want := sha256.Sum256(data)
 	c, err := a.dialTCP("", hostPort(b.ip4, fragTCPPort), 3*time.Second)
 	if err != nil {
-		t.Fatalf("TCP A -> B through R: %v", err)
+		t.Errorf("TCP A -> B through R: %v", err)
+		return
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(20 * time.Second))
 	if _, err := c.Write(data); err != nil {
-		t.Fatalf("TCP A -> B: writing %d bytes: %v", len(data), err)
+		t.Errorf("TCP A -> B: writing %d bytes: %v", len(data), err)
+		return
 	}
 	c.(*net.TCPConn).CloseWrite()
 	got, err := io.ReadAll(c)
@@ -158,7 +159,6 @@ func fragTCP(e *env, a, b *host) {
 // fragUDP sends a fragUDPSize datagram from x to y and y echoes it.
 func fragUDP(e *env, x, y *host, v6 bool) {
 	t := e.t
-	t.Helper()
 	u := y.listenUDP(hostPort(y.ip(v6), fragUDPPort))
 	go func() {
 		buf := make([]byte, 65536)

@@ -294,7 +294,12 @@ func (e *env) dumpConntrack(args ...string) string {
 // checks.
 func (e *env) checkpoint(step string, also ...func(string) string) string {
 	e.t.Helper()
-	raw := e.dumpConntrack()
+	raw, err := e.appctlErr("dpctl/dump-conntrack")
+	if err != nil {
+		// Nothing to compare: say so once.
+		e.t.Errorf("%s: ovs-appctl dpctl/dump-conntrack: %v\n%s", step, err, raw)
+		return ""
+	}
 	got := raw
 	for _, f := range also {
 		got = f(got)
@@ -396,6 +401,7 @@ func firstLines(s string, n int) string {
 // statsDump is dump-conntrack -s after the scenario's rewrites, as
 // normaliseStats splits it.
 func (e *env) statsDump(also []func(string) string) []statsLine {
+	e.t.Helper()
 	got := e.dumpConntrack("-s")
 	for _, f := range also {
 		got = f(got)
@@ -408,6 +414,7 @@ func (e *env) statsDump(also []func(string) string) []statsLine {
 // timeoutSlack of the reference's (the two runs dump at slightly
 // different moments after the last packet).
 func (e *env) checkStats(step string, also []func(string) string) {
+	e.t.Helper()
 	got := e.statsDump(also)
 	want, ok := e.rec.stats[step]
 	if !ok {

@@ -83,7 +83,6 @@ var replyDportRE = regexp.MustCompile(`reply=\(src=([^,]+),dst=([^,]+),sport=(\d
 
 func snatRound(e *env, p, s *host, v6 bool, family string) {
 	t := e.t
-	t.Helper()
 	l := s.listenTCP(hostPort(s.ip(v6), snatServerPort))
 	// The server records where each connection came from, then echoes.
 	var mu sync.Mutex
@@ -112,6 +111,16 @@ func snatRound(e *env, p, s *host, v6 bool, family string) {
 	}()
 	conns := make([]net.Conn, snatClients)
 	errs := make([]error, snatClients)
+	// One connection first: when even it fails, 200 would only wait
+	// for 200 timeouts.
+	probe, err := p.dialTCP("", hostPort(s.ip(v6), snatServerPort), 3*time.Second)
+	if err != nil {
+		t.Errorf("%s: the first connection through SNAT failed: %v", family, err)
+		return
+	}
+	probe.Close()
+	time.Sleep(200 * time.Millisecond)
+	e.flushConntrack()
 	var wg sync.WaitGroup
 	const workers = 20
 	for w := range workers {
