@@ -121,6 +121,9 @@ func snatRound(e *env, p, s *host, v6 bool, family string) {
 	probe.Close()
 	time.Sleep(200 * time.Millisecond)
 	e.flushConntrack()
+	mu.Lock()
+	clear(peers) // the probe's
+	mu.Unlock()
 	var wg sync.WaitGroup
 	const workers = 20
 	for w := range workers {
