@@ -12,7 +12,11 @@
 //     (from a register) at once, two pairs of hosts with the same
 //     addresses: A opens TCP, UDP and ICMP to B, replies pass as +est, B
 //     opens nothing to A, and the ICMP port unreachable for UDP to a closed
-//     port reaches A as +rel (A's socket gets ECONNREFUSED).
+//     port reaches A as +rel (A's socket gets ECONNREFUSED). Commits set
+//     ct_mark (and ct_label in zone 2) through exec(set_field:...) and
+//     established packets pass only with their zone's mark and label;
+//     then ovs-ofctl ct-flush-zone 1 and dpctl/flush-conntrack zone=2
+//     empty one zone after the other.
 //   - TestSNAT: 200 concurrent TCP connections from a private host, from
 //     source ports 40000-40199, through nat(src=ADDR:20000-20255); the
 //     server sees ADDR and ports in range, dump-conntrack distinct reply

@@ -3,6 +3,7 @@ package conntrack
 import (
 	"fmt"
 	"net"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,9 @@ const (
 // (immediate); ports 3 (A2) and 4 (B2) are pair 2, tracked in zone 2 taken
 // from reg0. reg1 holds the peer's port, reg2 is 1 on A's side. ARP and
 // IPv6 neighbour discovery pass before the ct stage; A may open
-// connections (commit), replies and related packets pass, nothing else.
+// connections (commit, setting ct_mark 1 in zone 1, ct_mark 2 and a
+// ct_label in zone 2), established packets pass when the connection's
+// zone, mark and label are right, related packets pass, nothing else.
 const firewallFlows = `
 table=0,priority=10,in_port=1,actions=load:1->NXM_NX_REG0[0..15],load:2->NXM_NX_REG1[],load:1->NXM_NX_REG2[],resubmit(,1)
 table=0,priority=10,in_port=2,actions=load:1->NXM_NX_REG0[0..15],load:1->NXM_NX_REG1[],load:0->NXM_NX_REG2[],resubmit(,1)
@@ -37,11 +40,12 @@ table=1,priority=50,reg0=1,ipv6,actions=ct(table=2,zone=1)
 table=1,priority=50,reg0=2,ip,actions=ct(table=2,zone=NXM_NX_REG0[0..15])
 table=1,priority=50,reg0=2,ipv6,actions=ct(table=2,zone=NXM_NX_REG0[0..15])
 table=1,priority=1,actions=drop
-table=2,priority=100,ct_state=+trk+new-est-rel-inv,reg2=1,reg0=1,ip,actions=ct(commit,zone=1),output:NXM_NX_REG1[]
-table=2,priority=100,ct_state=+trk+new-est-rel-inv,reg2=1,reg0=1,ipv6,actions=ct(commit,zone=1),output:NXM_NX_REG1[]
-table=2,priority=100,ct_state=+trk+new-est-rel-inv,reg2=1,reg0=2,ip,actions=ct(commit,zone=NXM_NX_REG0[0..15]),output:NXM_NX_REG1[]
-table=2,priority=100,ct_state=+trk+new-est-rel-inv,reg2=1,reg0=2,ipv6,actions=ct(commit,zone=NXM_NX_REG0[0..15]),output:NXM_NX_REG1[]
-table=2,priority=100,ct_state=+trk+est-new-inv,actions=output:NXM_NX_REG1[]
+table=2,priority=100,ct_state=+trk+new-est-rel-inv,reg2=1,reg0=1,ip,actions=ct(commit,zone=1,exec(set_field:0x1->ct_mark)),output:NXM_NX_REG1[]
+table=2,priority=100,ct_state=+trk+new-est-rel-inv,reg2=1,reg0=1,ipv6,actions=ct(commit,zone=1,exec(set_field:0x1->ct_mark)),output:NXM_NX_REG1[]
+table=2,priority=100,ct_state=+trk+new-est-rel-inv,reg2=1,reg0=2,ip,actions=ct(commit,zone=NXM_NX_REG0[0..15],exec(set_field:0x2->ct_mark,set_field:0x1234->ct_label)),output:NXM_NX_REG1[]
+table=2,priority=100,ct_state=+trk+new-est-rel-inv,reg2=1,reg0=2,ipv6,actions=ct(commit,zone=NXM_NX_REG0[0..15],exec(set_field:0x2->ct_mark,set_field:0x1234->ct_label)),output:NXM_NX_REG1[]
+table=2,priority=100,ct_state=+trk+est-new-inv,ct_mark=0x1,ct_zone=1,reg0=1,actions=output:NXM_NX_REG1[]
+table=2,priority=100,ct_state=+trk+est-new-inv,ct_mark=0x2,ct_label=0x1234,ct_zone=2,reg0=2,actions=output:NXM_NX_REG1[]
 table=2,priority=100,ct_state=+trk+rel-new-inv,actions=output:NXM_NX_REG1[]
 table=2,priority=1,actions=drop
 `
@@ -79,9 +83,26 @@ func TestFirewall(t *testing.T) {
 				"tcp zone=1": 1, "tcp zone=2": 1, "udp zone=1": 2, "udp zone=2": 2,
 				icmpName(v6) + " zone=1": 1, icmpName(v6) + " zone=2": 1,
 			})
+			if n, want := len(markedRE.FindAllString(raw, -1)), 8; n != want {
+				t.Errorf("%s: %d entries carry their zone's mark and label, want %d:\n%s", family, n, want, raw)
+			}
+		}
+		// ovs-ofctl ct-flush-zone empties one zone, dpctl/flush-conntrack
+		// zone=N another.
+		e.ofctl("ct-flush-zone", "1")
+		raw := e.checkpoint("firewall-after-ct-flush-zone-1")
+		expectEntries(e, raw, "after ct-flush-zone 1", map[string]int{"tcp zone=1": 0, "udp zone=1": 0, "tcp zone=2": 1, "udp zone=2": 2})
+		if out, err := e.appctlErr("dpctl/flush-conntrack", "zone=2"); err != nil {
+			t.Errorf("dpctl/flush-conntrack zone=2: %v\n%s", err, out)
+		}
+		if raw := e.checkpoint("firewall-after-flush-zone-2"); strings.TrimSpace(raw) != "" {
+			t.Errorf("after flushing zones 1 and 2 the table still holds:\n%s", raw)
 		}
 	})
 }
+
+// markedRE matches an entry carrying its zone's mark (and label).
+var markedRE = regexp.MustCompile(`(?m)(,zone=1,mark=1|,zone=2,mark=2,labels=0x1234)(,|$)`)
 
 func icmpName(v6 bool) string {
 	if v6 {
