@@ -44,6 +44,11 @@ func (c *ConnBridge) CommitBundle(msgs []connmgr.BundleMsg, flags uint16, o conn
 	}, flags&connmgr.BundleAtomic != 0)
 }
 
+// flowChangeWanter is what connmgr.Manager adds to its Events: whether a
+// flow monitor would take flow changes at all. Sinks without it get every
+// change.
+type flowChangeWanter interface{ WantsFlowChanges() bool }
+
 // connEvents converts the bridge's reports to the manager's messages.
 type connEvents struct {
 	e connmgr.Events
@@ -81,6 +86,9 @@ func (e connEvents) PortStatus(reason PortReason, old, d *PortDesc) {
 }
 
 func (e connEvents) FlowMonitor(u *pipeline.FlowUpdate) {
+	if w, ok := e.e.(flowChangeWanter); ok && !w.WantsFlowChanges() {
+		return // no flow monitor: a table load makes no garbage here
+	}
 	o, _ := u.Requester.(connmgr.Origin)
 	acts, old := u.Rule.Actions, u.OldActions
 	e.e.FlowChanged(&connmgr.FlowChange{Update: flowUpdate(u), OutputsTo: func(port, group uint32) bool {

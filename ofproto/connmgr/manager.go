@@ -121,6 +121,8 @@ type Manager struct {
 	connected atomic.Int32
 	// wantMiss counts what makes WantsPacketInOnMiss true.
 	wantMiss atomic.Int32
+	// monitoring: some connection has a flow monitor (WantsFlowChanges).
+	monitoring atomic.Bool
 
 	// Dispatcher state.
 	versions    Versions
@@ -228,7 +230,8 @@ func (m *Manager) post(x inMsg) bool {
 
 // afterDispatch runs after everything the dispatcher does: the queued
 // asynchronous events go out (so a barrier's reply follows the messages
-// its predecessors caused) and the miss-packet-in wish is recounted.
+// its predecessors caused) and the miss-packet-in and flow-change wishes
+// are recounted.
 func (m *Manager) afterDispatch() {
 	m.drainEvents()
 	m.updateWantMiss()
@@ -366,6 +369,12 @@ func (m *Manager) ControllerConnected() bool { return m.connected.Load() > 0 }
 // WantsPacketInOnMiss implements Events. Any goroutine.
 func (m *Manager) WantsPacketInOnMiss() bool { return m.wantMiss.Load() > 0 }
 
+// WantsFlowChanges reports whether a connection has a flow monitor: when
+// none has, FlowChanged and FlowMonitor reports are dropped anyway and the
+// bridge may skip making them. A monitor request handled before a change
+// is seen by it. Any goroutine.
+func (m *Manager) WantsFlowChanges() bool { return m.monitoring.Load() }
+
 // updateWantMiss recounts WantsPacketInOnMiss's reasons (Open vSwitch's
 // update_want_packet_in_on_miss, summed): each connection with controller
 // id 0 below OpenFlow 1.3, and each active target without a connection
@@ -383,6 +392,14 @@ func (m *Manager) updateWantMiss() {
 		}
 	}
 	m.wantMiss.Store(n)
+	monitoring := false
+	for _, c := range m.conns {
+		if len(c.state.monitors) > 0 {
+			monitoring = true
+			break
+		}
+	}
+	m.monitoring.Store(monitoring)
 }
 
 // hasConn reports whether service s has a connection (an active target

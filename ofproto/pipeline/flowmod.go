@@ -407,6 +407,7 @@ func (p *Pipeline) finishOp(op *txnOp, now time.Time) bool {
 		}
 		p.removeRule(old, op.reason, op.requester, now)
 	}
+	p.churn.Add(uint64(len(op.old) + len(op.new)))
 	return len(op.old)+len(op.new) > 0
 }
 
