@@ -30,6 +30,8 @@ func (c *ConnBridge) CommitBundle(msgs []connmgr.BundleMsg, flags uint16, o conn
 		m := &msgs[i]
 		var err error
 		switch {
+		case m.Prepared != nil:
+			out.Add, out.AddRequester = m.Prepared.(*pipeline.PreparedAdd), o
 		case m.FlowMod != nil:
 			err = fillFlowMod(&fm, m.FlowMod, o)
 			out.FlowMod = &fm
@@ -48,6 +50,26 @@ func (c *ConnBridge) CommitBundle(msgs []connmgr.BundleMsg, flags uint16, o conn
 // flow monitor would take flow changes at all. Sinks without it get every
 // change.
 type flowChangeWanter interface{ WantsFlowChanges() bool }
+
+var _ connmgr.BundlePreparer = (*ConnBridge)(nil)
+
+// PrepareBundleMsg implements connmgr.BundlePreparer: an add flow mod
+// becomes its rule now (the decoded message is dropped), unless it would
+// fail, which it then does at commit as before.
+func (c *ConnBridge) PrepareBundleMsg(m *connmgr.BundleMsg) {
+	if m.FlowMod == nil || pipeline.Command(m.FlowMod.Command) != pipeline.FlowAdd {
+		return
+	}
+	var fm pipeline.FlowMod
+	if fillFlowMod(&fm, m.FlowMod, connmgr.Origin{}) != nil {
+		return
+	}
+	pa, err := c.b.pipe.PrepareAdd(&fm)
+	if err != nil {
+		return
+	}
+	m.FlowMod, m.Prepared = nil, pa
+}
 
 // connEvents converts the bridge's reports to the manager's messages.
 type connEvents struct {

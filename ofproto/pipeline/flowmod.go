@@ -36,6 +36,47 @@ func (t *Txn) FlowMod(fm *FlowMod) error {
 	}
 }
 
+// PreparedAdd is an add flow mod already turned into its rule, ahead of
+// the transaction that applies it, as Open vSwitch's
+// ofproto_flow_mod_init creates the rule when a bundle message is added:
+// a bundle then stages the rule itself rather than the message, and its
+// commit copies nothing. Apply it once, with Txn.AddPrepared.
+type PreparedAdd struct {
+	rule  *Rule
+	flags Flags
+}
+
+// PrepareAdd builds the rule of an add flow mod (its Requester is given
+// to AddPrepared instead). It fails where FlowMod would before touching
+// the tables: not an add, a bad or read-only table. Any goroutine: it
+// takes no lock.
+func (p *Pipeline) PrepareAdd(fm *FlowMod) (*PreparedAdd, error) {
+	if fm.Command != FlowAdd {
+		return nil, ofperr.OFPFMFC_BAD_COMMAND
+	}
+	tableID, err := p.addTable(fm)
+	if err != nil {
+		return nil, err
+	}
+	return &PreparedAdd{rule: p.newRule(fm, tableID, 0), flags: fm.Flags}, nil
+}
+
+// AddPrepared applies a prepared add within the transaction exactly as
+// FlowMod applies the flow mod it was made from (check overlap, replace,
+// table full, action checks); requester goes with its flow monitor
+// updates.
+func (t *Txn) AddPrepared(pa *PreparedAdd, requester any) error {
+	if t.ended {
+		panic("pipeline: AddPrepared on an ended transaction")
+	}
+	op := &txnOp{cmd: FlowAdd, keepCounts: pa.flags&FlagResetCounts == 0, requester: requester}
+	if err := t.addFlowStart(op, pa.rule, pa.flags&FlagCheckOverlap != 0); err != nil {
+		return err
+	}
+	t.ops = append(t.ops, op)
+	return nil
+}
+
 // addTable picks the table an added flow goes to (add_flow_init).
 func (p *Pipeline) addTable(fm *FlowMod) (uint8, error) {
 	tableID := fm.TableID
