@@ -17,6 +17,11 @@ import (
 // never trigger it.
 type memTrim struct {
 	churn func() uint64 // the pipeline's Churn
+	// free returns the memory (nil: debug.FreeOSMemory); settle and
+	// bulk override trimSettle and trimChurn (tests).
+	free   func()
+	settle time.Duration
+	bulk   uint64
 
 	mu      sync.Mutex // a leaf
 	timer   *time.Timer
@@ -39,24 +44,37 @@ func (m *memTrim) changed() {
 	if m.closed {
 		return
 	}
+	settle := m.settle
+	if settle == 0 {
+		settle = trimSettle
+	}
 	if m.timer == nil {
-		m.timer = time.AfterFunc(trimSettle, m.fire)
+		m.timer = time.AfterFunc(settle, m.fire)
 		return
 	}
-	m.timer.Reset(trimSettle)
+	m.timer.Reset(settle)
 }
 
 func (m *memTrim) fire() {
 	m.mu.Lock()
 	churn := m.churn()
-	bulk := !m.closed && churn-m.trimmed >= trimChurn
+	threshold := m.bulk
+	if threshold == 0 {
+		threshold = trimChurn
+	}
+	bulk := !m.closed && churn-m.trimmed >= threshold
 	if bulk {
 		m.trimmed = churn
 	}
+	free := m.free
 	m.mu.Unlock()
-	if bulk {
-		debug.FreeOSMemory()
+	if !bulk {
+		return
 	}
+	if free == nil {
+		free = debug.FreeOSMemory
+	}
+	free()
 }
 
 // close stops the timer for good.

@@ -105,9 +105,10 @@ type Manager struct {
 	// dmu is the dispatcher lock: whoever holds it is the dispatcher (a
 	// connection's reader handling its own message, a configuration call,
 	// or the run goroutine with events and timers).
-	dmu  sync.Mutex
-	stop chan struct{}
-	done chan struct{}
+	dmu       sync.Mutex
+	closeOnce sync.Once
+	stop      chan struct{}
+	done      chan struct{}
 
 	evMu   sync.Mutex // events, dispatching; a leaf
 	events []event
@@ -189,7 +190,11 @@ func New(cfg Config) (*Manager, error) {
 			go m.acceptSnoops(l)
 		}
 	}
+	// Accepted connections are dispatched at once: the listeners come up
+	// under the dispatcher lock like every later change of them.
+	m.dmu.Lock()
 	m.applyServices()
+	m.dmu.Unlock()
 	go m.run()
 	return m, nil
 }
@@ -343,11 +348,14 @@ func (m *Manager) Reconnect() {
 }
 
 // Close closes every connection and listener and stops the goroutines.
+// Later calls only wait for the first.
 func (m *Manager) Close() {
-	m.dmu.Lock()
-	m.closing = true
-	m.dmu.Unlock()
-	close(m.stop)
+	m.closeOnce.Do(func() {
+		m.dmu.Lock()
+		m.closing = true
+		m.dmu.Unlock()
+		close(m.stop)
+	})
 	<-m.done
 }
 
