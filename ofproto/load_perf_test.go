@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -49,6 +50,7 @@ func TestPerfLoadTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.SetEvents(connEvents{m, b})
+		time.Sleep(500 * time.Millisecond) // the previous mode's goroutines end
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
@@ -71,6 +73,13 @@ func TestPerfLoadTable(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		t.Logf("%s: %v, live heap %d B/rule, allocated %d B/rule", mode, elapsed,
 			int64(after.HeapAlloc-before.HeapAlloc)/n, int64(after.TotalAlloc-before.TotalAlloc)/n)
+		if hp := os.Getenv("GVS_PERF_HEAP"); hp != "" {
+			f, err := os.Create(hp + "." + mode)
+			if err == nil {
+				pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+			}
+		}
 		m.Close()
 		b.Close()
 	}

@@ -97,7 +97,7 @@ func (p *Pipeline) newRule(fm *FlowMod, tableID uint8, version uint64) *Rule {
 	r := &Rule{
 		TableID: tableID, Cookie: fm.NewCookie, IdleTimeout: fm.IdleTimeout, HardTimeout: fm.HardTimeout,
 		Importance: fm.Importance, Flags: fm.Flags & flagsState, Actions: fm.Actions,
-		Created: now, Modified: now,
+		created: now.UnixNano(), modified: now.UnixNano(),
 	}
 	r.Match, r.Priority = fm.Match, fm.Priority
 	r.Match.Normalize()
@@ -141,7 +141,7 @@ func (t *Txn) replaceRuleStart(op *txnOp, old, r *Rule, modifyCookie bool) {
 		changeCookie := modifyCookie && r.Cookie != CookieNone && r.Cookie != old.Cookie
 		if op.cmd != FlowAdd {
 			r.IdleTimeout, r.HardTimeout = old.IdleTimeout, old.HardTimeout
-			r.Importance, r.Flags, r.Created = old.Importance, old.Flags, old.Created
+			r.Importance, r.Flags, r.created = old.Importance, old.Flags, old.created
 		}
 		if !changeCookie {
 			r.Cookie = old.Cookie
@@ -189,7 +189,7 @@ func (t *Txn) modifyFlows(fm *FlowMod, strict bool) error {
 		r := &Rule{
 			TableID: old.TableID, Cookie: temp.Cookie, IdleTimeout: temp.IdleTimeout, HardTimeout: temp.HardTimeout,
 			Importance: temp.Importance, Flags: temp.Flags, Actions: temp.Actions,
-			Created: temp.Created, Modified: temp.Modified,
+			created: temp.created, modified: temp.modified,
 		}
 		r.Match, r.Priority, r.Conjunctions = old.Match, old.Priority, temp.Conjunctions
 		r.used.Store(temp.used.Load())
@@ -437,11 +437,13 @@ func (p *Pipeline) finishOp(op *txnOp, now time.Time) bool {
 		if op.cmd != FlowDelete && i < len(op.new) {
 			// replace_rule_finish -> rule_insert(new, old, keep_counts)
 			r := op.new[i]
-			old.forwardKeep = op.keepCounts
-			old.next.Store(r)
-			if op.keepCounts {
-				r.packets.Add(old.packets.Load())
-				r.bytes.Add(old.bytes.Load())
+			e := old.extension()
+			e.forwardKeep = op.keepCounts
+			e.next.Store(r)
+			if pk, by, _ := old.Stats(); op.keepCounts && (pk != 0 || by != 0) {
+				re := r.extension()
+				re.packets.Add(pk)
+				re.bytes.Add(by)
 			}
 			r.touch(time.Unix(0, old.used.Load()))
 			continue
@@ -460,7 +462,7 @@ func (p *Pipeline) removeRule(r *Rule, reason RemovedReason, requester any, now 
 	if r.Flags&FlagSendFlowRem != 0 && !r.hidden() && p.cfg.Events != nil {
 		pk, by, _ := r.Stats()
 		p.cfg.Events.FlowRemoved(FlowRemoved{
-			Rule: r, Reason: reason, Duration: now.Sub(r.Created), Packets: pk, Bytes: by,
+			Rule: r, Reason: reason, Duration: now.Sub(r.Created()), Packets: pk, Bytes: by,
 		})
 	}
 }

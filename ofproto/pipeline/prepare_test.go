@@ -42,7 +42,7 @@ func TestPreparedAddIsFlowModAdd(t *testing.T) {
 		x, y := a[i], b[i]
 		if x.TableID != y.TableID || x.Priority != y.Priority || x.Match != y.Match || x.Cookie != y.Cookie ||
 			x.IdleTimeout != y.IdleTimeout || x.HardTimeout != y.HardTimeout || !ActionsEqual(x.Actions, y.Actions) ||
-			!x.Created.Equal(y.Created) {
+			!x.Created().Equal(y.Created()) {
 			t.Fatalf("rule %d: direct %+v, prepared %+v", i, x, y)
 		}
 	}
