@@ -30,6 +30,10 @@
 // copy of each rule. Churn counts the rules changes added, replaced and
 // removed, for callers that act after bulk changes.
 //
+// Rules with equal action lists share one copy (intern.go: keyed by the
+// lists' OpenFlow 1.5 encoding, held weakly), which a rule's immutability
+// allows.
+//
 // # Goroutines and lock order
 //
 // One writer at a time: every change (flow mods, group mods, meter mods,

@@ -96,7 +96,7 @@ func (p *Pipeline) newRule(fm *FlowMod, tableID uint8, version uint64) *Rule {
 	now := p.now()
 	r := &Rule{
 		TableID: tableID, Cookie: fm.NewCookie, IdleTimeout: fm.IdleTimeout, HardTimeout: fm.HardTimeout,
-		Importance: fm.Importance, Flags: fm.Flags & flagsState, Actions: fm.Actions,
+		Importance: fm.Importance, Flags: fm.Flags & flagsState, Actions: p.actions.share(fm.Actions),
 		created: now.UnixNano(), modified: now.UnixNano(),
 	}
 	r.Match, r.Priority = fm.Match, fm.Priority

@@ -78,6 +78,7 @@ type Pipeline struct {
 	now func() time.Time
 
 	version atomic.Uint64 // the version lookups use
+	actions *actionIntern // the rules' action lists, shared
 	churn   atomic.Uint64 // rules added, replaced and removed, ever (Churn)
 
 	mu       sync.Mutex // held by the one writer (a Txn, meter mods, expiry)
@@ -114,6 +115,7 @@ func New(cfg Config) *Pipeline {
 		meterRefs: map[uint32]map[*Rule]struct{}{},
 		expirable: map[*Rule]struct{}{},
 		learned:   map[learnedKey]int{},
+		actions:   newActionIntern(),
 	}
 	for i := range p.tables {
 		p.tables[i].maxRules = cfg.MaxFlowsPerTable
