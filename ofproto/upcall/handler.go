@@ -205,10 +205,18 @@ func slowPath(res *xlate.Result) dpif.Actions {
 	return dpif.Actions{dpif.Userspace(dpif.UserspaceCookie{Type: dpif.CookieSlowPath, SlowPathReasons: reasons})}
 }
 
-// answer fills u with res's megaflow.
+// answer fills u with res's megaflow. The packet is executed apart from
+// the flow installed for it (which does not count it, as Open vSwitch's
+// datapath): its statistics go to the rules and groups it hit now, as
+// Open vSwitch credits a miss upcall's packet during its translation.
 func (h *Handler) answer(u *dpif.Upcall, b *Binding, res *xlate.Result) dpif.UpcallResult {
 	if res.Error != nil {
 		h.stats.errors.Add(1)
+	}
+	if u.Packet != nil {
+		xlate.PushStatsLearning(b.Bridge, &res.Cache, xlate.Stats{
+			Packets: 1, Bytes: uint64(u.Packet.Len()), Used: time.Now(), TCPFlags: u.Key.TCPFlags,
+		}, false)
 	}
 	u.Mask = res.Wildcards.DatapathMask()
 	u.Mask.InPort = ^uint32(0)
