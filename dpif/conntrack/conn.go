@@ -17,7 +17,12 @@ type conn struct {
 	tpID      uint32
 	admitZone int32 // zone whose limit counted it; noZone: none
 	nat       natAction
-	helper    Helper
+	helper    Helper // the ALG committed with it (alg=)
+	// algRelated: the data connection an ALG expected; parent is its
+	// control connection's original key (the ct original tuple of its
+	// packets).
+	algRelated bool
+	parent     connKey
 
 	expiration atomic.Int64 // milliseconds of the tracker's clock
 	dead       atomic.Bool  // unlinked (flushed, expired, replaced)
@@ -29,6 +34,7 @@ type conn struct {
 	// icmpFirst..).
 	tcp   [2]tcpPeer
 	state uint8
+	ftp   algFTPState // an FTP control connection's sequence skew
 }
 
 const noZone int32 = -2

@@ -38,9 +38,11 @@
 // dpctl/dump-conntrack does; ParseTuple and FlushMatching implement
 // dpctl/flush-conntrack's tuple arguments.
 //
-// Lock order: a connection's lock, then Tracker.mu; the policy writers'
-// lock stands alone (policies are published as immutable snapshots).
+// Lock order: a connection's lock, then Tracker.mu, then the
+// expectation table's; the policy writers' lock stands alone (policies are published as immutable snapshots).
 //
 // The NAT half (nat*.go: the reply tuple's allocation and the packet
-// rewrite) is called through bindings.go.
+// rewrite) is called through bindings.go; the ALG helpers (alg*.go)
+// through expect.go, which keeps the table of expected connections
+// (its lock comes after Tracker.mu).
 package conntrack

@@ -41,6 +41,9 @@ func fuzzBody(t *testing.T, data []byte) {
 				}
 			}
 			sp, dp := uint16(z%4+1), uint16(w%4+1)
+			if w&0x80 != 0 {
+				dp = []uint16{21, 69, 20}[w%3] // ALG control ports
+			}
 			var ip []byte
 			switch op % 5 {
 			case 0:
@@ -85,7 +88,7 @@ func fuzzBody(t *testing.T, data []byte) {
 			binary.BigEndian.PutUint16(b.Data()[12:], et)
 			copy(b.Data()[14:], ip)
 			b.Parse()
-			req := Request{Zone: uint16(w % 3), Commit: z&0x10 != 0, Force: z&0x20 != 0}
+			req := Request{Zone: uint16(w % 3), Commit: z&0x10 != 0, Force: z&0x20 != 0, Helper: Helper(u % 3)}
 			switch z >> 6 {
 			case 1:
 				req.NAT = &NAT{Kind: NATSrc, AddrMin: ipN}

@@ -32,6 +32,8 @@ type Tracker struct {
 	invalid  atomic.Uint64
 	liberal  atomic.Bool // TCP window and sequence checks off
 
+	exp expectations
+
 	// mu is the writer lock: every change to the table and the fields
 	// below.
 	mu          sync.Mutex
@@ -159,7 +161,8 @@ func (t *Tracker) Execute(b *packet.Buffer, req *Request) {
 	// zone (and that found its connection, with no NAT since) is not run
 	// through the protocol tracker again: Open vSwitch's process_one_fast
 	// on the connection cached in the packet's metadata.
-	if k.CTState&StateTracked != 0 && k.CTZone == zone && !req.Force && req.Helper == HelperNone &&
+	ctl := algCtlType(k, req.Helper)
+	if k.CTState&StateTracked != 0 && k.CTZone == zone && !req.Force && ctl == HelperNone &&
 		k.CTState&(StateSrcNAT|StateDstNAT) == 0 {
 		if !extract(b, zone, &ctx) {
 			t.markInvalid(k, zone)
@@ -205,8 +208,12 @@ func (t *Tracker) Execute(b *packet.Buffer, req *Request) {
 	}
 
 	createNew := false
+	ftpDone := false
 	switch {
 	case c != nil:
+		if c.helper == HelperFTP && ctl == HelperFTP && !ctx.related {
+			ftpDone = t.ftpBeforeUpdate(b, c, reply, req.NAT != nil)
+		}
 		createNew = t.updateState(k, &ctx, c, reply, now)
 		mdLoaded = !createNew && !ctx.related
 		if createNew {
@@ -230,14 +237,33 @@ func (t *Tracker) Execute(b *packet.Buffer, req *Request) {
 			createNew = true
 		}
 	}
+	var exp *expectation
 	if createNew {
-		c = t.connNotFound(b, &ctx, req, now, old)
+		c, exp = t.connNotFound(b, &ctx, req, now, old, ctl)
 		mdLoaded = false
+		reply = false
 	}
 
 	t.writeMD(k, zone, c, &ctx.key, mdLoaded)
+	if c == nil && exp != nil {
+		// Not committed, yet expected: the parent's mark, label and
+		// original tuple.
+		k.CTMark, k.CTLabel = exp.mark, exp.label
+		t.writeOrigTuple(k, &exp.parentKey)
+	}
 	if c != nil && (req.SetMark || req.SetLabel) {
 		t.setMarkLabel(k, c, req)
+	}
+	if c != nil && c.helper != HelperNone && !ctx.related {
+		switch {
+		case ctl == HelperFTP && c.helper == HelperFTP && !ftpDone:
+			if !t.ftpAfter(b, c, reply, req.NAT != nil) {
+				k.CTState = StateInvalid | StateTracked
+				t.invalid.Add(1)
+			}
+		case ctl == HelperTFTP && c.helper == HelperTFTP:
+			t.tftpExpect(c, reply)
+		}
 	}
 }
 
@@ -272,6 +298,12 @@ func (t *Tracker) processFast(b *packet.Buffer, req *Request, c *conn, reply, re
 
 func (t *Tracker) setMarkLabel(k *packet.Key, c *conn, req *Request) {
 	c.mu.Lock()
+	if c.algRelated {
+		// An expected connection keeps its parent's.
+		k.CTMark, k.CTLabel = c.mark, c.label
+		c.mu.Unlock()
+		return
+	}
 	if req.SetMark {
 		k.CTMark = req.Mark | k.CTMark&^req.MarkMask
 		c.mark = k.CTMark
@@ -295,6 +327,9 @@ func (t *Tracker) updateState(k *packet.Key, ctx *lookupCtx, c *conn, reply bool
 			k.CTState |= StateReply
 		}
 		return false
+	}
+	if c.algRelated {
+		k.CTState |= StateRelated
 	}
 	switch t.connUpdate(c, ctx, reply, now, k) {
 	case updateValid:
@@ -403,7 +438,8 @@ func (t *Tracker) origTupleConn(tbl *table, k *packet.Key, ctx *lookupCtx, req *
 // connNotFound creates the connection of a packet no connection has
 // (conn_not_found), under the writer lock: +new, or +inv for a packet
 // that cannot open one; committed when req.Commit and the limits allow.
-func (t *Tracker) connNotFound(b *packet.Buffer, ctx *lookupCtx, req *Request, now int64, old *conn) *conn {
+// It also returns the expectation the connection meets, if any.
+func (t *Tracker) connNotFound(b *packet.Buffer, ctx *lookupCtx, req *Request, now int64, old *conn, ctl Helper) (*conn, *expectation) {
 	k := &b.Key
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -415,31 +451,41 @@ func (t *Tracker) connNotFound(b *packet.Buffer, ctx *lookupCtx, req *Request, n
 	}
 	tbl := t.tbl.Load()
 	if c, _ := tbl.lookup(&ctx.key, now); c != nil {
-		return c // another PMD made it meanwhile
+		return c, nil // another PMD made it meanwhile
 	}
 	if !validNew(ctx) {
 		k.CTState = StateInvalid
 		t.invalid.Add(1)
-		return nil
+		return nil, nil
 	}
+	exp := t.exp.lookup(&ctx.key)
 	k.CTState = StateNew
+	if exp != nil {
+		k.CTState |= StateRelated
+	}
 	if !req.Commit {
-		return nil
+		return nil, exp
 	}
 	if lim := t.zoneLimitOf(ctx.key.zone); lim != 0 && t.zoneCount[ctx.key.zone] >= lim {
 		t.droppedFull++
-		return nil
+		return nil, exp
 	}
 	if t.n >= t.maxConns.Load() {
 		t.droppedFull++
-		return nil
+		return nil, exp
 	}
 	pol := t.pol.p.Load()
 	c := &conn{admitZone: int32(ctx.key.zone)}
 	c.key[0] = ctx.key
 	c.key[1] = ctx.key.reverse()
 	c.tpID = pol.policyFor(req)
-	c.helper = req.Helper
+	if algHelperAllowed(req.Helper, ctl) {
+		c.helper = req.Helper
+	}
+	if exp != nil {
+		c.algRelated, c.parent = true, exp.parentKey
+		c.mark, c.label = exp.mark, exp.label
+	}
 	var tm int
 	switch {
 	case ctx.key.proto == packet.ProtoTCP:
@@ -450,17 +496,26 @@ func (t *Tracker) connNotFound(b *packet.Buffer, ctx *lookupCtx, req *Request, n
 		c.state, tm = otherFirst, tmOtherFirst
 	}
 	c.expiration.Store(now + pol.timeout(c.tpID, tm))
-	if n := req.NAT; n != nil && n.Kind != NATApply {
+	if n := req.NAT; n != nil && exp != nil {
+		// The ALG says where the data connection goes.
+		reply, kind := exp.NATReply(natTuple(&c.key[1]))
+		c.key[1] = withTuple(c.key[1], &reply)
+		c.nat = natSrc
+		if kind == NATDst {
+			c.nat = natDst
+		}
+		t.natPacket(b, c, false, ctx.related)
+	} else if n != nil && n.Kind != NATApply {
 		if !t.natBind(tbl, c, n, now) {
 			// Tuple space exhausted: the packet stays +new, uncommitted.
-			return nil
+			return nil, exp
 		}
 		t.natPacket(b, c, false, ctx.related)
 	}
 	t.nextID++
 	c.id = t.nextID
 	t.insertConn(c)
-	return c
+	return c, exp
 }
 
 // insertConn publishes c; t.mu held.
@@ -486,6 +541,9 @@ func (t *Tracker) removeConn(c *conn) {
 	tbl := t.tbl.Load()
 	tbl.remove(&c.key[0], c)
 	tbl.remove(&c.key[1], c)
+	if c.helper != HelperNone {
+		t.exp.dropParent(&c.key[0])
+	}
 	t.n--
 	t.byProto[c.key[0].proto]--
 	z := c.key[0].zone
@@ -509,9 +567,17 @@ func (t *Tracker) writeMD(k *packet.Key, zone uint16, c *conn, key *connKey, mdL
 			c.mu.Unlock()
 		}
 		key = &c.key[0]
+		if c.algRelated {
+			key = &c.parent
+		}
 	} else {
 		k.CTMark, k.CTLabel = 0, [16]byte{}
 	}
+	t.writeOrigTuple(k, key)
+}
+
+// writeOrigTuple sets the Key's ct original tuple from key (nil: none).
+func (t *Tracker) writeOrigTuple(k *packet.Key, key *connKey) {
 	k.CTNwSrc, k.CTNwDst = [4]byte{}, [4]byte{}
 	k.CTIPv6Src, k.CTIPv6Dst = [16]byte{}, [16]byte{}
 	if key == nil {

@@ -368,7 +368,7 @@ func TestOtherProtocolAndFragments(t *testing.T) {
 	wantState(t, "fragment", run(ct, frame(ip), Request{Commit: true}), trk|inv)
 }
 
-func TestNATStubSNAT(t *testing.T) {
+func TestNATSNAT(t *testing.T) {
 	ct, _ := newTestTracker(t, Config{})
 	nat := &NAT{Kind: NATSrc, AddrMin: ipN}
 	b := tcpPkt(ipA, ipB, 40000, 5201, seg{flags: fSYN, seq: 1, win: 1000, wscale: -1})
