@@ -31,6 +31,8 @@ type Tracker struct {
 	maxConns atomic.Uint32
 	invalid  atomic.Uint64
 	liberal  atomic.Bool // TCP window and sequence checks off
+	// wantSweep: a commit found the table full.
+	wantSweep atomic.Bool
 
 	exp expectations
 
@@ -54,13 +56,26 @@ type Tracker struct {
 
 var _ Conntrack = (*Tracker)(nil)
 
-// sweepInterval is how often the expiry goroutine walks the table, and
-// sweepBatch how many buckets it handles per hold of the writer lock.
+// The expiry goroutine walks the whole table every sweepInterval, and
+// once there are more than sweepConnsPerSecond connections, less often
+// in proportion (up to sweepIntervalMax, Open vSwitch's default sweep):
+// a walk touches every connection. A commit refused for a full table
+// asks for a sweep sooner (at most every sweepInterval), so a table
+// full of expired connections frees itself. sweepBatch is how many
+// buckets one hold of the writer lock covers.
 const (
-	sweepInterval = time.Second
-	sweepBatch    = 256
-	clockTick     = 5 * time.Millisecond
+	sweepInterval       = time.Second
+	sweepIntervalMax    = 20 * time.Second
+	sweepConnsPerSecond = 100000
+	sweepBatch          = 256
+	clockTick           = 5 * time.Millisecond
 )
+
+// nextSweepIn is the time to the next sweep with n connections.
+func nextSweepIn(n uint32) time.Duration {
+	d := time.Duration(n/sweepConnsPerSecond) * time.Second
+	return min(max(d, sweepInterval), sweepIntervalMax)
+}
 
 // New returns a tracker; call Start to run expiry in the background.
 func New(cfg Config) *Tracker {
@@ -121,16 +136,21 @@ func (t *Tracker) run(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	tick := time.NewTicker(clockTick)
 	defer tick.Stop()
-	nextSweep := time.Now().Add(sweepInterval)
+	last := time.Now()
+	next := last.Add(sweepInterval)
 	for {
 		select {
 		case <-stop:
 			return
 		case now := <-tick.C:
 			t.clock.Store(t.cfg.Now().UnixMilli())
-			if now.After(nextSweep) {
+			if now.After(next) || t.wantSweep.Load() && now.Sub(last) >= sweepInterval {
+				t.wantSweep.Store(false)
 				t.sweep(t.now())
-				nextSweep = now.Add(sweepInterval)
+				t.mu.Lock()
+				n := t.n
+				t.mu.Unlock()
+				last, next = now, now.Add(nextSweepIn(n))
 			}
 		}
 	}
@@ -472,6 +492,7 @@ func (t *Tracker) connNotFound(b *packet.Buffer, ctx *lookupCtx, req *Request, n
 	}
 	if t.n >= t.maxConns.Load() {
 		t.droppedFull++
+		t.wantSweep.Store(true)
 		return nil, exp
 	}
 	pol := t.pol.p.Load()

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -397,4 +398,37 @@ func TestNATSNAT(t *testing.T) {
 	if b2.Key.SrcPort == 40000 || b2.Key.SrcIPv4 != ipN.As4() {
 		t.Fatalf("second snat: %v:%d", b2.Key.SrcIPv4, b2.Key.SrcPort)
 	}
+}
+
+func TestSweepInterval(t *testing.T) {
+	for n, want := range map[uint32]time.Duration{0: time.Second, 150000: time.Second, 450000: 4 * time.Second, 3000000: 20 * time.Second} {
+		if got := nextSweepIn(n); got != want {
+			t.Errorf("%d conns: %v, want %v", n, got, want)
+		}
+	}
+}
+
+// A full table of expired connections is swept when commits are refused.
+func TestFullTableSweptOnDemand(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1700000000, 0)}
+	var mu sync.Mutex
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clk.t }
+	ct := New(Config{MaxConns: 2, Now: now})
+	ct.Start()
+	defer ct.Close()
+	run(ct, udpPkt(ipA, ipB, 1, 53), Request{Commit: true})
+	run(ct, udpPkt(ipA, ipB, 2, 53), Request{Commit: true})
+	mu.Lock()
+	clk.advance(time.Hour)
+	mu.Unlock()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		b := udpPkt(ipA, ipB, 3, 53)
+		run(ct, b, Request{Commit: true})
+		if ct.Stats().Conns == 1 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("stats %+v", ct.Stats())
 }
