@@ -488,6 +488,7 @@ func (t *Tracker) connNotFound(b *packet.Buffer, ctx *lookupCtx, req *Request, n
 	}
 	if lim := t.zoneLimitOf(ctx.key.zone); lim != 0 && t.zoneCount[ctx.key.zone] >= lim {
 		t.droppedFull++
+		t.wantSweep.Store(true)
 		return nil, exp
 	}
 	if t.n >= t.maxConns.Load() {
