@@ -40,7 +40,7 @@ func withTuple(k connKey, t *Tuple) connKey {
 // of the original) under the writer lock, so that no live connection
 // has it, and records which side changes in c.nat. False: the ranges
 // are exhausted.
-func (t *Tracker) natBind(tbl *table, c *conn, n *NAT, now int64) bool {
+func (t *Tracker) natBind(tbl *connTable, c *conn, n *NAT, now int64) bool {
 	plain := c.key[1]
 	inUse := func(r Tuple) bool {
 		k := withTuple(plain, &r)

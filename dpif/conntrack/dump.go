@@ -13,26 +13,28 @@ import (
 // (lookups never wait).
 func (t *Tracker) sweep(now int64) int {
 	removed := 0
-	for i := 0; ; i += sweepBatch {
-		t.mu.Lock()
-		tbl := t.tbl.Load()
-		if i >= len(tbl.buckets) {
-			t.mu.Unlock()
-			return removed
-		}
-		end := min(i+sweepBatch, len(tbl.buckets))
-		for j := i; j < end; j++ {
-			for n := tbl.buckets[j].Load(); n != nil; n = n.next.Load() {
-				if !n.reply && n.c.expired(now) && !n.c.dead.Load() {
-					t.removeConn(n.c)
-					t.expired++
-					removed++
+	t.mu.Lock()
+	tables := t.tbl.chains()
+	t.mu.Unlock()
+	for _, tbl := range tables {
+		// A table replaced meanwhile is still walked: its connections
+		// are in the new one too, and removal unlinks from both.
+		for i := 0; i < len(tbl.buckets); i += sweepBatch {
+			t.mu.Lock()
+			for j := i; j < min(i+sweepBatch, len(tbl.buckets)); j++ {
+				for n := tbl.buckets[j].Load(); n != nil; n = n.next.Load() {
+					if !n.reply && n.c.expired(now) && !n.c.dead.Load() {
+						t.removeConn(n.c)
+						t.expired++
+						removed++
+					}
 				}
 			}
+			t.mu.Unlock()
+			runtime.Gosched()
 		}
-		t.mu.Unlock()
-		runtime.Gosched()
 	}
+	return removed
 }
 
 // Dump implements Conntrack: each live connection of zone (AllZones:
@@ -40,7 +42,7 @@ func (t *Tracker) sweep(now int64) int {
 func (t *Tracker) Dump(zone int32, fn func(*Entry) bool) {
 	now := t.now()
 	var e Entry
-	t.tbl.Load().forEach(func(c *conn) bool {
+	t.tbl.forEach(func(c *conn) bool {
 		if c.dead.Load() || c.expired(now) {
 			return true
 		}
@@ -126,7 +128,7 @@ func (t *Tracker) Flush(zone int32, orig *Tuple) int {
 		}
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		c, _ := t.tbl.Load().lookup(&k, t.now())
+		c, _ := t.tbl.lookup(&k, t.now())
 		if c == nil {
 			return 0
 		}
@@ -135,7 +137,7 @@ func (t *Tracker) Flush(zone int32, orig *Tuple) int {
 	}
 	n := 0
 	var victims []*conn
-	t.tbl.Load().forEach(func(c *conn) bool {
+	t.tbl.forEach(func(c *conn) bool {
 		if zone == AllZones || int32(c.key[0].zone) == zone {
 			victims = append(victims, c)
 		}

@@ -97,26 +97,36 @@ func checkInvariants(t testing.TB, ct *Tracker) {
 	t.Helper()
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
-	tbl := ct.tbl.Load()
 	nodes, live := 0, 0
 	zones := map[uint16]uint32{}
-	for i := range tbl.buckets {
-		for n := tbl.buckets[i].Load(); n != nil; n = n.next.Load() {
-			nodes++
-			if n.c.dead.Load() {
-				t.Fatal("dead connection linked")
-			}
-			if n.c.key[dir(n.reply)] != n.key {
-				t.Fatal("node key differs from its connection's")
-			}
-			if !n.reply {
-				live++
-				zones[n.key.zone]++
+	count := func(tbl *table, from int) int {
+		before := nodes
+		for i := from; i < len(tbl.buckets); i++ {
+			for n := tbl.buckets[i].Load(); n != nil; n = n.next.Load() {
+				nodes++
+				if n.c.dead.Load() {
+					t.Fatal("dead connection linked")
+				}
+				if n.c.key[dir(n.reply)] != n.key {
+					t.Fatal("node key differs from its connection's")
+				}
+				if !n.reply {
+					live++
+					zones[n.key.zone]++
+				}
 			}
 		}
+		return nodes - before
 	}
-	if nodes != 2*live || tbl.n != nodes || uint32(live) != ct.n {
-		t.Fatalf("nodes %d live %d table.n %d tracker.n %d", nodes, live, tbl.n, ct.n)
+	cur := ct.tbl.cur.Load()
+	if n := count(cur, 0); n != cur.n {
+		t.Fatalf("current table counts %d nodes, has %d", cur.n, n)
+	}
+	if old := ct.tbl.old.Load(); old != nil {
+		count(old, ct.tbl.migrated) // the buckets not yet copied
+	}
+	if nodes != 2*live || uint32(live) != ct.n {
+		t.Fatalf("nodes %d live %d tracker.n %d", nodes, live, ct.n)
 	}
 	for z, n := range zones {
 		if ct.zoneCount[z] != n {
@@ -236,5 +246,35 @@ func BenchmarkMemoryPerConn(b *testing.B) {
 		}
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/conn")
 		runtime.KeepAlive(ct)
+	}
+}
+
+// Growing the table loses no connection at any step of the copy.
+func TestTableGrowth(t *testing.T) {
+	ct, _ := newTestTracker(t, Config{})
+	var pkts []*packet.Buffer
+	for i := range 6000 {
+		src := netip.AddrFrom4([4]byte{198, 18, 30 + byte(i/250), byte(i % 250)})
+		run(ct, udpPkt(src, ipB, 1, 53), Request{Commit: true})
+		pkts = append(pkts, udpPkt(ipB, src, 53, 1))
+		if i%7 == 0 {
+			ct.Flush(0, &Tuple{Src: src, Dst: ipB, SrcPort: 1, DstPort: 53, Proto: packet.ProtoUDP})
+			pkts[i] = nil
+		}
+		if i%500 == 0 || ct.tbl.old.Load() != nil && i%50 == 0 {
+			checkInvariants(t, ct)
+			for j, p := range pkts {
+				if p == nil {
+					continue
+				}
+				p.Key.CTState = 0
+				if st := run(ct, p, Request{}); st != trk|est|rpl {
+					t.Fatalf("after %d inserts conn %d: %s", i, j, stateString(st))
+				}
+			}
+		}
+	}
+	if len(ct.tbl.cur.Load().buckets) < 4096 {
+		t.Fatalf("table did not grow: %d buckets", len(ct.tbl.cur.Load().buckets))
 	}
 }

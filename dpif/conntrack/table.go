@@ -61,9 +61,7 @@ type node struct {
 
 // table is an open hash of chains. Readers load the table and walk
 // chains without locks; every change is made by the tracker's writer
-// (under Tracker.mu). Growing builds a new table of new nodes and
-// publishes it: readers still on the old one find what it held, which
-// lookups check against conn.dead.
+// (under Tracker.mu).
 type table struct {
 	buckets []atomic.Pointer[node]
 	mask    uint64
@@ -119,17 +117,6 @@ func (t *table) remove(k *connKey, c *conn) {
 	}
 }
 
-// grown returns a table twice the size holding the same keys; writer only.
-func (t *table) grown() *table {
-	nt := newTable(len(t.buckets)*2, t.seed)
-	for i := range t.buckets {
-		for n := t.buckets[i].Load(); n != nil; n = n.next.Load() {
-			nt.insert(n.key, n.c, n.reply)
-		}
-	}
-	return nt
-}
-
 // forEach calls fn for each connection once (by its original key) until
 // fn returns false. Safe concurrently with the writer: a connection
 // added or removed meanwhile may or may not be seen.
@@ -144,4 +131,120 @@ func (t *table) forEach(fn func(*conn) bool) {
 			}
 		}
 	}
+}
+
+// connTable is the tracker's table, growing without a pause: a full
+// table is replaced by one twice its size, and the old one's chains are
+// copied over (as new nodes: readers may be walking the old ones) a few
+// buckets per insertion. Meanwhile lookups that miss in the new table
+// try the old one, and removals unlink from both; dead connections met
+// in the old one are skipped.
+type connTable struct {
+	cur, old atomic.Pointer[table]
+	migrated int // old buckets copied so far; writer only
+}
+
+// migrateStep is how many old buckets each insertion copies: enough to
+// finish long before the new table fills up in turn.
+const migrateStep = 4
+
+func (ct *connTable) init(size int, seed uint64) { ct.cur.Store(newTable(size, seed)) }
+
+// lookup is table.lookup over both tables; no lock, no allocation.
+func (ct *connTable) lookup(k *connKey, now int64) (*conn, bool) {
+	c, reply := ct.cur.Load().lookup(k, now)
+	if c == nil {
+		// Loaded after cur: a reader seeing the new table sees the old
+		// one it replaced (published first) until all is copied.
+		if old := ct.old.Load(); old != nil {
+			return old.lookup(k, now)
+		}
+	}
+	return c, reply
+}
+
+// insert links both keys of c, growing and copying as needed; writer only.
+func (ct *connTable) insert(c *conn) {
+	cur := ct.cur.Load()
+	if cur.n+2 > 2*len(cur.buckets) && len(cur.buckets) < 1<<30 {
+		if ct.old.Load() != nil {
+			ct.migrate(len(ct.old.Load().buckets)) // finish the last growth first
+		}
+		next := newTable(len(cur.buckets)*2, cur.seed)
+		ct.old.Store(cur)
+		ct.cur.Store(next)
+		ct.migrated = 0
+		cur = next
+	}
+	cur.insert(c.key[0], c, false)
+	cur.insert(c.key[1], c, true)
+	ct.migrate(migrateStep)
+}
+
+// migrate copies up to n buckets of the old table; writer only.
+func (ct *connTable) migrate(n int) {
+	old := ct.old.Load()
+	if old == nil {
+		return
+	}
+	cur := ct.cur.Load()
+	for ; n > 0 && ct.migrated < len(old.buckets); n-- {
+		for nd := old.buckets[ct.migrated].Load(); nd != nil; nd = nd.next.Load() {
+			if !nd.c.dead.Load() {
+				cur.insert(nd.key, nd.c, nd.reply)
+			}
+		}
+		ct.migrated++
+	}
+	if ct.migrated == len(old.buckets) {
+		ct.old.Store(nil)
+	}
+}
+
+// remove unlinks both keys of c; writer only.
+func (ct *connTable) remove(c *conn) {
+	for _, t := range []*table{ct.cur.Load(), ct.old.Load()} {
+		if t != nil {
+			t.remove(&c.key[0], c)
+			t.remove(&c.key[1], c)
+		}
+	}
+}
+
+// forEach calls fn for each connection once until fn returns false.
+func (ct *connTable) forEach(fn func(*conn) bool) {
+	old := ct.old.Load()
+	if old == nil {
+		ct.cur.Load().forEach(fn)
+		return
+	}
+	// Growing: a connection may be in both tables.
+	seen := map[*conn]bool{}
+	once := func(c *conn) bool {
+		if seen[c] {
+			return true
+		}
+		seen[c] = true
+		return fn(c)
+	}
+	stopped := false
+	ct.cur.Load().forEach(func(c *conn) bool {
+		if !once(c) {
+			stopped = true
+			return false
+		}
+		return true
+	})
+	if !stopped {
+		old.forEach(once)
+	}
+}
+
+// chains returns the tables whose chains hold connections: the current
+// one and, while growing, the old one.
+func (ct *connTable) chains() []*table {
+	if old := ct.old.Load(); old != nil {
+		return []*table{ct.cur.Load(), old}
+	}
+	return []*table{ct.cur.Load()}
 }

@@ -19,7 +19,7 @@ const DefaultMaxConns = 3000000
 // may then create one); polMu stands alone.
 type Tracker struct {
 	cfg  Config
-	tbl  atomic.Pointer[table]
+	tbl  connTable
 	pol  policyStore
 	seed uint64
 
@@ -86,7 +86,7 @@ func New(cfg Config) *Tracker {
 		cfg.MaxConns = DefaultMaxConns
 	}
 	t := &Tracker{cfg: cfg, seed: rand.Uint64(), zoneCount: map[uint16]uint32{}, zoneLimit: map[int32]uint32{}}
-	t.tbl.Store(newTable(1024, t.seed))
+	t.tbl.init(1024, t.seed)
 	t.pol.p.Store(newPolicies())
 	t.maxConns.Store(cfg.MaxConns)
 	t.liberal.Store(cfg.TCPLiberal)
@@ -174,7 +174,7 @@ func (t *Tracker) Execute(b *packet.Buffer, req *Request) {
 		return
 	}
 	now := t.now()
-	tbl := t.tbl.Load()
+	tbl := &t.tbl
 	var ctx lookupCtx
 	extracted := false
 	// A packet an earlier ct of this pass already ran through in this
@@ -429,7 +429,7 @@ func validNew(ctx *lookupCtx) bool {
 // origTupleConn finds, for a packet NATed by an earlier ct that carries
 // the original tuple in its key, the connection by that tuple
 // (check_orig_tuple).
-func (t *Tracker) origTupleConn(tbl *table, k *packet.Key, ctx *lookupCtx, req *Request, now int64) *conn {
+func (t *Tracker) origTupleConn(tbl *connTable, k *packet.Key, ctx *lookupCtx, req *Request, now int64) *conn {
 	if k.CTState&(StateSrcNAT|StateDstNAT) == 0 || k.CTNwProto == 0 || req.NAT != nil {
 		return nil
 	}
@@ -469,7 +469,7 @@ func (t *Tracker) connNotFound(b *packet.Buffer, ctx *lookupCtx, req *Request, n
 		t.removeConn(old)
 		t.expired++
 	}
-	tbl := t.tbl.Load()
+	tbl := &t.tbl
 	if c, _ := tbl.lookup(&ctx.key, now); c != nil {
 		return c, nil // another PMD made it meanwhile
 	}
@@ -542,13 +542,7 @@ func (t *Tracker) connNotFound(b *packet.Buffer, ctx *lookupCtx, req *Request, n
 
 // insertConn publishes c; t.mu held.
 func (t *Tracker) insertConn(c *conn) {
-	tbl := t.tbl.Load()
-	if tbl.n+2 > 2*len(tbl.buckets) && len(tbl.buckets) < 1<<30 {
-		tbl = tbl.grown()
-		t.tbl.Store(tbl)
-	}
-	tbl.insert(c.key[0], c, false)
-	tbl.insert(c.key[1], c, true)
+	t.tbl.insert(c)
 	t.n++
 	t.byProto[c.key[0].proto]++
 	t.zoneCount[c.key[0].zone]++
@@ -560,9 +554,7 @@ func (t *Tracker) removeConn(c *conn) {
 	if c.dead.Swap(true) {
 		return
 	}
-	tbl := t.tbl.Load()
-	tbl.remove(&c.key[0], c)
-	tbl.remove(&c.key[1], c)
+	t.tbl.remove(c)
 	if c.helper != HelperNone {
 		t.exp.dropParent(&c.key[0])
 	}
