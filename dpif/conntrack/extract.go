@@ -151,7 +151,10 @@ func extractL4(k *connKey, seg, ip []byte, related *bool, checkSum bool, ts *tcp
 	switch {
 	case k.proto == packet.ProtoTCP:
 		if inner {
-			if len(seg) < icmpErrorDataL4Len {
+			// ICMPv4 errors need quote only 8 bytes of the transport
+			// header; Open vSwitch wants a whole TCP header quoted in an
+			// ICMPv6 one (which quotes as much as fits).
+			if len(seg) < icmpErrorDataL4Len || k.v6 && len(seg) < 20 {
 				return false
 			}
 		} else {
