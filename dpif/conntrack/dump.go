@@ -160,8 +160,8 @@ func (t *Tracker) Flush(zone int32, orig *Tuple) int {
 func (t *Tracker) Stats() Stats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := Stats{Conns: t.n, ConnsByProto: map[uint8]uint32{}, Created: t.created, Expired: t.expired,
-		DroppedFull: t.droppedFull, Invalid: t.invalid.Load()}
+	s := Stats{Conns: t.n.Load(), ConnsByProto: map[uint8]uint32{}, Created: t.created, Expired: t.expired,
+		DroppedFull: t.droppedFull.Load(), Invalid: t.invalid.Load()}
 	for p, n := range t.byProto {
 		if n != 0 {
 			s.ConnsByProto[uint8(p)] = n

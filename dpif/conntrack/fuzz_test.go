@@ -113,11 +113,11 @@ func fuzzBody(t *testing.T, data []byte) {
 			}
 		}
 		checkInvariants(t, ct)
-		if ct.n > 16 {
-			t.Fatalf("%d conns over the limit 16", ct.n)
+		if n := ct.n.Load(); n > 16 {
+			t.Fatalf("%d conns over the limit 16", n)
 		}
-		if ct.zoneCount[1] > 4 {
-			t.Fatalf("zone 1 has %d conns over its limit 4", ct.zoneCount[1])
+		if n := ct.zoneCount[1].Load(); n > 4 {
+			t.Fatalf("zone 1 has %d conns over its limit 4", n)
 		}
 		ct.Dump(AllZones, func(e *Entry) bool { FormatEntry(e, true); return true })
 	}

@@ -10,15 +10,26 @@ func (t *Tracker) SetMaxConns(n uint32) { t.maxConns.Store(n) }
 func (t *Tracker) MaxConns() uint32 { return t.maxConns.Load() }
 
 // zoneLimitOf is the limit of zone (its own, else the default; 0:
-// none); t.mu held.
+// none).
 func (t *Tracker) zoneLimitOf(zone uint16) uint32 {
-	if len(t.zoneLimit) == 0 {
+	limits := *t.zoneLimit.Load()
+	if len(limits) == 0 {
 		return 0
 	}
-	if l, ok := t.zoneLimit[int32(zone)]; ok {
+	if l, ok := limits[int32(zone)]; ok {
 		return l
 	}
-	return t.zoneLimit[DefaultZoneLimit]
+	return limits[DefaultZoneLimit]
+}
+
+// editLimits replaces the limits with a copy edited by fn; t.mu held.
+func (t *Tracker) editLimits(fn func(map[int32]uint32)) {
+	n := map[int32]uint32{}
+	for z, l := range *t.zoneLimit.Load() {
+		n[z] = l
+	}
+	fn(n)
+	t.zoneLimit.Store(&n)
 }
 
 // SetZoneLimits sets per-zone limits (Zone DefaultZoneLimit: the
@@ -27,12 +38,13 @@ func (t *Tracker) zoneLimitOf(zone uint16) uint32 {
 func (t *Tracker) SetZoneLimits(limits []ZoneLimit) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, l := range limits {
-		if l.Zone < DefaultZoneLimit || l.Zone > 0xffff {
-			continue
+	t.editLimits(func(m map[int32]uint32) {
+		for _, l := range limits {
+			if l.Zone >= DefaultZoneLimit && l.Zone <= 0xffff {
+				m[l.Zone] = l.Limit
+			}
 		}
-		t.zoneLimit[l.Zone] = l.Limit
-	}
+	})
 }
 
 // ZoneLimits reports the default limit first (Zone DefaultZoneLimit),
@@ -42,18 +54,19 @@ func (t *Tracker) SetZoneLimits(limits []ZoneLimit) {
 func (t *Tracker) ZoneLimits(zones []uint16) []ZoneLimit {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := []ZoneLimit{{Zone: DefaultZoneLimit, Limit: t.zoneLimit[DefaultZoneLimit]}}
+	limits := *t.zoneLimit.Load()
+	out := []ZoneLimit{{Zone: DefaultZoneLimit, Limit: limits[DefaultZoneLimit]}}
 	if len(zones) == 0 {
-		for z, l := range t.zoneLimit {
+		for z, l := range limits {
 			if z != DefaultZoneLimit {
-				out = append(out, ZoneLimit{Zone: z, Limit: l, Count: t.zoneCount[uint16(z)]})
+				out = append(out, ZoneLimit{Zone: z, Limit: l, Count: t.zoneCount[uint16(z)].Load()})
 			}
 		}
 		sort.Slice(out[1:], func(i, j int) bool { return out[1+i].Zone < out[1+j].Zone })
 		return out
 	}
 	for _, z := range zones {
-		out = append(out, ZoneLimit{Zone: int32(z), Limit: t.zoneLimitOf(z), Count: t.zoneCount[z]})
+		out = append(out, ZoneLimit{Zone: int32(z), Limit: t.zoneLimitOf(z), Count: t.zoneCount[z].Load()})
 	}
 	return out
 }
@@ -62,7 +75,9 @@ func (t *Tracker) ZoneLimits(zones []uint16) []ZoneLimit {
 func (t *Tracker) DelZoneLimits(zones []uint16) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, z := range zones {
-		delete(t.zoneLimit, int32(z))
-	}
+	t.editLimits(func(m map[int32]uint32) {
+		for _, z := range zones {
+			delete(m, int32(z))
+		}
+	})
 }

@@ -125,12 +125,17 @@ func checkInvariants(t testing.TB, ct *Tracker) {
 	if old := ct.tbl.old.Load(); old != nil {
 		count(old, ct.tbl.migrated) // the buckets not yet copied
 	}
-	if nodes != 2*live || uint32(live) != ct.n {
-		t.Fatalf("nodes %d live %d tracker.n %d", nodes, live, ct.n)
+	if nodes != 2*live || uint32(live) != ct.n.Load() {
+		t.Fatalf("nodes %d live %d tracker.n %d", nodes, live, ct.n.Load())
+	}
+	for z := range ct.zoneCount {
+		if ct.zoneCount[z].Load() != 0 && zones[uint16(z)] == 0 {
+			t.Fatalf("zone %d counts %d connections it has not", z, ct.zoneCount[z].Load())
+		}
 	}
 	for z, n := range zones {
-		if ct.zoneCount[z] != n {
-			t.Fatalf("zone %d count %d, table has %d", z, ct.zoneCount[z], n)
+		if c := ct.zoneCount[z].Load(); c != n {
+			t.Fatalf("zone %d count %d, table has %d", z, c, n)
 		}
 	}
 }

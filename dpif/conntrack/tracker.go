@@ -39,14 +39,17 @@ type Tracker struct {
 	// mu is the writer lock: every change to the table and the fields
 	// below.
 	mu          sync.Mutex
-	n           uint32
+	n           atomic.Uint32 // changed under mu, read without it
 	byProto     [256]uint32
 	created     uint64
 	expired     uint64
-	droppedFull uint64
+	droppedFull atomic.Uint64
 	nextID      uint32
-	zoneCount   map[uint16]uint32
-	zoneLimit   map[int32]uint32 // DefaultZoneLimit for the default
+	// zoneCount is each zone's connections (changed under mu, read
+	// without it); zoneLimit the limits (DefaultZoneLimit: the default),
+	// an immutable snapshot replaced under mu.
+	zoneCount *[1 << 16]atomic.Uint32
+	zoneLimit atomic.Pointer[map[int32]uint32]
 
 	polMu sync.Mutex // serialises policy writers
 
@@ -85,7 +88,8 @@ func New(cfg Config) *Tracker {
 	if cfg.MaxConns == 0 {
 		cfg.MaxConns = DefaultMaxConns
 	}
-	t := &Tracker{cfg: cfg, seed: rand.Uint64(), zoneCount: map[uint16]uint32{}, zoneLimit: map[int32]uint32{}}
+	t := &Tracker{cfg: cfg, seed: rand.Uint64(), zoneCount: new([1 << 16]atomic.Uint32)}
+	t.zoneLimit.Store(&map[int32]uint32{})
 	t.tbl.init(1024, t.seed)
 	t.pol.p.Store(newPolicies())
 	t.maxConns.Store(cfg.MaxConns)
@@ -147,9 +151,7 @@ func (t *Tracker) run(stop <-chan struct{}, done chan<- struct{}) {
 			if now.After(next) || t.wantSweep.Load() && now.Sub(last) >= sweepInterval {
 				t.wantSweep.Store(false)
 				t.sweep(t.now())
-				t.mu.Lock()
-				n := t.n
-				t.mu.Unlock()
+				n := t.n.Load()
 				last, next = now, now.Add(nextSweepIn(n))
 			}
 		}
@@ -455,24 +457,14 @@ func (t *Tracker) origTupleConn(tbl *connTable, k *packet.Key, ctx *lookupCtx, r
 	return c
 }
 
-// connNotFound creates the connection of a packet no connection has
-// (conn_not_found), under the writer lock: +new, or +inv for a packet
-// that cannot open one; committed when req.Commit and the limits allow.
-// It also returns the expectation the connection meets, if any.
+// connNotFound handles a packet no connection has (conn_not_found):
+// +new, or +inv for a packet that cannot open one; committed when
+// req.Commit and the limits allow, under the writer lock. Only a commit
+// takes the lock, and a table or zone at its limit refuses without it,
+// so a flood of new connections does not serialise the PMDs. It also
+// returns the expectation the connection meets, if any.
 func (t *Tracker) connNotFound(b *packet.Buffer, ctx *lookupCtx, req *Request, now int64, old *conn, ctl Helper) (*conn, *expectation) {
 	k := &b.Key
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if old != nil {
-		// Expired already (lookups skip it): unlink it now rather than
-		// at the next sweep, so it does not count against the limits.
-		t.removeConn(old)
-		t.expired++
-	}
-	tbl := &t.tbl
-	if c, _ := tbl.lookup(&ctx.key, now); c != nil {
-		return c, nil // another PMD made it meanwhile
-	}
 	if !validNew(ctx) {
 		k.CTState = StateInvalid
 		t.invalid.Add(1)
@@ -484,16 +476,28 @@ func (t *Tracker) connNotFound(b *packet.Buffer, ctx *lookupCtx, req *Request, n
 		k.CTState |= StateRelated
 	}
 	if !req.Commit {
+		// The connection it replaces, if any, is expired already
+		// (lookups skip it) and goes at the next sweep.
 		return nil, exp
 	}
-	if lim := t.zoneLimitOf(ctx.key.zone); lim != 0 && t.zoneCount[ctx.key.zone] >= lim {
-		t.droppedFull++
-		t.wantSweep.Store(true)
+	if old == nil && t.full(ctx.key.zone) {
+		t.refused()
 		return nil, exp
 	}
-	if t.n >= t.maxConns.Load() {
-		t.droppedFull++
-		t.wantSweep.Store(true)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if old != nil {
+		// Unlink it now rather than at the next sweep, so it does not
+		// count against the limits.
+		t.removeConn(old)
+		t.expired++
+	}
+	tbl := &t.tbl
+	if c, _ := tbl.lookup(&ctx.key, now); c != nil {
+		return c, nil // another PMD made it meanwhile
+	}
+	if t.full(ctx.key.zone) {
+		t.refused()
 		return nil, exp
 	}
 	pol := t.pol.p.Load()
@@ -540,12 +544,28 @@ func (t *Tracker) connNotFound(b *packet.Buffer, ctx *lookupCtx, req *Request, n
 	return c, exp
 }
 
+// full reports whether zone or the table is at its limit; exact under
+// t.mu, a hint without it.
+func (t *Tracker) full(zone uint16) bool {
+	if lim := t.zoneLimitOf(zone); lim != 0 && t.zoneCount[zone].Load() >= lim {
+		return true
+	}
+	return t.n.Load() >= t.maxConns.Load()
+}
+
+// refused counts a commit refused for a full table or zone, and asks for
+// a sweep.
+func (t *Tracker) refused() {
+	t.droppedFull.Add(1)
+	t.wantSweep.Store(true)
+}
+
 // insertConn publishes c; t.mu held.
 func (t *Tracker) insertConn(c *conn) {
 	t.tbl.insert(c)
-	t.n++
+	t.n.Add(1)
 	t.byProto[c.key[0].proto]++
-	t.zoneCount[c.key[0].zone]++
+	t.zoneCount[c.key[0].zone].Add(1)
 	t.created++
 }
 
@@ -558,14 +578,9 @@ func (t *Tracker) removeConn(c *conn) {
 	if c.helper != HelperNone {
 		t.exp.dropParent(&c.key[0])
 	}
-	t.n--
+	t.n.Add(^uint32(0))
 	t.byProto[c.key[0].proto]--
-	z := c.key[0].zone
-	if t.zoneCount[z] <= 1 {
-		delete(t.zoneCount, z)
-	} else {
-		t.zoneCount[z]--
-	}
+	t.zoneCount[c.key[0].zone].Add(^uint32(0))
 }
 
 // writeMD sets the packet's conntrack fields (write_ct_md): +trk, the

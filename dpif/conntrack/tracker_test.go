@@ -432,3 +432,28 @@ func TestFullTableSweptOnDemand(t *testing.T) {
 	}
 	t.Fatalf("stats %+v", ct.Stats())
 }
+
+// New packets that commit nothing, and commits refused by a limit, do
+// not wait for the writer lock: a flood of them does not serialise PMDs.
+func TestNewWithoutWriterLock(t *testing.T) {
+	ct, _ := newTestTracker(t, Config{MaxConns: 1})
+	run(ct, udpPkt(ipA, ipB, 1, 53), Request{Commit: true})
+	ct.mu.Lock()
+	done := make(chan uint32)
+	go func() {
+		s1 := run(ct, udpPkt(ipA, ipB, 2, 53), Request{})
+		s2 := run(ct, udpPkt(ipA, ipB, 3, 53), Request{Commit: true})
+		done <- s1 | s2
+	}()
+	select {
+	case st := <-done:
+		ct.mu.Unlock()
+		wantState(t, "new", st, trk|nw)
+	case <-time.After(5 * time.Second):
+		ct.mu.Unlock()
+		t.Fatal("a new packet waited for the writer lock")
+	}
+	if s := ct.Stats(); s.DroppedFull != 1 || s.Conns != 1 {
+		t.Fatalf("stats %+v", s)
+	}
+}
