@@ -283,3 +283,28 @@ func TestTableGrowth(t *testing.T) {
 		t.Fatalf("table did not grow: %d buckets", len(ct.tbl.cur.Load().buckets))
 	}
 }
+
+// BenchmarkFloodAtLimit is a SYN flood on a full table from every PMD:
+// each packet is +new and refused.
+func BenchmarkFloodAtLimit(b *testing.B) {
+	ct := New(Config{MaxConns: 1})
+	run(ct, udpPkt(ipA, ipB, 1, 53), Request{Commit: true})
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		pkts := make([]*packet.Buffer, 64)
+		for i := range pkts {
+			pkts[i] = tcpPkt(ipR, ipB, uint16(1000+i), 80, seg{flags: fSYN, seq: 1, win: 1000, wscale: -1})
+		}
+		req := &Request{Commit: true}
+		i := 0
+		for pb.Next() {
+			p := pkts[i&63]
+			p.Key.CTState = 0
+			ct.Execute(p, req)
+			i++
+		}
+	})
+	if ct.Stats().Conns != 1 {
+		b.Fatal("flood committed")
+	}
+}
