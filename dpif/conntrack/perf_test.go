@@ -201,6 +201,8 @@ func BenchmarkEstablishedParallel(b *testing.B) {
 
 func BenchmarkNewConnection(b *testing.B) {
 	ct := New(Config{MaxConns: 1 << 30})
+	ct.Start()
+	defer ct.Close()
 	pkts := make([]*packet.Buffer, 4096)
 	for i := range pkts {
 		pkts[i] = tcpPkt(netip.AddrFrom4([4]byte{198, 18, 10, byte(i >> 8)}), ipB, uint16(i&0xff+1), 80, seg{flags: fSYN, seq: 1, win: 1000, wscale: -1})
@@ -288,6 +290,8 @@ func TestTableGrowth(t *testing.T) {
 // each packet is +new and refused.
 func BenchmarkFloodAtLimit(b *testing.B) {
 	ct := New(Config{MaxConns: 1})
+	ct.Start()
+	defer ct.Close()
 	run(ct, udpPkt(ipA, ipB, 1, 53), Request{Commit: true})
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {

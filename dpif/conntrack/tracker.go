@@ -557,7 +557,9 @@ func (t *Tracker) full(zone uint16) bool {
 // a sweep.
 func (t *Tracker) refused() {
 	t.droppedFull.Add(1)
-	t.wantSweep.Store(true)
+	if !t.wantSweep.Load() {
+		t.wantSweep.Store(true)
+	}
 }
 
 // insertConn publishes c; t.mu held.
