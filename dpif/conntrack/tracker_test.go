@@ -457,3 +457,15 @@ func TestNewWithoutWriterLock(t *testing.T) {
 		t.Fatalf("stats %+v", s)
 	}
 }
+
+// A packet fragment reassembly marked invalid (ct_state exactly +inv)
+// is not looked up: +trk+inv in the ct's zone, nothing committed.
+func TestInvalidFromReassembly(t *testing.T) {
+	ct, _ := newTestTracker(t, Config{})
+	b := udpPkt(ipA, ipB, 1, 2)
+	b.Key.CTState = StateInvalid
+	wantState(t, "ipf invalid", run(ct, b, Request{Zone: 4, Commit: true}), trk|inv)
+	if b.Key.CTZone != 4 || ct.Stats().Conns != 0 {
+		t.Fatal("zone not set or committed")
+	}
+}
