@@ -466,6 +466,10 @@ func algFTPRewrite(b *packet.Buffer, h natIP, at, n int, rep netip.Addr, extende
 		}
 	}
 	delta := len(t) - n
+	if delta == 0 {
+		copy(b.Data()[at:], t)
+		return 0
+	}
 	if delta > b.Tailroom()+(b.Len()-h.end) {
 		return 0
 	}

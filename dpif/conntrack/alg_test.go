@@ -284,6 +284,20 @@ func TestALGFTPPaddingAndRoom(t *testing.T) {
 		t.Errorf("padded:\n got %x\nwant %x", got, want)
 	}
 
+	// An address of the same length: the padding stays.
+	same := reply
+	same.Dst = ntAddr("198.18.0.9")
+	in1 := ntFTPPacket("198.18.0.1", "198.18.1.2", 40000, 21, 1, 2, "PORT 198,18,0,1,0,1")
+	want1 := ntFTPPacket("198.18.0.1", "198.18.1.2", 40000, 21, 1, 2, "PORT 198,18,0,9,0,1")
+	b = ntBuffer(append(ntFrame(in1, false), make([]byte, 20)...))
+	st = algFTPState{}
+	if _, res := algFTP(b, &orig, &same, NATSrc, true, false, &st); res != algFTPExpected || st.Skew != 0 {
+		t.Fatalf("same length: %v %+v", res, st)
+	}
+	if got := b.Data(); len(got) != 14+len(want1)+20 || !bytes.Equal(got[14:14+len(want1)], want1) {
+		t.Errorf("same length:\n got %x\nwant %x and 20 bytes of padding", got[14:], want1)
+	}
+
 	full := ntFrame(in, false)
 	tight := packet.NewBuffer(0, len(full))
 	tight.SetLen(len(full))
