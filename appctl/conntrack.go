@@ -92,7 +92,7 @@ func (c *Commands) dumpConntrack(args []string, p *dpctlParams) {
 		return
 	}
 	ct.Dump(zone, func(e *conntrack.Entry) bool {
-		p.out.WriteString(formatCTEntry(e, p.verbosity > 0, p.statistics))
+		p.out.WriteString(conntrack.FormatEntryStats(e, p.verbosity > 0, p.statistics))
 		p.out.WriteByte('\n')
 		return true
 	})
@@ -116,11 +116,11 @@ func (c *Commands) flushConntrack(args []string, p *dpctlParams) {
 		}
 		zone, rest = int32(z), rest[1:]
 	}
-	var m ctMatch
+	var m conntrack.Match
 	for i := 0; i < 2 && len(rest) > 0; i++ {
 		if rest[0] != "" {
-			if msg, ok := m.parseTuple(i == 1, rest[0]); !ok {
-				c.dpctlError(p, errInval, "%s", msg)
+			if err := conntrack.ParseTuple(rest[0], &m, i == 1); err != nil {
+				c.dpctlError(p, errInval, "%s", err)
 				return
 			}
 		}
@@ -140,9 +140,22 @@ func (c *Commands) flushConntrack(args []string, p *dpctlParams) {
 		c.dpctlError(p, errNotSupp, "failed to flush conntrack")
 		return
 	}
-	if errno := m.flush(ct, zone); errno != "" {
-		c.dpctlError(p, errno, "failed to flush conntrack")
+	// A whole original tuple names one connection (in zone 0 when no
+	// zone is given); Open vSwitch fails when there is none.
+	if n := conntrack.FlushMatching(ct, zone, &m); n == 0 && isFiveTuple(&m) {
+		c.dpctlError(p, errNoEnt, "failed to flush conntrack")
 	}
+}
+
+// isFiveTuple is Open vSwitch's test for flushing one connection
+// directly (ofp_ct_tuple_is_five_tuple on the original tuple, and no
+// reply tuple).
+func isFiveTuple(m *conntrack.Match) bool {
+	icmp := m.Proto == protoICMP || m.Proto == protoICMPv6
+	o, r := &m.Orig, &m.Reply
+	five := o.Src.IsValid() && o.Dst.IsValid() && (icmp || o.SrcPort != 0 && o.DstPort != 0)
+	replyZero := !r.Src.IsValid() && !r.Dst.IsValid() && (icmp || r.SrcPort == 0 && r.DstPort == 0)
+	return five && replyZero
 }
 
 // ctStatsShow is dpctl/ct-stats-show [dp] [zone=N] [verbose]: the

@@ -415,16 +415,16 @@ func TestConntrackCommandsMatchOpenVSwitch(t *testing.T) {
 	}
 }
 
-// FuzzCTMatchParseTuple: the argument parsers never panic, and an error
+// FuzzConntrackArguments: the argument parsers never panic, and an error
 // always comes with a message.
-func FuzzCTMatchParseTuple(f *testing.F) {
+func FuzzConntrackArguments(f *testing.F) {
 	for _, s := range []string{"ct_nw_src=1.1.1.1,ct_nw_dst=2.2.2.2,ct_nw_proto=6,ct_tp_src=1,ct_tp_dst=2",
 		"ct_ipv6_src=::1", "ct_nw_proto=1,icmp_id=1,icmp_type=8,icmp_code=0", "zone=1,limit=2", "x", "=,:", ""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		var m ctMatch
-		if msg, ok := m.parseTuple(false, s); !ok && msg == "" {
+		var m conntrack.Match
+		if err := conntrack.ParseTuple(s, &m, false); err != nil && err.Error() == "" {
 			t.Fatalf("%q: error without message", s)
 		}
 		if _, _, msg := parseZoneLimit(s); msg == "" {

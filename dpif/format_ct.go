@@ -52,7 +52,7 @@ func formatCT(b *strings.Builder, r *conntrack.Request) {
 		fmt.Fprintf(b, "timeout=%d,", r.TimeoutPolicy)
 	}
 	if r.NAT != nil {
-		b.WriteString(natString(r.NAT))
+		b.WriteString(r.NAT.String())
 	}
 	if b.Len() == start+1 {
 		chomp(b) // nothing inside: plain "ct"

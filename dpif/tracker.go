@@ -6,9 +6,8 @@ import (
 
 // newTracker makes the datapath's own tracker, started, with the function
 // that closes it.
-//
-// STAND-IN until helper ctcore's conntrack.New is on main: no tracker,
-// so the ct action drops packets, as before the datapath had ct.
-func newTracker(conntrack.Config) (conntrack.Conntrack, func()) {
-	return nil, nil
+func newTracker(cfg conntrack.Config) (conntrack.Conntrack, func()) {
+	t := conntrack.New(cfg)
+	t.Start()
+	return t, t.Close
 }

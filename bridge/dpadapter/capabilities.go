@@ -13,8 +13,9 @@ var _ bridge.CapabilitiesDatapath = (*Datapath)(nil)
 // in Open vSwitch 3.1's keys, advertising what gvs's datapath and
 // translation do (recirculation, masked sets, clone, check_pkt_len,
 // trunc, dp_hash with the symmetric L4 hash, meters through the meter
-// action), conntrack once the datapath has its tracker (not yet NAT's
-// ct_state_nat and ct_zero_snat, nor ct_flush or the event mask), and
+// action), conntrack once the datapath has its tracker (ctCapabilities;
+// not ct_zero_snat, whose all-zero SNAT the tracker does not do yet,
+// nor the event mask, which nothing here implements), and
 // not what they do not yet (tunnels, MPLS, the ND extensions,
 // lb_output). ovn-controller uses only what is advertised.
 func (d *Datapath) Capabilities() map[string]string {
@@ -37,9 +38,17 @@ func (d *Datapath) Capabilities() map[string]string {
 		// The datapath runs ct and ct_clear, keeps the conntrack key
 		// fields (original tuple included) across recirculation, and
 		// its tracker applies zones' timeout policies.
-		for _, k := range []string{"ct_state", "ct_zone", "ct_mark", "ct_label", "ct_orig_tuple", "ct_orig_tuple6", "ct_clear", "ct_timeout"} {
+		// NAT sets +snat/+dnat (ct_state_nat); NXT_CT_FLUSH and
+		// NXT_CT_FLUSH_ZONE reach the tracker (ct_flush, which Open
+		// vSwitch claims for every datapath).
+		for _, k := range ctCapabilities {
 			caps[k] = "true"
 		}
 	}
 	return caps
 }
+
+// ctCapabilities are the conntrack capabilities a datapath with a
+// tracker advertises.
+var ctCapabilities = []string{"ct_state", "ct_zone", "ct_mark", "ct_label", "ct_state_nat", "ct_orig_tuple",
+	"ct_orig_tuple6", "ct_clear", "ct_timeout", "ct_flush"}

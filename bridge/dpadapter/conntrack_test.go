@@ -126,7 +126,8 @@ func TestCapabilitiesWithTracker(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{"ct_state", "ct_zone", "ct_mark", "ct_label", "ct_orig_tuple", "ct_orig_tuple6", "ct_clear", "ct_timeout"} {
+	for _, k := range []string{"ct_state", "ct_zone", "ct_mark", "ct_label", "ct_state_nat", "ct_orig_tuple", "ct_orig_tuple6",
+		"ct_clear", "ct_timeout", "ct_flush"} {
 		if before[k] != "false" || after[k] != "true" {
 			t.Errorf("%s: %s without a tracker, %s with one", k, before[k], after[k])
 		}
