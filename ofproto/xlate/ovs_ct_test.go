@@ -110,6 +110,7 @@ func TestConntrackTraceAgainstOpenVSwitch(t *testing.T) {
 			"table=0,priority=10,in_port=1,tcp,actions=ct(commit,alg=ftp,table=1)",
 			"table=0,priority=10,in_port=2,udp,actions=ct(commit,alg=tftp),output:1",
 			"table=0,priority=10,in_port=3,ip,actions=clone(ct(commit,zone=2),output:1),output:2",
+			"table=0,priority=10,in_port=4,tcp,actions=resubmit(,1)",
 			"table=1,priority=10,ct_state=+trk-inv,tcp,actions=resubmit(,2,ct)",
 			"table=2,priority=10,tcp,tp_dst=21,actions=output:2",
 			"table=2,priority=5,actions=output:3",
@@ -117,6 +118,10 @@ func TestConntrackTraceAgainstOpenVSwitch(t *testing.T) {
 			{"in_port=1,tcp,nw_src=198.18.0.1,nw_dst=198.18.0.2,tp_src=1000,tp_dst=21", nil},
 			{"in_port=2,udp,nw_src=198.18.0.1,nw_dst=198.18.0.2,udp_src=1000,udp_dst=69", nil},
 			{"in_port=3,tcp,nw_src=198.18.0.1,nw_dst=198.18.0.2,tp_src=1000,tp_dst=21", nil},
+			// A tracked packet whose original tuple differs from its own
+			// (a reply after NAT): the lookup sees the tuple.
+			{"tcp,in_port=4,ct_state=est|rpl|trk,ct_nw_src=198.18.0.1,ct_nw_dst=198.18.0.2,ct_nw_proto=6,ct_tp_src=1000,ct_tp_dst=21,nw_src=198.18.0.9,nw_dst=198.18.0.8,tp_src=5,tp_dst=6", nil},
+			{"tcp,in_port=4,ct_state=est|rpl|trk,ct_nw_src=198.18.0.1,ct_nw_dst=198.18.0.2,ct_nw_proto=6,ct_tp_src=1000,ct_tp_dst=22,nw_src=198.18.0.9,nw_dst=198.18.0.8,tp_src=5,tp_dst=21", nil},
 		}},
 	}
 	recirc := xlate.NewRecircTable()
