@@ -1,6 +1,7 @@
 package dpif
 
 import (
+	"strings"
 	"testing"
 
 	"gvs/dpif/conntrack"
@@ -95,10 +96,16 @@ func TestPacketPathAllocatesNothing(t *testing.T) {
 		// allocates nothing for known connections; the tracker's own
 		// test covers it).
 		{"ct, recirc, ct_clear", Config{EMCInsertInvProb: 1, Tracker: newFakeTracker()}, true, ctRecirc, 4},
+		// The same through the datapath's own tracker: established
+		// connections.
+		{"ct with the datapath's tracker", Config{EMCInsertInvProb: 1}, true, ctRecirc, 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			fx, p, plan := manualFixture(t, c.cfg, flowFrames(c.nFlows), c.handler)
+			if strings.Contains(c.name, "datapath's tracker") && fx.dp.Conntrack() == nil {
+				t.Skip("the datapath has no tracker")
+			}
 			// Meter 1 passes everything, meter 2 (1 packet/s) almost
 			// nothing.
 			fx.dp.MeterSet(1, MeterConfig{PktPS: true, Bands: []MeterBand{{Rate: 1 << 30}}})

@@ -232,3 +232,24 @@ func TestExecuteRunsCT(t *testing.T) {
 		t.Fatalf("upcall keys %+v", keys)
 	}
 }
+
+// TestCTCommitWithoutOutput: a list that only commits (ct(commit) and
+// nothing after it) still runs the tracker, then drops the packet.
+func TestCTCommitWithoutOutput(t *testing.T) {
+	ct := newFakeTracker()
+	fx := newFixture(t, Config{Tracker: ct}, 2)
+	meta := packet.Key{InPort: 1}
+	if err := fx.dp.ExecuteKey(testFrame(), &meta, Actions{CT(conntrack.Request{Commit: true})}); err != nil {
+		t.Fatal(err)
+	}
+	if ct.calls.Load() != 1 || len(ct.conns) != 1 {
+		t.Fatalf("tracker calls %d, connections %d", ct.calls.Load(), len(ct.conns))
+	}
+	np := &fx.dp.nonPMD
+	np.mu.Lock()
+	st := np.ctx.pool.Stats()
+	np.mu.Unlock()
+	if st.Free != st.Buffers {
+		t.Fatalf("buffer leaked: %d of %d free", st.Free, st.Buffers)
+	}
+}

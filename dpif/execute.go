@@ -52,13 +52,16 @@ func (c *execCtx) setPorts(t *portTable) {
 }
 
 // lastUse returns the index of the last action that needs the packet
-// itself (an output, recirculation, userspace, clone or check_pkt_len),
+// itself (an output, recirculation, userspace, clone, check_pkt_len or
+// ct),
 // or -1: the packet goes to that action, and every earlier one of them
 // gets a copy. Actions after it could only change a packet nobody sees.
 func (as Actions) lastUse() int {
 	for i := len(as) - 1; i >= 0; i-- {
 		switch as[i].Kind {
-		case ActOutput, ActRecirc, ActUserspace, ActClone, ActCheckPktLen:
+		case ActOutput, ActRecirc, ActUserspace, ActClone, ActCheckPktLen, ActCT:
+			// ct counts: committing a connection is an effect even
+			// when nothing is sent after it.
 			return i
 		}
 	}
@@ -134,11 +137,13 @@ func (c *execCtx) execute(b *packet.Buffer, actions Actions) {
 		case ActTrunc:
 			cut = a.Arg
 		case ActCT:
-			if c.dp.ct == nil {
+			if !c.conntrack(b, a, actions[i+1:]) {
+				return
+			}
+			if i == last {
 				c.pool.Put(b)
 				return
 			}
-			c.dp.ct.Execute(b, a.CT)
 		case ActCTClear:
 			clearCT(&b.Key)
 		case ActHash:
@@ -165,14 +170,6 @@ func (c *execCtx) execute(b *packet.Buffer, actions Actions) {
 			}
 		}
 	}
-}
-
-// clearCT zeroes the key's conntrack fields, as Open vSwitch's
-// conntrack_clear: the packet is untracked again.
-func clearCT(k *packet.Key) {
-	k.CTState, k.CTZone, k.CTMark, k.CTLabel = 0, 0, 0, [16]byte{}
-	k.CTNwProto, k.CTNwSrc, k.CTNwDst, k.CTIPv6Src, k.CTIPv6Dst = 0, [4]byte{}, [4]byte{}, [16]byte{}, [16]byte{}
-	k.CTTpSrc, k.CTTpDst = 0, 0
 }
 
 // copyOf returns a copy of b from the context's pool, or nil (counted

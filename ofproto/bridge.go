@@ -73,6 +73,7 @@ type Bridge struct {
 	recirc    atomic.Pointer[xlate.RecircTable]          // ctflush.go
 	conts     continuations
 	tlv       tlvTable
+	trim      memTrim
 
 	mu       sync.Mutex // ports, alloc, failMode, controllers; before the pipeline's lock
 	alloc    *PortNumbers
@@ -123,8 +124,12 @@ func NewBridge(name string, cfg BridgeConfig) *Bridge {
 	}
 	b.pipe = pipeline.New(pipeline.Config{
 		Now: cfg.Now, Events: flowRemovedSink{b}, Meters: cfg.Meters,
-		Changed: func(uint64) { b.notifyChanged() },
+		Changed: func(uint64) {
+			b.notifyChanged()
+			b.trim.changed()
+		},
 	})
+	b.trim.churn = b.pipe.Churn
 	b.xcfg.Store(&xlate.Config{ForwardBPDU: cfg.ForwardBPDU, MissSendLen: 128, Now: cfg.Now})
 	b.ports.Store(&portSnapshot{byOF: map[uint32]*xlate.Port{}, byDP: map[uint32]*xlate.Port{}})
 	return b

@@ -169,7 +169,7 @@ func fillFlowMod(p *pipeline.FlowMod, fm *ofp.FlowMod, o connmgr.Origin) error {
 		Cookie: fm.Cookie, CookieMask: fm.CookieMask, NewCookie: fm.NewCookie, ModifyCookie: fm.ModifyCookie(),
 		IdleTimeout: fm.IdleTimeout, HardTimeout: fm.HardTimeout, Importance: fm.Importance,
 		Flags: flowModFlags(fm.Flags), BufferID: fm.BufferID, OutPort: fm.OutPort, OutGroup: fm.OutGroup,
-		Actions: actions(fm.Actions), Requester: o,
+		Actions: fm.Actions, Requester: o, // ofp.Action is pipeline.Action: no copy
 	}
 	return nil
 }

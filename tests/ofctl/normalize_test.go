@@ -62,17 +62,13 @@ import (
 // lists them):
 //
 //   - "counters:" lines: packet and byte counters and used times of flows
-//     and datapath flows. Open vSwitch executes the packet that caused an
-//     upcall apart from the new datapath flow (which starts at packets:0,
-//     used:never) and credits rules at its next revalidation; gvs counts
-//     that packet on the datapath flow, and a slow-path translation
-//     credits the rules at once.
-//   - "prefixes:" lines: IPv4 destination masks in megaflows (the trace's
-//     Megaflow line, dpctl/dump-flows). Open vSwitch's classifier tracks
-//     address prefixes and unwildcards only the bits that told the rules
-//     apart (nw_dst=0.0.0.0/1); gvs's classifier has no prefix tries yet
-//     and unwildcards a subtable's whole mask (nw_dst=10.0.0.0/16):
-//     narrower megaflows, never wrong ones.
+//     and datapath flows. No test needs it since gvs counts as Open
+//     vSwitch does (a new datapath flow starts at packets:0, used:never;
+//     the upcall's packet is credited to the rules at translation).
+//   - "prefixes:" lines: IPv4 address masks in megaflows (the trace's
+//     Megaflow line, dpctl/dump-flows). No test needs it since gvs's
+//     classifier keeps Open vSwitch's prefix tries (nw_dst=0.0.0.0/1 on
+//     both sides).
 //
 // Nothing else is rewritten: exit codes, error texts, xids, the order of
 // flows and the remaining output must match exactly.
