@@ -62,27 +62,8 @@ func (t *firewallTracker) Execute(b *packet.Buffer, req *conntrack.Request) {
 // megaflow has its recirc_id and the ct_state bits its lookups read.
 func TestConntrackFirewallThroughDatapath(t *testing.T) {
 	ct := &firewallTracker{conns: map[[13]byte]bool{}}
-	dp, err := dpif.New(dpif.Config{PMDs: 1, PoolBuffers: 512, FrameSize: 2048, Tracker: ct})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx := &fixture{t: t, dp: dp, br: xlatetest.NewBridge("br0"), devs: map[uint32]*netdevtest.Device{}, dpPort: map[uint32]uint32{}}
-	fx.h = upcall.New(dp, upcall.Config{RevalidateInterval: time.Hour})
-	dp.SetUpcallHandler(fx.h)
-	t.Cleanup(func() { fx.h.Close(); dp.Close() })
-	ports := upcall.Ports{}
-	for i := uint32(1); i <= 2; i++ {
-		d := netdevtest.MustNew(netdevtest.Config{Name: "p" + string(rune('0'+i)), TxQueues: 4})
-		no, err := dp.PortAdd(d, dpif.AutoPortNo)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := &xlate.Port{OFPort: i, DPPort: no, Name: d.Name(), Live: true}
-		fx.br.AddPort(p)
-		fx.devs[i], fx.dpPort[i] = d, no
-		ports[no] = upcall.Binding{Bridge: fx.br, Port: p}
-	}
-	fx.h.SetPorts(ports)
+	fx := newCTFixture(t, ct)
+	dp := fx.dp
 
 	ctMatch := func(in uint32, st, mask uint32) mf.Match {
 		var m mf.Match
@@ -123,6 +104,15 @@ func TestConntrackFirewallThroughDatapath(t *testing.T) {
 	}
 	if got := fx.send(2, other); len(got) != 0 {
 		t.Fatalf("B opening to A: out %v", got)
+	}
+	// Revalidation keeps every translation (the resumed ones thaw the
+	// datapath flow's key).
+	fx.h.Changed()
+	if st := fx.h.Revalidate(); st.Deleted != 0 || st.Modified != 0 {
+		t.Fatalf("revalidation changed flows: %+v", st)
+	}
+	if got := fx.send(2, b2a); !eq(got, 1) {
+		t.Fatalf("B->A reply after revalidation: out %v, want [1]", got)
 	}
 
 	// The installed megaflows.
@@ -193,4 +183,30 @@ func TestResumeKeepsConntrackState(t *testing.T) {
 	if got := rec.actions.String(); got != "12" {
 		t.Fatalf("resumed actions %q, want 12 (ct_state=+trk+est)", got)
 	}
+}
+
+// newCTFixture is newFixture's two ports with the datapath's tracker ct.
+func newCTFixture(t *testing.T, ct conntrack.Conntrack) *fixture {
+	dp, err := dpif.New(dpif.Config{PMDs: 1, PoolBuffers: 512, FrameSize: 2048, Tracker: ct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := &fixture{t: t, dp: dp, br: xlatetest.NewBridge("br0"), devs: map[uint32]*netdevtest.Device{}, dpPort: map[uint32]uint32{}}
+	fx.h = upcall.New(dp, upcall.Config{RevalidateInterval: time.Hour})
+	dp.SetUpcallHandler(fx.h)
+	t.Cleanup(func() { fx.h.Close(); dp.Close() })
+	ports := upcall.Ports{}
+	for i := uint32(1); i <= 2; i++ {
+		d := netdevtest.MustNew(netdevtest.Config{Name: "p" + string(rune('0'+i)), TxQueues: 4})
+		no, err := dp.PortAdd(d, dpif.AutoPortNo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &xlate.Port{OFPort: i, DPPort: no, Name: d.Name(), Live: true}
+		fx.br.AddPort(p)
+		fx.devs[i], fx.dpPort[i] = d, no
+		ports[no] = upcall.Binding{Bridge: fx.br, Port: p}
+	}
+	fx.h.SetPorts(ports)
+	return fx
 }
