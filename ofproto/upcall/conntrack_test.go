@@ -210,3 +210,29 @@ func newCTFixture(t *testing.T, ct conntrack.Conntrack) *fixture {
 	fx.h.SetPorts(ports)
 	return fx
 }
+
+// A packet-in with a continuation carries the packet's conntrack state
+// (its frozen state is shared with every packet that paused there).
+func TestContinuationCarriesConntrackState(t *testing.T) {
+	fx := newFixture(t, 1)
+	var fz xlate.Frozen
+	fz.Bridge, fz.Table, fz.Pause, fz.Conntracked = fx.br, 1, true, true
+	fz.Flow.InPort = 1
+	id := fx.h.Recirc().Alloc(&fz, time.Now())
+	f := frame(mac(2), mac(1), 2)
+	var k packet.Key
+	packet.Parse(f, &k)
+	k.InPort, k.RecircID = fx.dpPort[1], 0
+	k.CTState, k.CTZone, k.CTMark = conntrack.StateTracked|conntrack.StateEstablished, 7, 0x42
+	fx.h.UserspaceAction(&dpif.UserspaceUpcall{PMD: -1, Packet: f, Key: &k,
+		Cookie: &dpif.UserspaceCookie{Type: dpif.CookieController, Continuation: true, RecircID: id, MaxLen: 0xffff}})
+	fx.br.LearnedMu.Lock()
+	defer fx.br.LearnedMu.Unlock()
+	if len(fx.br.PacketIns) != 1 {
+		t.Fatalf("%d packet-ins", len(fx.br.PacketIns))
+	}
+	c := fx.br.PacketIns[0].Continuation
+	if c == nil || c == &fz || c.Flow.CTState != k.CTState || c.Flow.CTZone != 7 || c.Flow.CTMark != 0x42 || fz.Flow.CTState != 0 {
+		t.Fatalf("continuation %+v (shared state's ct_state %#x)", c, fz.Flow.CTState)
+	}
+}
