@@ -1,6 +1,7 @@
 package ofproto
 
 import (
+	"maps"
 	"net/netip"
 
 	"gvs/dpif/conntrack"
@@ -180,3 +181,18 @@ func (b *Bridge) SetRecircTable(t *xlate.RecircTable) { b.recirc.Store(t) }
 
 // RecircTable is the table SetRecircTable set, or nil.
 func (b *Bridge) RecircTable() *xlate.RecircTable { return b.recirc.Load() }
+
+// SetCTZoneTimeoutPolicies publishes the datapath's timeout policy id of
+// each conntrack zone with one (nil: none), so the ct actions that commit
+// in those zones name it; flows are revalidated. The datapath layer calls
+// it on every bridge of the datapath when Datapath.ct_zones changes. m is
+// the bridge's from then on: do not modify it.
+func (b *Bridge) SetCTZoneTimeoutPolicies(m map[uint16]uint32) {
+	c := *b.xcfg.Load()
+	if maps.Equal(c.CTZoneTimeoutPolicy, m) {
+		return
+	}
+	c.CTZoneTimeoutPolicy = m
+	b.xcfg.Store(&c)
+	b.notifyChanged()
+}

@@ -115,3 +115,21 @@ func TestCTFlushFromOfctl(t *testing.T) {
 		t.Fatalf("without a tracker: %v\n%s", err, out)
 	}
 }
+
+// The zones' timeout policies reach translation's config; a change
+// revalidates, the same map does not.
+func TestSetCTZoneTimeoutPolicies(t *testing.T) {
+	b := NewBridge("br0", BridgeConfig{})
+	defer b.Close()
+	changes := 0
+	b.SetChanged(func() { changes++ })
+	b.SetCTZoneTimeoutPolicies(map[uint16]uint32{5: 1})
+	b.SetCTZoneTimeoutPolicies(map[uint16]uint32{5: 1})
+	if got := b.Config().CTZoneTimeoutPolicy[5]; got != 1 || changes != 1 {
+		t.Fatalf("zone 5 policy %d after %d changes, want 1 after 1", got, changes)
+	}
+	b.SetCTZoneTimeoutPolicies(nil)
+	if b.Config().CTZoneTimeoutPolicy != nil || changes != 2 {
+		t.Fatalf("cleared: %v after %d changes", b.Config().CTZoneTimeoutPolicy, changes)
+	}
+}

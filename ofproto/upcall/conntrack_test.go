@@ -62,27 +62,8 @@ func (t *firewallTracker) Execute(b *packet.Buffer, req *conntrack.Request) {
 // megaflow has its recirc_id and the ct_state bits its lookups read.
 func TestConntrackFirewallThroughDatapath(t *testing.T) {
 	ct := &firewallTracker{conns: map[[13]byte]bool{}}
-	dp, err := dpif.New(dpif.Config{PMDs: 1, PoolBuffers: 512, FrameSize: 2048, Tracker: ct})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx := &fixture{t: t, dp: dp, br: xlatetest.NewBridge("br0"), devs: map[uint32]*netdevtest.Device{}, dpPort: map[uint32]uint32{}}
-	fx.h = upcall.New(dp, upcall.Config{RevalidateInterval: time.Hour})
-	dp.SetUpcallHandler(fx.h)
-	t.Cleanup(func() { fx.h.Close(); dp.Close() })
-	ports := upcall.Ports{}
-	for i := uint32(1); i <= 2; i++ {
-		d := netdevtest.MustNew(netdevtest.Config{Name: "p" + string(rune('0'+i)), TxQueues: 4})
-		no, err := dp.PortAdd(d, dpif.AutoPortNo)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := &xlate.Port{OFPort: i, DPPort: no, Name: d.Name(), Live: true}
-		fx.br.AddPort(p)
-		fx.devs[i], fx.dpPort[i] = d, no
-		ports[no] = upcall.Binding{Bridge: fx.br, Port: p}
-	}
-	fx.h.SetPorts(ports)
+	fx := newCTFixture(t, ct)
+	dp := fx.dp
 
 	ctMatch := func(in uint32, st, mask uint32) mf.Match {
 		var m mf.Match
@@ -123,6 +104,15 @@ func TestConntrackFirewallThroughDatapath(t *testing.T) {
 	}
 	if got := fx.send(2, other); len(got) != 0 {
 		t.Fatalf("B opening to A: out %v", got)
+	}
+	// Revalidation keeps every translation (the resumed ones thaw the
+	// datapath flow's key).
+	fx.h.Changed()
+	if st := fx.h.Revalidate(); st.Deleted != 0 || st.Modified != 0 {
+		t.Fatalf("revalidation changed flows: %+v", st)
+	}
+	if got := fx.send(2, b2a); !eq(got, 1) {
+		t.Fatalf("B->A reply after revalidation: out %v, want [1]", got)
 	}
 
 	// The installed megaflows.
@@ -192,5 +182,57 @@ func TestResumeKeepsConntrackState(t *testing.T) {
 	}
 	if got := rec.actions.String(); got != "12" {
 		t.Fatalf("resumed actions %q, want 12 (ct_state=+trk+est)", got)
+	}
+}
+
+// newCTFixture is newFixture's two ports with the datapath's tracker ct.
+func newCTFixture(t *testing.T, ct conntrack.Conntrack) *fixture {
+	dp, err := dpif.New(dpif.Config{PMDs: 1, PoolBuffers: 512, FrameSize: 2048, Tracker: ct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := &fixture{t: t, dp: dp, br: xlatetest.NewBridge("br0"), devs: map[uint32]*netdevtest.Device{}, dpPort: map[uint32]uint32{}}
+	fx.h = upcall.New(dp, upcall.Config{RevalidateInterval: time.Hour})
+	dp.SetUpcallHandler(fx.h)
+	t.Cleanup(func() { fx.h.Close(); dp.Close() })
+	ports := upcall.Ports{}
+	for i := uint32(1); i <= 2; i++ {
+		d := netdevtest.MustNew(netdevtest.Config{Name: "p" + string(rune('0'+i)), TxQueues: 4})
+		no, err := dp.PortAdd(d, dpif.AutoPortNo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &xlate.Port{OFPort: i, DPPort: no, Name: d.Name(), Live: true}
+		fx.br.AddPort(p)
+		fx.devs[i], fx.dpPort[i] = d, no
+		ports[no] = upcall.Binding{Bridge: fx.br, Port: p}
+	}
+	fx.h.SetPorts(ports)
+	return fx
+}
+
+// A packet-in with a continuation carries the packet's conntrack state
+// (its frozen state is shared with every packet that paused there).
+func TestContinuationCarriesConntrackState(t *testing.T) {
+	fx := newFixture(t, 1)
+	var fz xlate.Frozen
+	fz.Bridge, fz.Table, fz.Pause, fz.Conntracked = fx.br, 1, true, true
+	fz.Flow.InPort = 1
+	id := fx.h.Recirc().Alloc(&fz, time.Now())
+	f := frame(mac(2), mac(1), 2)
+	var k packet.Key
+	packet.Parse(f, &k)
+	k.InPort, k.RecircID = fx.dpPort[1], 0
+	k.CTState, k.CTZone, k.CTMark = conntrack.StateTracked|conntrack.StateEstablished, 7, 0x42
+	fx.h.UserspaceAction(&dpif.UserspaceUpcall{PMD: -1, Packet: f, Key: &k,
+		Cookie: &dpif.UserspaceCookie{Type: dpif.CookieController, Continuation: true, RecircID: id, MaxLen: 0xffff}})
+	fx.br.LearnedMu.Lock()
+	defer fx.br.LearnedMu.Unlock()
+	if len(fx.br.PacketIns) != 1 {
+		t.Fatalf("%d packet-ins", len(fx.br.PacketIns))
+	}
+	c := fx.br.PacketIns[0].Continuation
+	if c == nil || c == &fz || c.Flow.CTState != k.CTState || c.Flow.CTZone != 7 || c.Flow.CTMark != 0x42 || fz.Flow.CTState != 0 {
+		t.Fatalf("continuation %+v (shared state's ct_state %#x)", c, fz.Flow.CTState)
 	}
 }

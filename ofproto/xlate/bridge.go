@@ -106,6 +106,12 @@ type Config struct {
 	MissSendLen uint16
 	// Now is the clock NORMAL learns with; nil means time.Now.
 	Now func() time.Time
+	// CTZoneTimeoutPolicy is the datapath's timeout policy id of each
+	// conntrack zone that has one (Datapath.ct_zones' CT_Zone rows): a
+	// committing ct action in such a zone names it, as Open vSwitch's
+	// put_ct_timeout does for its netdev datapath (timeout=ID). Never
+	// modified once published.
+	CTZoneTimeoutPolicy map[uint16]uint32
 }
 
 // PortConfig and PortState bits, as Open vSwitch's OFPUTIL_PC_* and

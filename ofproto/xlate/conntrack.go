@@ -47,6 +47,9 @@ func (ctx *context) conntrackAction(a *ofpact.CT, last bool) {
 	if req.Force {
 		req.Commit = true
 	}
+	if req.Commit {
+		req.TimeoutPolicy = ctx.cfg.CTZoneTimeoutPolicy[zone]
+	}
 	f := &ctx.flow
 	if m.CTMark != 0 {
 		req.SetMark, req.Mark, req.MarkMask = true, f.CTMark&m.CTMark, m.CTMark

@@ -303,3 +303,51 @@ func BenchmarkConntrackFirewall(b *testing.B) {
 		})
 	}
 }
+
+// Load balancing as OVN does it: a dp_hash select group whose buckets
+// ct(commit,nat(dst=backend),table=2): three passes, each resuming the
+// previous one's frozen state (the group's, then the ct's).
+func TestCTLoadBalancerThroughDPHashGroup(t *testing.T) {
+	br := newBridge(t)
+	bucket := func(id uint32, backend string) xlate.Bucket {
+		return xlate.Bucket{ID: id, Weight: 100, WatchPort: mf.PortNone, WatchGroup: xlate.GroupAny, Actions: []xlate.Action{
+			&ofpact.CT{ZoneImm: 9, Flags: ofpact.CTCommit, RecircTable: 2, Actions: []ofpact.Action{
+				&ofpact.NAT{Flags: ofpact.NATDst, AddrMin: netip.MustParseAddr(backend), PortMin: 80}}}}}
+	}
+	br.SetGroup(&xlatetest.Group{ID: 1, Type: xlate.GroupSelect, Method: xlate.SelectDPHash,
+		B: []xlate.Bucket{bucket(0, "198.18.7.1"), bucket(1, "198.18.7.2"), bucket(2, "198.18.7.3")}})
+	br.AddRule(&xlatetest.Rule{Prio: 1, Acts: []xlate.Action{&ofpact.Group{ID: 1}}})
+	br.AddRule(&xlatetest.Rule{Table: 2, Prio: 1, M: matchCTState(trk|conntrack.StateDstNAT, trk|conntrack.StateDstNAT), Acts: []xlate.Action{&ofpact.Output{Port: 2}}})
+	rt := xlate.NewRecircTable()
+	res := xlate.NewTranslator().Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: ipFlow(1), Recirc: rt})
+	if got := res.Actions.String(); got != "hash(l4(0)),recirc(0x1)" {
+		t.Fatalf("first pass %q", got)
+	}
+	backends := map[string]bool{}
+	for h := uint32(0); h < 64; h++ {
+		k := ipFlow(1).Key
+		k.DPHash = h * 0x9e3779b9
+		res = resume(br, rt, 1, k)
+		got := res.Actions.String()
+		if !strings.HasPrefix(got, "ct(commit,zone=9,nat(dst=198.18.7.") || !strings.Contains(got, "),recirc(0x") {
+			t.Fatalf("second pass %q", got)
+		}
+		backends[got] = true
+	}
+	if len(backends) != 3 {
+		t.Fatalf("buckets taken: %v", backends)
+	}
+	// The third pass: the ct recirculation, tracked and NATed.
+	var id uint32
+	for i := uint32(2); i < 10; i++ {
+		if fz := rt.Lookup(i); fz != nil && fz.Conntracked {
+			id = i
+			break
+		}
+	}
+	k := ipFlow(1).Key
+	k.CTState, k.DstIPv4 = trk|nw|conntrack.StateDstNAT, [4]byte{198, 18, 7, 2}
+	if got := resume(br, rt, id, k).Actions.String(); got != "12" {
+		t.Fatalf("third pass %q", got)
+	}
+}

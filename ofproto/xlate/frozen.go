@@ -109,6 +109,11 @@ func (fz *Frozen) key() string {
 	// takes them from the packet (or clears them), as Open vSwitch's
 	// frozen_metadata leaves them out.
 	clearConntrack(&meta)
+	// Nor are the recirculation id, dp_hash, pkt_mark and skb_priority:
+	// the datapath carries them (Open vSwitch's frozen_metadata has the
+	// tunnel, metadata, registers and in_port only). Keeping them would
+	// give every dp_hash value its own state after a select group.
+	meta.RecircID, meta.DPHash, meta.PktMark, meta.SkbPriority = 0, 0, 0, 0
 	for _, w := range meta.Words() {
 		b = binary.LittleEndian.AppendUint64(b, w)
 	}

@@ -110,6 +110,7 @@ func TestConntrackTraceAgainstOpenVSwitch(t *testing.T) {
 			"table=0,priority=10,in_port=1,tcp,actions=ct(commit,alg=ftp,table=1)",
 			"table=0,priority=10,in_port=2,udp,actions=ct(commit,alg=tftp),output:1",
 			"table=0,priority=10,in_port=3,ip,actions=clone(ct(commit,zone=2),output:1),output:2",
+			"table=0,priority=10,in_port=4,tcp,actions=resubmit(,1)",
 			"table=1,priority=10,ct_state=+trk-inv,tcp,actions=resubmit(,2,ct)",
 			"table=2,priority=10,tcp,tp_dst=21,actions=output:2",
 			"table=2,priority=5,actions=output:3",
@@ -117,6 +118,10 @@ func TestConntrackTraceAgainstOpenVSwitch(t *testing.T) {
 			{"in_port=1,tcp,nw_src=198.18.0.1,nw_dst=198.18.0.2,tp_src=1000,tp_dst=21", nil},
 			{"in_port=2,udp,nw_src=198.18.0.1,nw_dst=198.18.0.2,udp_src=1000,udp_dst=69", nil},
 			{"in_port=3,tcp,nw_src=198.18.0.1,nw_dst=198.18.0.2,tp_src=1000,tp_dst=21", nil},
+			// A tracked packet whose original tuple differs from its own
+			// (a reply after NAT): the lookup sees the tuple.
+			{"tcp,in_port=4,ct_state=est|rpl|trk,ct_nw_src=198.18.0.1,ct_nw_dst=198.18.0.2,ct_nw_proto=6,ct_tp_src=1000,ct_tp_dst=21,nw_src=198.18.0.9,nw_dst=198.18.0.8,tp_src=5,tp_dst=6", nil},
+			{"tcp,in_port=4,ct_state=est|rpl|trk,ct_nw_src=198.18.0.1,ct_nw_dst=198.18.0.2,ct_nw_proto=6,ct_tp_src=1000,ct_tp_dst=22,nw_src=198.18.0.9,nw_dst=198.18.0.8,tp_src=5,tp_dst=21", nil},
 		}},
 	}
 	recirc := xlate.NewRecircTable()
@@ -194,5 +199,38 @@ func compareTraces(t *testing.T, name, got, want string) {
 			t.Errorf("%s: line %d:\n got %q\nwant %q\n--- ours:\n%s--- Open vSwitch:\n%s", name, i+1, g, w, got, want)
 			return
 		}
+	}
+}
+
+// TestConntrackTimeoutPolicyAgainstOpenVSwitch: a zone with a timeout
+// policy (ovs-vsctl add-zone-tp): a committing ct in it names the policy,
+// others do not.
+func TestConntrackTimeoutPolicyAgainstOpenVSwitch(t *testing.T) {
+	r := startRefSwitch(t)
+	db := "--db=unix:" + r.dir + "/db.sock"
+	r.run("ovs-vsctl", db, "--", "--id=@d", "create", "Datapath", "datapath_version=0", "--", "set", "Open_vSwitch", ".", "datapaths:dummy=@d")
+	r.run("ovs-vsctl", db, "add-zone-tp", "dummy", "zone=5", "udp_first=7", "tcp_syn_sent=9")
+	file := filepath.Join(r.dir, "flows")
+	flows := []string{
+		"table=0,priority=10,in_port=1,ip,actions=ct(commit,zone=5),ct(zone=5),ct(commit,zone=6),output:2",
+	}
+	os.WriteFile(file, []byte(strings.Join(flows, "\n")+"\n"), 0o644)
+	r.run("ovs-ofctl", "-O", "OpenFlow15", "add-flows", "br0", file)
+	dump := r.run("ovs-ofctl", "-O", "OpenFlow15", "dump-flows", "br0", "--no-stats")
+	dumpFile := filepath.Join(r.dir, "dump")
+	os.WriteFile(dumpFile, []byte(dump), 0o644)
+	br := r.bridge(t, dumpFile)
+	// The netdev datapath names a policy by its id, 1 for the first.
+	br.SetConfig(xlate.Config{CTZoneTimeoutPolicy: map[uint16]uint32{5: 1}})
+	const tcp = "in_port=1,tcp,nw_src=198.18.0.1,nw_dst=198.18.0.2,tp_src=1000,tp_dst=80"
+	f, _, err := mf.ParseFlow(tcp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := r.appctl("ofproto/trace", "br0", tcp)
+	got := xlate.TraceText(br, f, xlate.TraceOptions{})
+	compareTraces(t, tcp, got, want)
+	if l := line(got, "Datapath actions: "); l != "Datapath actions: ct(commit,zone=5,timeout=1),ct(zone=5),ct(commit,zone=6),2" {
+		t.Fatalf("%s", l)
 	}
 }
