@@ -127,7 +127,7 @@ func fragmentFrame(whole []byte, v6 bool, id uint32, ps []piece) [][]byte {
 }
 
 func bufferOf(frame []byte, inPort uint32) *packet.Buffer {
-	b := packet.NewBuffer(packet.DefaultHeadroom, packet.DefaultFrameSize)
+	b := packet.NewBuffer(packet.DefaultHeadroom, len(frame))
 	b.SetLen(len(frame))
 	copy(b.Data(), frame)
 	b.InPort = inPort
@@ -142,8 +142,14 @@ func (c *fakeClock) now() time.Time          { return c.t }
 func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 func newClock() *fakeClock                   { return &fakeClock{t: time.Unix(1000, 0)} }
 func newIPF(c *fakeClock) *IPF               { return New(c.now) }
-func testPool() *packet.Pool                 { p, _ := packet.NewPool(packet.PoolConfig{Buffers: 128}); return p }
-func ipv4Total(frame []byte) int             { return int(binary.BigEndian.Uint16(frame[packet.EthHeaderLen+2:])) }
+func testPool() *packet.Pool {
+	p, _ := packet.NewPool(packet.PoolConfig{Buffers: testPoolBuffers, FrameSize: 9216})
+	return p
+}
+
+const testPoolBuffers = 128
+
+func ipv4Total(frame []byte) int { return int(binary.BigEndian.Uint16(frame[packet.EthHeaderLen+2:])) }
 func checksumOK(frame []byte) bool {
 	h := frame[packet.EthHeaderLen : packet.EthHeaderLen+20]
 	return packet.IPv4HeaderChecksum(h) == binary.BigEndian.Uint16(h[10:])

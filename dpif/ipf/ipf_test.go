@@ -122,7 +122,7 @@ func TestReassembleAndRefragment(t *testing.T) {
 				if s.NFrag != 0 || fs.Accepted != uint64(len(frags)) || fs.Completed != uint64(len(frags)) {
 					t.Errorf("status %+v", s)
 				}
-				if pool.Stats().Free != 128 {
+				if pool.Stats().Free != testPoolBuffers {
 					t.Errorf("pool has %d free after the fragments were freed", pool.Stats().Free)
 				}
 			})
