@@ -395,3 +395,109 @@ func TestStatusFormat(t *testing.T) {
 		t.Errorf("format:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestConcurrentUse: several goroutines (PMDs) reassemble their own
+// packets at once while the control plane reads the status and dumps the
+// lists and the expiry runs; every set completes once.
+func TestConcurrentUse(t *testing.T) {
+	f := New(nil)
+	f.Start()
+	defer f.Close()
+	const workers, sets = 4, 50
+	done := make(chan int)
+	for w := range workers {
+		go func() {
+			pool := testPool()
+			n := 0
+			for s := range sets {
+				v6 := s%2 == 0
+				hdr := 20
+				if v6 {
+					hdr = 40
+				}
+				whole := udpFrame(v6, 2500, byte(s))
+				frags := fragmentFrame(whole, v6, uint32(w<<16|s), evenPieces(len(whole)-14-hdr, 1280))
+				for _, fr := range frags {
+					if v, r := f.Preprocess(bufferOf(fr, uint32(w)), uint16(w)); v == Reassembled {
+						for _, b := range f.Postprocess(r, pool, nil) {
+							b.Free()
+						}
+						n++
+					}
+				}
+			}
+			done <- n
+		}()
+	}
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				f.Status()
+				f.Dump(func(ListInfo) bool { return true })
+				f.Expire()
+			}
+		}
+	}()
+	total := 0
+	for range workers {
+		total += <-done
+	}
+	close(stop)
+	if total != workers*sets {
+		t.Errorf("%d sets reassembled, want %d", total, workers*sets)
+	}
+	if s := f.Status(); s.NFrag != 0 {
+		t.Errorf("%d fragments still held", s.NFrag)
+	}
+}
+
+// TestIPv6ExtensionHeaderBeforeFragment: a destination options header
+// before the fragment header stays in the reassembled packet, which
+// carries no fragment header.
+func TestIPv6ExtensionHeaderBeforeFragment(t *testing.T) {
+	whole := udpFrame(true, 3000, 4)
+	// Insert an 8-byte destination options header after the IPv6 header.
+	withOpts := make([]byte, 0, len(whole)+8)
+	withOpts = append(withOpts, whole[:14+40]...)
+	withOpts = append(withOpts, packet.ProtoUDP, 0, 1, 4, 0, 0, 0, 0) // next UDP, len 0 (8 bytes), PadN
+	withOpts = append(withOpts, whole[14+40:]...)
+	withOpts[14+6] = packet.ProtoDstOpts
+	binary.BigEndian.PutUint16(withOpts[14+4:], uint16(len(withOpts)-14-40))
+	data := withOpts[14+48:]
+	var frames [][]byte
+	for _, p := range evenPieces(len(data), 1400) {
+		chunk := data[p.first : p.last+1]
+		f := make([]byte, 0, 14+48+8+len(chunk))
+		f = append(f, withOpts[:14+48]...)
+		f[14+48-8] = packet.ProtoFragment // the options header now names the fragment header
+		offlg := uint16(p.first)
+		if p.last+1 < len(data) {
+			offlg |= 1
+		}
+		f = append(f, packet.ProtoUDP, 0, byte(offlg>>8), byte(offlg), 0, 0, 0, 9)
+		f = append(f, chunk...)
+		binary.BigEndian.PutUint16(f[14+4:], uint16(len(f)-14-40))
+		frames = append(frames, f)
+	}
+	f := New(nil)
+	_, r := feed(t, f, frames, 0)
+	if r == nil {
+		t.Fatal("no reassembly")
+	}
+	if !bytes.Equal(r.Packet.Data(), withOpts) {
+		t.Fatalf("reassembled packet differs from the original")
+	}
+	if r.Packet.Key.IsFragment() || r.Packet.Key.DstPort != 5001 {
+		t.Errorf("reassembled key: frag %d dport %d", r.Packet.Key.IPFrag, r.Packet.Key.DstPort)
+	}
+	out := f.Postprocess(r, testPool(), nil)
+	for i, b := range out {
+		if !bytes.Equal(b.Data(), frames[i]) {
+			t.Errorf("fragment %d changed", i)
+		}
+	}
+}
