@@ -37,10 +37,11 @@ func TestCountConnections(t *testing.T) {
 	dump := `tcp,orig=(src=198.18.0.1,dst=198.18.0.2,sport=40000,dport=7003),reply=(src=198.18.0.2,dst=198.18.0.1,sport=7003,dport=40000),protoinfo=(state=ESTABLISHED)
 tcp,orig=(src=198.18.0.1,dst=198.18.0.2,sport=40001,dport=7003),reply=(src=198.18.0.2,dst=198.18.0.1,sport=7003,dport=40001),protoinfo=(state=ESTABLISHED)
 tcp,orig=(src=198.18.0.1,dst=198.18.0.2,sport=7003,dport=5201),reply=(src=198.18.0.2,dst=198.18.0.1,sport=5201,dport=7003),protoinfo=(state=ESTABLISHED)
+tcp,orig=(src=198.18.0.1,dst=198.18.0.2,sport=40002,dport=7003),reply=(src=198.18.0.2,dst=198.18.0.1,sport=7003,dport=40002),protoinfo=(state=TIME_WAIT)
 icmp,orig=(src=198.18.0.1,dst=198.18.0.2,id=1,type=8,code=0),reply=(src=198.18.0.2,dst=198.18.0.1,id=1,type=0,code=0)
 `
 	if n := CountConnections(dump, 7003); n != 2 {
-		t.Errorf("counted %d connections to 7003, want 2", n)
+		t.Errorf("counted %d established connections to 7003, want 2", n)
 	}
 	if n := CountConnections("", 7003); n != 0 {
 		t.Errorf("empty dump: %d", n)

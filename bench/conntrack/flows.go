@@ -43,14 +43,16 @@ func PlainFlows() string {
 }
 
 // CountConnections counts the entries of `ovs-appctl dpctl/dump-conntrack`
-// output that are TCP connections to port dstPort (Open vSwitch's format:
-// "tcp,orig=(src=...,dst=...,sport=...,dport=N),reply=(...)...").
+// output that are established TCP connections to port dstPort (Open
+// vSwitch's format: "tcp,orig=(src=...,dst=...,sport=...,dport=N),
+// reply=(...),protoinfo=(state=ESTABLISHED)"); connections closing are
+// left out.
 func CountConnections(dump string, dstPort int) int {
 	want := fmt.Sprintf(",dport=%d)", dstPort)
 	n := 0
 	for _, line := range strings.Split(dump, "\n") {
 		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "tcp,orig=(") {
+		if !strings.HasPrefix(line, "tcp,orig=(") || !strings.Contains(line, "state=ESTABLISHED") {
 			continue
 		}
 		orig, _, ok := strings.Cut(line[len("tcp,orig=("):], ")")
