@@ -18,6 +18,8 @@ func FuzzReassembly(f *testing.F) {
 	f.Add([]byte{1, 0x1f, 0x40, 0, 3, 1, 2, 0})
 	f.Add([]byte{0, 0xff, 0xff, 255, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0x80})
 	f.Add([]byte{1, 0x00, 0x10, 7, 0x41, 0x01})
+	f.Add([]byte{2, 0x20, 0x00, 9, 3, 200, 17, 0x85, 90})
+	f.Add([]byte{3, 0x1f, 0xff, 0, 255, 0, 128, 0xc1})
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if len(in) < 4 {
 			return
@@ -31,7 +33,18 @@ func FuzzReassembly(f *testing.F) {
 		if v6 {
 			hdr = packet.IPv6HeaderLen
 		}
-		pieces := evenPieces(len(whole)-packet.EthHeaderLen-hdr, size)
+		n := len(whole) - packet.EthHeaderLen - hdr
+		pieces := evenPieces(n, size)
+		if in[0]&2 != 0 && len(ops) > 0 {
+			// Uneven pieces: sizes (multiples of 8, at least 400 bytes)
+			// drawn from the input in turn.
+			pieces = pieces[:0]
+			for off, i := 0, 0; off < n; i++ {
+				sz := 8 * (50 + int(ops[i%len(ops)]))
+				pieces = append(pieces, piece{off, min(off+sz, n) - 1})
+				off += sz
+			}
+		}
 		if len(pieces) < 2 {
 			return // not fragmented
 		}
