@@ -153,8 +153,10 @@ type IPF struct {
 	tail      *fragList
 	maxV4List int
 
-	reassPool sync.Pool // *Reassembly with a buffer large enough for 64 KiB
-	bytePool  sync.Pool // *[]byte of smallFrame capacity
+	spare     []*fragList // lists to reuse (their frags keep their capacity)
+	reassPool sync.Pool   // *Reassembly with a buffer large enough for 64 KiB
+	// spareBytes are fragment copies of smallFrame capacity to reuse.
+	spareBytes [][]byte
 
 	stop chan struct{}
 	done chan struct{}
@@ -180,10 +182,6 @@ func New(now func() time.Time) *IPF {
 	f.maxFrags.Store(DefaultMaxFrags)
 	f.reassPool.New = func() any {
 		return &Reassembly{Packet: packet.NewBuffer(packet.DefaultHeadroom, packet.DefaultFrameSize)}
-	}
-	f.bytePool.New = func() any {
-		b := make([]byte, 0, smallFrame)
-		return &b
 	}
 	return f
 }
@@ -289,7 +287,8 @@ func (f *IPF) preprocessFragment(b *packet.Buffer, zone uint16) (Verdict, *Reass
 		maxLen = maxV6ListLen
 	}
 	if l == nil {
-		l = &fragList{key: fi.key, v6: v6, expiration: now + int64(ListTimeout)}
+		l = f.newListLocked()
+		l.key, l.v6, l.expiration = fi.key, v6, now+int64(ListTimeout)
 		f.lists[fi.key] = l
 		f.pushLocked(l)
 	} else if l.state == stateCompleted || l.state == stateReassFail {
@@ -358,22 +357,29 @@ func markInvalid(b *packet.Buffer, zone uint16) {
 	k.CTTpSrc, k.CTTpDst = 0, 0
 }
 
-// hold copies b's frame (without padding) and metadata.
+// hold copies b's frame (without padding) and metadata. Lock held.
 func (f *IPF) hold(b *packet.Buffer, fi *fragInfo) heldFrag {
 	var data []byte
-	if fi.end <= smallFrame {
-		data = (*f.bytePool.Get().(*[]byte))[:fi.end]
-	} else {
+	switch n := len(f.spareBytes); {
+	case fi.end > smallFrame:
 		data = make([]byte, fi.end)
+	case n > 0:
+		data = f.spareBytes[n-1][:fi.end]
+		f.spareBytes = f.spareBytes[:n-1]
+	default:
+		data = make([]byte, fi.end, smallFrame)
 	}
 	copy(data, b.Data()[:fi.end])
 	return heldFrag{data: data, meta: b.Meta, key: b.Key, dataOff: fi.dataOff, first: fi.first, last: fi.last}
 }
 
-func (f *IPF) release(h *heldFrag) {
-	if cap(h.data) == smallFrame {
-		d := h.data[:0]
-		f.bytePool.Put(&d)
+// maxSpareBytes bounds the fragment copies kept for reuse.
+const maxSpareBytes = 256
+
+// releaseLocked keeps h's copy for reuse (when of the usual size).
+func (f *IPF) releaseLocked(h *heldFrag) {
+	if cap(h.data) == smallFrame && len(f.spareBytes) < maxSpareBytes {
+		f.spareBytes = append(f.spareBytes, h.data[:0])
 	}
 	h.data = nil
 }
@@ -412,6 +418,8 @@ func (f *IPF) Postprocess(r *Reassembly, alloc Allocator, out []*packet.Buffer) 
 	delete(f.lists, l.key)
 	f.unlinkLocked(l)
 	f.mu.Unlock()
+	// l is out of every structure: this goroutine alone has it until it
+	// goes back to the spares.
 
 	fam := f.fam(l.v6)
 	rp := r.Packet
@@ -459,11 +467,37 @@ func (f *IPF) Postprocess(r *Reassembly, alloc Allocator, out []*packet.Buffer) 
 		}
 		f.nfrag.Add(-1)
 		fam.completed.Add(1)
-		f.release(h)
 	}
-	l.frags = l.frags[:0]
 	f.reassPool.Put(r)
+	f.mu.Lock()
+	f.recycleLocked(l)
+	f.mu.Unlock()
 	return out
+}
+
+// maxSpareLists bounds the lists kept for reuse.
+const maxSpareLists = 64
+
+func (f *IPF) newListLocked() *fragList {
+	if n := len(f.spare); n > 0 {
+		l := f.spare[n-1]
+		f.spare = f.spare[:n-1]
+		return l
+	}
+	return &fragList{frags: make([]heldFrag, 0, 4)}
+}
+
+// recycleLocked keeps l, emptied, and its fragments' copies, for later
+// lists.
+func (f *IPF) recycleLocked(l *fragList) {
+	for i := range l.frags {
+		f.releaseLocked(&l.frags[i])
+	}
+	clear(l.frags)
+	*l = fragList{frags: l.frags[:0]}
+	if len(f.spare) < maxSpareLists {
+		f.spare = append(f.spare, l)
+	}
 }
 
 // copyCT copies the conntrack fields of from into to.
@@ -519,19 +553,23 @@ func (f *IPF) unlinkLocked(l *fragList) {
 
 // dropLocked frees l's fragments, counting them in counter, and forgets l.
 func (f *IPF) dropLocked(l *fragList, counter *atomic.Uint64) {
-	for i := range l.frags {
-		f.release(&l.frags[i])
-	}
 	n := len(l.frags)
-	l.frags = nil
 	f.nfrag.Add(-int64(n))
 	counter.Add(uint64(n))
 	delete(f.lists, l.key)
 	f.unlinkLocked(l)
 	if l.reass != nil {
-		// Postprocess will find the list gone and emit nothing.
+		// The tracker has its reassembled packet: Postprocess will find
+		// the list gone and emit nothing; l is not reused, so that
+		// check cannot be fooled.
 		l.reass = nil
+		for i := range l.frags {
+			f.releaseLocked(&l.frags[i])
+		}
+		l.frags = nil
+		return
 	}
+	f.recycleLocked(l)
 }
 
 // expireLocked drops up to max lists past their expiry (all when max is
