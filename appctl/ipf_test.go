@@ -3,73 +3,10 @@ package appctl
 import (
 	"bytes"
 	"errors"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
-
-// refVswitchd is Debian's ovs-vswitchd with one bridge on its dummy
-// (userspace) datapath, in a temporary directory, reached through unix
-// sockets only.
-type refVswitchd struct {
-	dir, ctl string
-}
-
-func startRefVswitchd(t *testing.T) *refVswitchd {
-	t.Helper()
-	for _, bin := range []string{"ovs-vswitchd", "ovsdb-server", "ovsdb-tool", "ovs-vsctl"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed", bin)
-		}
-	}
-	const schema = "/usr/share/openvswitch/vswitch.ovsschema"
-	if _, err := os.Stat(schema); err != nil {
-		t.Skip("no vswitch schema")
-	}
-	dir, err := os.MkdirTemp("", "gvsipfa") // short: unix socket paths
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := append(os.Environ(), "OVS_RUNDIR="+dir, "OVS_LOGDIR="+dir, "OVS_DBDIR="+dir, "OVS_SYSCONFDIR="+dir)
-	run := func(name string, args ...string) {
-		cmd := exec.Command(name, args...)
-		cmd.Env, cmd.Dir = env, dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-		}
-	}
-	stop := func(pidfile string) {
-		if b, err := os.ReadFile(filepath.Join(dir, pidfile)); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				if p, err := os.FindProcess(pid); err == nil {
-					p.Kill()
-				}
-			}
-		}
-	}
-	t.Cleanup(func() {
-		stop("ovs-vswitchd.pid")
-		stop("ovsdb-server.pid")
-		time.Sleep(50 * time.Millisecond)
-		os.RemoveAll(dir)
-	})
-	run("ovsdb-tool", "create", "conf.db", schema)
-	run("ovsdb-server", "--detach", "--no-chdir", "--pidfile="+dir+"/ovsdb-server.pid", "--log-file="+dir+"/ovsdb.log",
-		"--remote=punix:"+dir+"/db.sock", "conf.db")
-	run("ovs-vswitchd", "--enable-dummy=override", "--disable-system", "--disable-system-route", "--detach", "--no-chdir",
-		"--pidfile="+dir+"/ovs-vswitchd.pid", "--log-file="+dir+"/vswitchd.log", "unix:"+dir+"/db.sock")
-	run("ovs-vsctl", "--db=unix:"+dir+"/db.sock", "--timeout=10", "--", "init", "--", "add-br", "br0", "--", "set", "bridge", "br0",
-		"datapath_type=dummy")
-	b, err := os.ReadFile(filepath.Join(dir, "ovs-vswitchd.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &refVswitchd{dir: dir, ctl: filepath.Join(dir, "ovs-vswitchd."+strings.TrimSpace(string(b))+".ctl")}
-}
 
 func appctlAt(t *testing.T, sock string, args ...string) run {
 	t.Helper()
@@ -96,7 +33,7 @@ func TestIPFCommandsMatchOpenVSwitch(t *testing.T) {
 	if datapathIPF(e.sw.Datapath()) == nil {
 		t.Skip("the datapath has no fragment module yet (it comes with the ct action)")
 	}
-	ref := startRefVswitchd(t)
+	ref := startRefVswitchd(t) // conntrack_test.go's
 	for _, args := range [][]string{
 		{"dpctl/ipf-get-status"},
 		{"dpctl/ipf-get-status", "-m"},
