@@ -53,3 +53,13 @@ icmp,orig=(src=198.18.0.1,dst=198.18.0.2,id=1,type=8,code=0),reply=(src=198.18.0
 		t.Errorf("no connections: %v", v)
 	}
 }
+
+func TestMemoryShowValue(t *testing.T) {
+	out := "bridges:1 flows:3 go-heap-kB:2048 goroutines:40 ports:3\n"
+	if v, ok := MemoryShowValue(out, "go-heap-kB"); !ok || v != 2048 {
+		t.Errorf("go-heap-kB = %d, %v", v, ok)
+	}
+	if _, ok := MemoryShowValue(out, "handlers"); ok {
+		t.Error("found a key that is not there")
+	}
+}

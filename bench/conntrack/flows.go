@@ -71,3 +71,20 @@ func BytesPerConnection(before, after uint64, conns int) float64 {
 	}
 	return (float64(after) - float64(before)) / float64(conns)
 }
+
+// MemoryShowValue returns the value of key in `ovs-appctl memory/show`
+// output ("key:value key:value ..."), and whether it is there.
+func MemoryShowValue(out, key string) (uint64, bool) {
+	for _, f := range strings.Fields(out) {
+		k, v, ok := strings.Cut(f, ":")
+		if !ok || k != key {
+			continue
+		}
+		var n uint64
+		if _, err := fmt.Sscanf(v, "%d", &n); err != nil {
+			return 0, false
+		}
+		return n, true
+	}
+	return 0, false
+}
