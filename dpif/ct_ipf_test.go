@@ -38,6 +38,29 @@ func fragmentsOf(frame []byte, size int, id uint16) [][]byte {
 	return out
 }
 
+// fragmentsOf6 cuts the IPv6 packet of frame (Ethernet, IPv6 header, no
+// extension header) into fragments carrying size bytes each (a multiple
+// of 8), with a fragment header of identification id.
+func fragmentsOf6(frame []byte, size int, id uint32) [][]byte {
+	const l3, hdr = packet.EthHeaderLen, packet.IPv6HeaderLen
+	data := frame[l3+hdr:]
+	var out [][]byte
+	for off := 0; off < len(data); off += size {
+		end := min(off+size, len(data))
+		f := append([]byte(nil), frame[:l3+hdr]...)
+		offlg := uint16(off)
+		if end < len(data) {
+			offlg |= 1
+		}
+		f = append(f, frame[l3+6], 0, byte(offlg>>8), byte(offlg), byte(id>>24), byte(id>>16), byte(id>>8), byte(id))
+		f = append(f, data[off:end]...)
+		f[l3+6] = packet.ProtoFragment
+		binary.BigEndian.PutUint16(f[l3+4:], uint16(len(f)-l3-hdr))
+		out = append(out, f)
+	}
+	return out
+}
+
 // TestCTReassemblesFragments: fragments of one UDP datagram, received
 // last first, hit a flow that runs ct and recirculates; the tracker sees
 // one packet, the reassembled datagram with its ports, and every
@@ -183,6 +206,7 @@ func TestFragmentsThroughCTMatchOpenVSwitch(t *testing.T) {
 	r.addBridge()
 	mgmt := "unix:" + r.dir + "/br0.mgmt"
 	r.run("ovs-ofctl", "add-flow", mgmt, "ip,actions=ct(zone=3),output:2")
+	r.run("ovs-ofctl", "add-flow", mgmt, "ipv6,actions=ct(zone=3),output:2")
 
 	fx := newFixture(t, Config{Tracker: conntrack.New(conntrack.Config{})}, 2)
 	fx.dp.SetUpcallHandler(&recordingHandler{answer: func(u *Upcall) UpcallResult {
@@ -198,6 +222,11 @@ func TestFragmentsThroughCTMatchOpenVSwitch(t *testing.T) {
 	frames = append(frames, fragmentsOf(whole, 800, 12)[0]) // too small
 	frames = append(frames, fragmentsOf(whole, 1400, 13)[:2]...)
 	frames = append(frames, testFrame())
+	whole6 := buildFrame(fspec{v6: true, dst: mac(2), src: mac(1), src6: ip6("2001:2::1"), dst6: ip6("2001:2::2"), ttl: 64,
+		proto: packet.ProtoUDP, sport: 1000, dport: 2000, payload: bytes.Repeat([]byte{5}, 3500)})
+	set6 := fragmentsOf6(whole6, 1400, 21)
+	frames = append(frames, set6[1], set6[2], set6[0], set6[2])    // out of order, then a duplicate after completion
+	frames = append(frames, fragmentsOf6(whole6, 1400, 22)[1:]...) // missing its first
 	for _, f := range frames {
 		r.appctl("netdev-dummy/receive", "p1", hex.EncodeToString(f))
 		fx.devs[1].Inject(0, f)
@@ -205,16 +234,18 @@ func TestFragmentsThroughCTMatchOpenVSwitch(t *testing.T) {
 	}
 	var want [][]byte
 	for range 50 {
-		if want = pcapFrames(t, r.dir+"/p2.pcap"); len(want) >= 6 {
+		if want = pcapFrames(t, r.dir+"/p2.pcap"); len(want) >= 9 {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	// The complete set's three fragments, the duplicate and the small
-	// one (+inv, forwarded by a flow that does not look), the whole
-	// datagram; the incomplete set is held.
-	if len(want) != 6 {
-		t.Fatalf("Open vSwitch sent %d frames, want 6", len(want))
+	// IPv4: the complete set's three fragments, the duplicate and the
+	// small one (+inv, forwarded by a flow that does not look), the
+	// whole datagram; the incomplete set is held. IPv6: the set's three,
+	// then the late duplicate (a list of its own, held); the incomplete
+	// set is held.
+	if len(want) != 9 {
+		t.Fatalf("Open vSwitch sent %d frames, want 9", len(want))
 	}
 	got := fx.devs[2].WaitSent(len(want), 5*time.Second)
 	if len(got) != len(want) {
