@@ -261,3 +261,64 @@ func TestFragmentsThroughCTMatchOpenVSwitch(t *testing.T) {
 		t.Errorf("ipf-get-status: Open vSwitch:\n%s\nours:\n%s", theirs, ours)
 	}
 }
+
+// TestNATFragmentsMatchOpenVSwitch: fragments committed with
+// nat(src=198.18.9.9) leave Debian's ovs-vswitchd and this datapath
+// (its real tracker) byte for byte the same.
+func TestNATFragmentsMatchOpenVSwitch(t *testing.T) {
+	r := startRefDatapath(t)
+	r.addBridge()
+	mgmt := "unix:" + r.dir + "/br0.mgmt"
+	r.run("ovs-ofctl", "add-flow", mgmt, "ip,actions=ct(commit,zone=3,nat(src=198.18.9.9)),output:2")
+
+	fx := newFixture(t, Config{Tracker: conntrack.New(conntrack.Config{})}, 2)
+	nat := &conntrack.NAT{Kind: conntrack.NATSrc, AddrMin: netip.MustParseAddr("198.18.9.9")}
+	fx.dp.SetUpcallHandler(&recordingHandler{answer: func(u *Upcall) UpcallResult {
+		u.Mask = l2Mask()
+		u.Actions = append(u.Actions, CT(conntrack.Request{Zone: 3, Commit: true, NAT: nat}), Output(2))
+		return UpcallInstall
+	}})
+	payload := make([]byte, 3000)
+	for i := range payload {
+		payload[i] = byte(i * 7)
+	}
+	var frames [][]byte
+	for i, proto := range []uint8{packet.ProtoUDP, packet.ProtoTCP} {
+		whole := buildFrame(fspec{dst: mac(2), src: mac(1), src4: ip4("198.18.0.1"), dst4: ip4("198.18.0.2"), ttl: 64,
+			proto: proto, sport: 1000, dport: 2000, payload: payload})
+		if proto == packet.ProtoTCP {
+			// A SYN, so the tracker takes it as a new connection.
+			tcp := whole[packet.EthHeaderLen+packet.IPv4MinLen:]
+			old := append([]byte(nil), tcp[12:14]...)
+			tcp[13] = 0x02
+			c := packet.UpdateChecksum(binary.BigEndian.Uint16(tcp[16:]), old, tcp[12:14])
+			binary.BigEndian.PutUint16(tcp[16:], c)
+		}
+		set := fragmentsOf(whole, 1200, uint16(30+i))
+		frames = append(frames, set[1], set[2], set[0])
+	}
+	for _, f := range frames {
+		r.appctl("netdev-dummy/receive", "p1", hex.EncodeToString(f))
+		fx.devs[1].Inject(0, f)
+		time.Sleep(20 * time.Millisecond)
+	}
+	var want [][]byte
+	for range 50 {
+		if want = pcapFrames(t, r.dir+"/p2.pcap"); len(want) >= 6 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(want) != 6 {
+		t.Fatalf("Open vSwitch sent %d frames, want 6", len(want))
+	}
+	got := fx.devs[2].WaitSent(len(want), 5*time.Second)
+	if len(got) != len(want) {
+		t.Fatalf("sent %d frames, Open vSwitch %d", len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(got[i].Data, want[i]) {
+			t.Errorf("frame %d differs from Open vSwitch's:\n ours %x\novs's %x", i, got[i].Data[:64], want[i][:64])
+		}
+	}
+}
