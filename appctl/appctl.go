@@ -146,6 +146,7 @@ func (c *Commands) Register(s *unixctl.Server) {
 	s.Register("memory/show", "", 0, 0, c.memoryShow)
 	s.Register("coverage/show", "", 0, 0, c.coverageShow)
 	s.Register("gvs/sock-buf-show", "[bridge]", 0, 1, c.sockBufShow)
+	c.registerIPF(s)
 }
 
 // bridge finds a bridge running in the datapath by name.

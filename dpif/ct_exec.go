@@ -14,10 +14,12 @@ import (
 // consumed; a completed set runs through the tracker reassembled, and
 // each original fragment then goes on with rest.
 func (c *execCtx) conntrack(b *packet.Buffer, a *Action, rest Actions) bool {
-	_ = rest
 	if c.dp.ct == nil {
 		c.pool.Put(b)
 		return false
+	}
+	if c.isFragment(b) {
+		return c.conntrackFragment(b, a, rest)
 	}
 	c.dp.ct.Execute(b, a.CT)
 	return true

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"gvs/dpif/conntrack"
+	"gvs/dpif/ipf"
 	"gvs/netdev"
 	"gvs/packet"
 )
@@ -179,6 +180,7 @@ type Datapath struct {
 	// Config.Tracker).
 	ct      conntrack.Conntrack
 	ctClose func()
+	ipf     *ipf.IPF // fragment reassembly for the tracker (ct_ipf.go)
 
 	stop     chan struct{}
 	wg       sync.WaitGroup
@@ -218,6 +220,7 @@ func New(cfg Config) (*Datapath, error) {
 	} else {
 		dp.ct, dp.ctClose = newTracker(cfg.Conntrack)
 	}
+	dp.ipf = newIPF()
 	dp.nonPMD.ctx = execCtx{dp: dp, pool: pool}
 	dp.pmds.Store(&pmdSet{retired: PMDStats{PMD: -1, CPU: -1}})
 	dp.maxSleep.Store(int64(cfg.MaxSleep))
@@ -225,6 +228,7 @@ func New(cfg Config) (*Datapath, error) {
 		if dp.ctClose != nil {
 			dp.ctClose()
 		}
+		dp.closeIPF()
 		return nil, err
 	}
 	dp.wg.Add(1)
@@ -344,6 +348,7 @@ func (dp *Datapath) Close() error {
 	if dp.ctClose != nil {
 		dp.ctClose()
 	}
+	dp.closeIPF()
 	return dp.closeErr
 }
 

@@ -10,13 +10,16 @@ import (
 
 // Commands maps each hidden sub-command name to its implementation.
 var commands = map[string]func(args []string, stdout io.Writer) error{
-	"_ping":      pingMain,
-	"_rr-server": rrServerMain,
-	"_rr-client": rrClientMain,
-	"_flow-recv": flowRecvMain,
-	"_flow-send": flowSendMain,
-	"_txoff":     txOffMain,
-	"_l2check":   l2CheckMain,
+	"_ping":        pingMain,
+	"_rr-server":   rrServerMain,
+	"_rr-client":   rrClientMain,
+	"_flow-recv":   flowRecvMain,
+	"_flow-send":   flowSendMain,
+	"_txoff":       txOffMain,
+	"_l2check":     l2CheckMain,
+	"_conn-server": connServerMain,
+	"_conn-client": connClientMain,
+	"_conn-hold":   connHoldMain,
 }
 
 // IsCommand reports whether name is a hidden sub-command.

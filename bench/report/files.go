@@ -91,7 +91,7 @@ func jsonSafe(r *Results) any {
 
 func nanFree(r *Results) *Results {
 	c := *r
-	for _, sec := range []**Section{&c.Datapath, &c.OVSDB, &c.Scale, &c.OpenFlow, &c.FlowTables} {
+	for _, sec := range []**Section{&c.Datapath, &c.OVSDB, &c.Scale, &c.OpenFlow, &c.FlowTables, &c.Conntrack} {
 		if *sec == nil {
 			continue
 		}

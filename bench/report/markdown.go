@@ -103,6 +103,7 @@ func WriteMarkdown(w io.Writer, r *Results, refs References, plotDir string) err
 		markdownTableAligned(w, rows, "---")
 		fmt.Fprintln(w)
 	}
+	writeConntrackMarkdown(w, r)
 	fmt.Fprintf(w, "## Setups\n\n")
 	for _, sec := range r.Sections() {
 		where := ""

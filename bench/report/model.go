@@ -93,12 +93,17 @@ type Results struct {
 	OpenFlow        *Section       `json:"openflow,omitempty"`
 	FlowTables      *Section       `json:"flow_tables,omitempty"`
 	OpenFlowTargets []TargetResult `json:"openflow_targets,omitempty"`
+
+	// Conntrack is TCP, connections per second and memory per
+	// connection through the ct firewall and the same flows without ct.
+	Conntrack        *Section       `json:"conntrack,omitempty"`
+	ConntrackTargets []TargetResult `json:"conntrack_targets,omitempty"`
 }
 
 // Sections returns the sections present, in page order.
 func (r *Results) Sections() []*Section {
 	var out []*Section
-	for _, s := range []*Section{r.Datapath, r.OVSDB, r.Scale, r.OpenFlow, r.FlowTables} {
+	for _, s := range []*Section{r.Datapath, r.OVSDB, r.Scale, r.OpenFlow, r.FlowTables, r.Conntrack} {
 		if s != nil {
 			out = append(out, s)
 		}

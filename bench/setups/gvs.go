@@ -27,6 +27,9 @@ type GVSOptions struct {
 	SockBuf     bool // other_config:userspace-sock-buf-size
 	AFXDP       bool // ports of type afxdp
 	OVN         bool // the OVN two-port pipeline (Env.OVN) instead of NORMAL
+
+	// Flows is a flow table instead of NORMAL (OVSOptions.Flows).
+	Flows string
 }
 
 // GVS is bin/gvs-vswitchd, configured with Debian's ovs-vsctl against its
@@ -76,6 +79,9 @@ func (g *GVS) Start(ctx context.Context, t *topo.Topo) error {
 			return err
 		}
 		senders = senders[:1]
+	} else if g.Opt.Flows != "" {
+		add = flowsAddBridge(t, fmt.Sprintf("--timeout=%d", gvsConfigWait), afxdpType(g.Opt.AFXDP))
+		senders = senders[:1]
 	}
 	if _, err := g.vsctl(ctx, add...); err != nil {
 		if !g.vswitchd.running() {
@@ -97,6 +103,14 @@ func (g *GVS) Start(ctx context.Context, t *topo.Topo) error {
 				return Skip("gvs-vswitchd serves no OpenFlow on br0 yet (%v)", err)
 			}
 			return Skip("gvs-vswitchd cannot load the OVN pipeline yet: %s", lastPart(err.Error()))
+		}
+	}
+	if g.Opt.Flows != "" {
+		if err := g.loadFlows(ctx, g.Opt.Flows); err != nil {
+			if errors.Is(err, errNoOpenFlow) {
+				return Skip("gvs-vswitchd serves no OpenFlow on br0 yet (%v)", err)
+			}
+			return Skip("gvs-vswitchd does not take the flows yet: %s", lastPart(err.Error()))
 		}
 	}
 	if err := WaitForwardingFrom(ctx, g.Env, t, senders, g.Env.ForwardWait); err != nil {
@@ -138,7 +152,7 @@ func (g *GVS) startSwitch(ctx context.Context, ns, dirPrefix string) error {
 
 // FlowSenders: with the OVN pipeline only the client has a logical port.
 func (g *GVS) FlowSenders() int {
-	if g.Opt.OVN {
+	if g.Opt.OVN || g.Opt.Flows != "" {
 		return 1
 	}
 	return 0

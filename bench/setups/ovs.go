@@ -33,6 +33,10 @@ type OVSOptions struct {
 	TxOff       bool // tx checksum offload off on the hosts' veths, as Open vSwitch's docs ask
 	BigBuf      bool // 32 MiB socket buffers through the global sysctls
 	OVN         bool // the OVN two-port pipeline (Env.OVN) instead of NORMAL
+	// Flows is a flow table loaded instead of NORMAL on a bridge of the
+	// client's and server's ports only (the conntrack part; see
+	// flowsAddBridge).
+	Flows string
 }
 
 // OVS is Debian's ovs-vswitchd with the netdev (userspace) datapath and
@@ -86,6 +90,8 @@ func (o *OVS) Start(ctx context.Context, t *topo.Topo) error {
 			return err
 		}
 		senders = senders[:1]
+	} else if o.Opt.Flows != "" {
+		add, senders = flowsAddBridge(t, "--timeout=20", afxdpType(o.Opt.AFXDP)), senders[:1]
 	}
 	if _, err := o.vsctl(ctx, add...); err != nil {
 		return fmt.Errorf("%w (log: %s)", err, tail(filepath.Join(o.dir, "ovs-vswitchd.log"), 3))
@@ -98,6 +104,11 @@ func (o *OVS) Start(ctx context.Context, t *topo.Topo) error {
 	if o.Opt.OVN {
 		if err := o.loadOVN(ctx, t, o.Env.OVN); err != nil {
 			return fmt.Errorf("loading the OVN pipeline: %w (log: %s)", err, tail(filepath.Join(o.dir, "ovs-vswitchd.log"), 3))
+		}
+	}
+	if o.Opt.Flows != "" {
+		if err := o.loadFlows(ctx, o.Opt.Flows); err != nil {
+			return fmt.Errorf("loading the flows: %w (log: %s)", err, tail(filepath.Join(o.dir, "ovs-vswitchd.log"), 3))
 		}
 	}
 	if err := WaitForwardingFrom(ctx, o.Env, t, senders, o.Env.ForwardWait); err != nil {
@@ -159,7 +170,7 @@ func (o *OVS) startDaemons(ctx context.Context, ns, dirPrefix string) error {
 
 // FlowSenders: with the OVN pipeline only the client has a logical port.
 func (o *OVS) FlowSenders() int {
-	if o.Opt.OVN {
+	if o.Opt.OVN || o.Opt.Flows != "" {
 		return 1
 	}
 	return 0

@@ -4,7 +4,7 @@
 // results as a terminal table, JSON, CSV, Markdown and SVG plots.
 //
 //	gvs-bench [-quick] [-runs N] [-out DIR] [-bin DIR] [-setups a,b] [-no-ovsdb]
-//	          [-only datapath,openflow,ovsdb,scale] [-scale-ports N] [-scale-bulk N] [-scale-runs N]
+//	          [-only datapath,openflow,conntrack,ovsdb,scale] [-scale-ports N] [-scale-bulk N] [-scale-runs N]
 //	          [-ovn-flows FILE] [-flow-table N]
 //
 // The OpenFlow part runs gvs and the best-tuned Open vSwitch with NORMAL
@@ -13,6 +13,11 @@
 // generated table of 100,000 flows with ovs-ofctl add-flows, plain and as
 // one bundle, into each switch on an idle bridge (wall time, RSS). A gvs
 // that serves no OpenFlow yet is reported as skipped.
+//
+// The conntrack part runs gvs and the best-tuned Open vSwitch with the
+// classic ct firewall and with the same forwarding without ct: TCP, TCP
+// connections per second and memory per tracked connection. A gvs that
+// cannot load or forward the flows yet is reported as skipped.
 //
 // The scale part (package bench/scale) runs last: Open vSwitch and gvs with
 // 1,000 ports (100 with -quick) added and removed one ovs-vsctl call each,
@@ -73,7 +78,7 @@ type options struct {
 }
 
 // benchParts are the parts -only chooses from, in the order they run.
-var benchParts = []string{"datapath", "openflow", "ovsdb", "scale"}
+var benchParts = []string{"datapath", "openflow", "conntrack", "ovsdb", "scale"}
 
 func parseParts(only string) (map[string]bool, error) {
 	parts := map[string]bool{}
@@ -103,7 +108,7 @@ func parseOptions(args []string) (options, error) {
 	fs.BoolVar(&o.noOVSDB, "no-ovsdb", false, "skip the OVSDB comparison")
 	fs.Float64Var(&o.busyCPU, "busy-cpu", 0.3, "CPUs used by other processes during a test that make it \"busy\"")
 	fs.DurationVar(&o.maxTime, "max-time", 0, "time budget of the datapath part (default 18m30s; 150s with -quick)")
-	only := fs.String("only", "", "comma-separated parts to run: datapath, openflow, ovsdb, scale (default: all)")
+	only := fs.String("only", "", "comma-separated parts to run: datapath, openflow, conntrack, ovsdb, scale (default: all)")
 	fs.StringVar(&o.ovnFlows, "ovn-flows", "tests/testdata/ovn-two-port.flows", "the OVN pipeline of the OpenFlow part (.ports and .tlv beside it)")
 	fs.IntVar(&o.tableSize, "flow-table", defaultTableFlows, "flows of the OpenFlow part's add-flows and bundle test")
 	fs.IntVar(&o.scalePorts, "scale-ports", 0, "ports of the scale test's one-at-a-time sweep (default 1000; 100 with -quick)")
@@ -186,7 +191,7 @@ func benchMain(args []string) int {
 			fmt.Fprintln(os.Stderr, "gvs-bench: cleanup:", err)
 		}
 	}()
-	if o.parts["datapath"] || o.parts["openflow"] {
+	if o.parts["datapath"] || o.parts["openflow"] || o.parts["conntrack"] {
 		if err := t.Create(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "gvs-bench:", err)
 			return 1
@@ -200,7 +205,8 @@ func benchMain(args []string) int {
 	all := setups.All(env)
 	if o.only != "" {
 		// Names of the OpenFlow part's own setups (…-ovn) choose there.
-		if all, err = selectSetups(append(all, setups.Extra(env)...), withoutNames(o.only, setups.OpenFlowSetups(env))); err != nil {
+		only := withoutSetups(o.only, setups.ConntrackSetups(env))
+		if all, err = selectSetups(append(all, setups.Extra(env)...), withoutNames(only, setups.OpenFlowSetups(env))); err != nil {
 			fmt.Fprintln(os.Stderr, "gvs-bench:", err)
 			return 2
 		}
@@ -229,6 +235,17 @@ func benchMain(args []string) int {
 		if ctx.Err() == nil {
 			results.FlowTables = r.runFlowTables(setups.FlowTableSwitches(env), t.Switch, o.tableSize, min(cfg.runs, 3))
 			results.OpenFlowTargets = append(results.OpenFlowTargets, results.FlowTables.Evaluate(report.FlowTableTargets(o.tableSize))...)
+		}
+	}
+	if o.parts["conntrack"] && ctx.Err() == nil {
+		ctSetups := setups.ConntrackSetups(env)
+		if o.only != "" {
+			ctSetups = onlyNamed(ctSetups, o.only)
+		}
+		if len(ctSetups) > 0 {
+			results.Conntrack = r.runConntrack(ctSetups)
+			results.ConntrackTargets = results.Conntrack.Evaluate(report.ConntrackTargets())
+			results.Notes = append(results.Notes, conntrackLegend(cfg))
 		}
 	}
 	if o.parts["ovsdb"] && ctx.Err() == nil {
@@ -284,7 +301,7 @@ func finish(results *report.Results, out string) int {
 		sec.WriteText(os.Stdout)
 	}
 	fmt.Println()
-	for _, tr := range slices.Concat(results.Targets, results.ScaleTargets, results.OpenFlowTargets) {
+	for _, tr := range slices.Concat(results.Targets, results.ScaleTargets, results.OpenFlowTargets, results.ConntrackTargets) {
 		fmt.Printf("target %-13s %s: %s\n", "["+tr.Status+"]", tr.Text, tr.Measured)
 	}
 	dir := filepath.Join(out, results.Started.UTC().Format("20060102-150405"))

@@ -49,6 +49,9 @@ type test struct {
 	figures []report.Figure
 	cost    time.Duration // rough duration, for the progress line
 	run     func(r *runner) (map[string]float64, error)
+	// noRepeat: a busy run is kept (marked busy), not repeated, for a
+	// test whose first attempt leaves state that skews a second.
+	noRepeat bool
 }
 
 // udpSizes are the datagram sizes of the UDP tests.

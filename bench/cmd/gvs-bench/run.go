@@ -148,7 +148,7 @@ func (r *runner) measureTest(t test, run int) {
 			}
 			return
 		}
-		if busy && r.repeat && attempt == 0 && r.canRepeat(t) {
+		if busy && r.repeat && attempt == 0 && !t.noRepeat && r.canRepeat(t) {
 			r.prog.note(fmt.Sprintf("busy (%.2f CPUs from elsewhere): repeating", outside))
 			continue
 		}
