@@ -109,8 +109,11 @@ type ofconn struct {
 	// writing: the writer goroutine or a flush has taken the head of txq
 	// and is writing it; the other waits, so messages keep their order.
 	writing bool
-	closed  bool
-	err     error
+	// rest is what the socket did not take of a flush's write: the
+	// writer sends it before txq (the snoopers already had it).
+	rest   []byte
+	closed bool
+	err    error
 	// raw writes without blocking for flush (nil: a stream without a
 	// descriptor, such as net.Pipe; everything goes through the writer).
 	raw     syscall.RawConn
@@ -217,7 +220,7 @@ func (c *ofconn) flush() {
 	}
 	c.mu.Lock()
 	c.corked = false
-	if c.closed || len(c.txq) == 0 || c.writing {
+	if c.closed || len(c.txq) == 0 || c.writing || len(c.rest) > 0 {
 		c.kickWriterIfQueued()
 		c.mu.Unlock()
 		return
@@ -254,6 +257,13 @@ func (c *ofconn) flush() {
 	if err == nil {
 		err = werr
 	}
+	if err == nil {
+		// Snoopers see the batch before the writer may send anything
+		// after it (what the socket refused follows in order).
+		for _, b := range batch {
+			c.svc.copyToMonitors(b)
+		}
+	}
 	c.mu.Lock()
 	c.writing = false
 	if err != nil {
@@ -262,19 +272,16 @@ func (c *ofconn) flush() {
 		return
 	}
 	if n < len(buf) {
-		c.txq = append([][]byte{slices.Clone(buf[n:])}, c.txq...)
+		c.rest = slices.Clone(buf[n:])
 	}
 	c.kickWriterIfQueued()
 	c.mu.Unlock()
-	for _, b := range batch {
-		c.svc.copyToMonitors(b)
-	}
 	c.lastActivity.Store(time.Now().UnixNano())
 }
 
 // kickWriterIfQueued wakes the writer when something waits. c.mu held.
 func (c *ofconn) kickWriterIfQueued() {
-	if len(c.txq) > 0 {
+	if len(c.txq) > 0 || len(c.rest) > 0 {
 		c.cond.Signal()
 	}
 }
@@ -285,7 +292,7 @@ func (c *ofconn) close(err error) {
 	c.mu.Lock()
 	if !c.closed {
 		c.closed, c.err = true, err
-		c.txq = nil
+		c.txq, c.rest = nil, nil
 		c.cond.Broadcast()
 	}
 	c.mu.Unlock()
@@ -301,30 +308,36 @@ func (c *ofconn) closeErr() error {
 func (c *ofconn) writeLoop() {
 	for {
 		c.mu.Lock()
-		for (len(c.txq) == 0 || c.writing || c.corked) && !c.closed {
+		for (len(c.txq) == 0 && len(c.rest) == 0 || c.writing || c.corked) && !c.closed {
 			c.cond.Wait()
 		}
 		if c.closed {
 			c.mu.Unlock()
 			return
 		}
-		batch := c.txq
-		c.txq = nil
+		rest, batch := c.rest, c.txq
+		c.rest, c.txq = nil, nil
 		c.pins = 0
 		c.writing = true
 		c.mu.Unlock()
 		// One writev for the whole batch.
-		bufs := net.Buffers(slices.Clone(batch))
+		bufs := make(net.Buffers, 0, len(batch)+1)
+		if len(rest) > 0 {
+			bufs = append(bufs, rest)
+		}
+		bufs = append(bufs, batch...)
 		_, err := bufs.WriteTo(c.nc)
+		if err == nil {
+			for _, b := range batch {
+				c.svc.copyToMonitors(b)
+			}
+		}
 		c.mu.Lock()
 		c.writing = false
 		c.mu.Unlock()
 		if err != nil {
 			c.close(err)
 			return
-		}
-		for _, b := range batch {
-			c.svc.copyToMonitors(b)
 		}
 		c.lastActivity.Store(time.Now().UnixNano())
 	}
