@@ -116,8 +116,10 @@ func (p *pmd) upcall(b *packet.Buffer) {
 	p.cnt.upcalls++
 	switch hb.h.Upcall(u) {
 	case UpcallInstall:
+		// The packet is executed apart from the new flow, whose counters
+		// start at zero (packets:0, used:never until its next packet), as
+		// Open vSwitch's: the handler credited the rules with it.
 		f := p.dp.install(u)
-		f.slot(p.id).hit(1, uint64(b.Len()), p.now, b.Key.TCPFlags)
 		p.ctx.execute(b, *f.actions.Load())
 	case UpcallExecute:
 		p.ctx.execute(b, u.Actions)

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"gvs/dpif/conntrack"
 	maclearn "gvs/ofproto/mac"
 	"gvs/ofproto/mf"
 	"gvs/ofproto/ofpact"
@@ -68,6 +69,8 @@ type Bridge struct {
 	counters  atomic.Pointer[func(uint32) (PortCounters, bool)]
 	resumeFn  atomic.Pointer[ResumeFunc]
 	adminFn   atomic.Pointer[func(string, bool)]
+	ctSource  atomic.Pointer[func() conntrack.Conntrack] // ctflush.go
+	recirc    atomic.Pointer[xlate.RecircTable]          // ctflush.go
 	conts     continuations
 	tlv       tlvTable
 	trim      memTrim

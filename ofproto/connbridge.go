@@ -483,10 +483,6 @@ func (c *ConnBridge) TLVTableMod(m *ofp.TLVTableMod) error { return c.b.tlvTable
 // TLVTable implements connmgr.Bridge.
 func (c *ConnBridge) TLVTable() ofp.TLVTableReply { return c.b.tlvTable() }
 
-// CTFlushZone implements connmgr.Bridge: there is no connection tracker
-// yet, so there is nothing to flush.
-func (c *ConnBridge) CTFlushZone(zone uint16) error { return nil }
-
 // FlushFlows implements connmgr.Bridge.
 func (c *ConnBridge) FlushFlows() { c.b.FlushFlows() }
 

@@ -57,6 +57,7 @@ type Classifier[T any] struct {
 	hidden   []*Rule[T]                    // made invisible since the last Collect
 	doomed   []*Rule[T]                    // removed at the next Collect
 	nextSeed uint64
+	tries    []*trie // fixed at New
 }
 
 // subEntry is a subtable with the highest priority it held when the list
@@ -66,11 +67,36 @@ type subEntry[T any] struct {
 	maxPri int
 }
 
-// New returns an empty classifier.
+// New returns an empty classifier with prefix tries on DefaultPrefixes.
 func New[T any]() *Classifier[T] {
+	return NewWithPrefixes[T](DefaultPrefixes...)
+}
+
+// NewWithPrefixes returns an empty classifier with prefix tries on the
+// given fields (at most MaxPrefixes; more are ignored, duplicates
+// dropped), as a Flow_Table's prefixes column configures.
+func NewWithPrefixes[T any](fields ...PrefixField) *Classifier[T] {
 	c := &Classifier[T]{byMask: make(map[mf.Wildcards]*subtable[T])}
+	for _, f := range fields {
+		dup := false
+		for _, t := range c.tries {
+			dup = dup || t.field.Offset == f.Offset
+		}
+		if !dup && len(c.tries) < MaxPrefixes {
+			c.tries = append(c.tries, &trie{field: f})
+		}
+	}
 	c.subs.Store(new([]subEntry[T]))
 	return c
+}
+
+// Prefixes returns the fields c keeps prefix tries for.
+func (c *Classifier[T]) Prefixes() []PrefixField {
+	out := make([]PrefixField, len(c.tries))
+	for i, t := range c.tries {
+		out[i] = t.field
+	}
+	return out
 }
 
 // Len returns the number of rules in c, visible or not. Writer.
@@ -99,9 +125,11 @@ func (c *Classifier[T]) Insert(r *Rule[T], v Version) {
 	st := c.byMask[r.Match.Wildcards]
 	if st == nil {
 		c.nextSeed++
-		st = newSubtable[T](&r.Match.Wildcards, c.nextSeed*0x9e3779b97f4a7c15)
+		st = newSubtable[T](&r.Match.Wildcards, c.nextSeed*0x9e3779b97f4a7c15, c.tries)
 		c.byMask[r.Match.Wildcards] = st
 	}
+	// Into the tries before any lookup can find r in st.
+	c.trieUpdate(st, r, true)
 	oldMax, had := st.maxPriority()
 	st.insert(r)
 	c.n++
@@ -140,6 +168,7 @@ func (c *Classifier[T]) Remove(r *Rule[T]) {
 	}
 	oldMax, _ := st.maxPriority()
 	st.remove(r)
+	c.trieUpdate(st, r, false)
 	c.n--
 	if st.n == 0 {
 		delete(c.byMask, st.mask)
@@ -162,6 +191,26 @@ func (c *Classifier[T]) Collect() {
 		}
 	}
 	c.doomed, c.hidden = c.hidden, c.doomed[:0]
+}
+
+// trieUpdate counts r in (add) or out of the tries st's mask has a
+// prefix for. Writer.
+func (c *Classifier[T]) trieUpdate(st *subtable[T], r *Rule[T], add bool) {
+	if !st.hasTries {
+		return
+	}
+	for j, t := range c.tries {
+		plen := int(st.triePlen[j])
+		if plen == 0 {
+			continue
+		}
+		v := t.field.load(&r.Match.Flow)
+		if add {
+			t.insert(v, plen)
+		} else {
+			t.remove(v, plen)
+		}
+	}
 }
 
 // publish republishes the subtable list sorted by max priority. Writer.
@@ -199,12 +248,13 @@ func (c *Classifier[T]) lookup(v Version, flow *mf.Flow, wc *mf.Wildcards, allow
 		softBuf [maxSoft]*Rule[T]
 		soft    = softBuf[:0]
 		softPri = math.MinInt
+		tl      trieLookup
 	)
 	for _, e := range *c.subs.Load() {
 		if e.maxPri <= hardPri {
 			break
 		}
-		r := e.st.find(v, flow, wc)
+		r := e.st.find(v, flow, wc, c.tries, &tl)
 		if r == nil || r.Priority <= hardPri {
 			continue
 		}

@@ -23,10 +23,21 @@
 // to an unknown IP destination thus does not unwildcard the L4 ports of a
 // subtable whose rules all name other destinations.
 //
-// Not yet built: Open vSwitch's prefix tries on IP addresses and ports,
-// which let a failed lookup unwildcard only the prefix bits that told it
-// apart; here a subtable whose L3 stage is examined contributes all of
-// its L3 mask bits.
+// Prefix tries (Open vSwitch's Flow_Table prefixes; by default nw_dst and
+// nw_src, as its ofproto): for each prefix field the classifier keeps a
+// binary trie of the prefixes its rules match on that field, counted once
+// per rule whose subtable's mask on the field is a CIDR prefix. Before a
+// subtable's stage holding the field, a lookup with wildcards walks the
+// trie once (then remembers the answer for the other subtables): if no
+// rule prefix of the subtable's length matches the packet, no rule of the
+// subtable can, and the lookup skips it, adding only the leading bits of
+// the field the trie had to read to tell (plus the stages before), not
+// the subtable's whole mask. A packet to 198.18.0.1 against a rule on
+// nw_dst=10.0.0.0/16 then makes a megaflow on nw_dst=128.0.0.0/1. A trie
+// holds invisible rules too until they are removed: a superset costs
+// precision, never correctness. Open vSwitch's per-subtable trie on the
+// L4 ports is not built: a subtable whose final stage misses adds all of
+// its port bits.
 //
 // Conjunctive matches (OpenFlow conjunction(id,k/n)): a rule with
 // Conjunctions set is a clause of a conjunction, a "soft" match. When the
@@ -53,7 +64,10 @@
 // One writer at a time (the caller serialises Insert, MakeInvisible,
 // Remove, Collect and the iteration methods, e.g. under ofproto's table
 // mutex); any number of concurrent readers call Lookup without locks and
-// without allocating. Readers load immutable subtable lists and bucket
+// without allocating. The tries are changed in place by the writer: a
+// node is linked in whole with one atomic store, rule counts are atomic,
+// a node's prefix never changes once linked (as Open vSwitch's RCU tries),
+// so a reader sees each trie before or after each change. Readers load immutable subtable lists and bucket
 // lists through atomic pointers; the writer replaces them whole, as
 // dpif's megaflow classifier does. A Rule belongs to at most one
 // Classifier; its Match and Priority must not change once inserted.

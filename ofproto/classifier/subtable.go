@@ -69,6 +69,13 @@ type subtable[T any] struct {
 
 	table atomic.Pointer[bucketTable[T]]
 
+	// triePlen[j] is the length of the CIDR prefix the mask has on the
+	// classifier's trie j (0: none, or not a prefix: the trie does not
+	// apply); trieStage[j] the index in stageEnd of the stage holding it.
+	triePlen  [MaxPrefixes]uint8
+	trieStage [MaxPrefixes]int8
+	hasTries  bool
+
 	// Writer only.
 	n        int
 	priCount map[int]int // rules per priority
@@ -95,9 +102,10 @@ const (
 	tombstoneHash = 1
 )
 
-func newSubtable[T any](mask *mf.Wildcards, seed uint64) *subtable[T] {
+func newSubtable[T any](mask *mf.Wildcards, seed uint64, tries []*trie) *subtable[T] {
 	st := &subtable[T]{mask: *mask, seq: seed, seed: seed, priCount: map[int]int{}}
 	mw := mask.Masks.Words()
+	var fieldStage [numStages]int8 // stage -> index in stageEnd
 	for s := range numStages {
 		sw := stageMasks[s].Words()
 		start := len(st.words)
@@ -106,8 +114,16 @@ func newSubtable[T any](mask *mf.Wildcards, seed uint64) *subtable[T] {
 				st.words = append(st.words, maskedWord{uint16(i), b})
 			}
 		}
+		fieldStage[s] = int8(len(st.stageEnd))
 		if len(st.words) > start {
 			st.stageEnd = append(st.stageEnd, len(st.words))
+		}
+	}
+	for j, t := range tries {
+		if plen := t.field.prefixLen(&mask.Masks); plen > 0 {
+			st.triePlen[j] = uint8(plen)
+			st.trieStage[j] = fieldStage[stageOf(t.field.Offset)]
+			st.hasTries = true
 		}
 	}
 	n := max(len(st.stageEnd)-1, 0)
@@ -181,15 +197,32 @@ func (st *subtable[T]) hashes(fw *[mf.FlowWords]uint64, out []uint64) uint64 {
 	return finish(h, j)
 }
 
+// stageOf returns the stage holding the flow byte at offset.
+func stageOf(offset uintptr) int {
+	for s := range numStages {
+		if unsafe.Slice((*byte)(unsafe.Pointer(&stageMasks[s])), unsafe.Sizeof(stageMasks[s]))[offset] != 0 {
+			return s
+		}
+	}
+	return numStages - 1
+}
+
 // find looks flow up in the subtable: it returns the highest-priority
 // rule visible in v in the matching bucket (or nil) and adds the mask
-// bits of the stages examined to wc.
-func (st *subtable[T]) find(v Version, flow *mf.Flow, wc *mf.Wildcards) *Rule[T] {
+// bits of the stages examined to wc. With wc, before each stage it asks
+// the classifier's prefix tries (through tl, shared by the subtables of
+// one lookup) whether any rule of the subtable can match; if none can,
+// it stops there and adds only the prefix bits that told.
+func (st *subtable[T]) find(v Version, flow *mf.Flow, wc *mf.Wildcards, tries []*trie, tl *trieLookup) *Rule[T] {
 	fw := flow.Words()
 	h := st.seed
 	j := 0
 	last := len(st.stageEnd) - 1
 	for s, end := range st.stageEnd {
+		if st.hasTries && wc != nil && st.trieSkips(s, flow, wc, tries, tl) {
+			st.unwildcard(wc, j)
+			return nil
+		}
 		for ; j < end; j++ {
 			w := st.words[j]
 			h = mix(h, w.idx, fw[w.idx]&w.bits)
@@ -210,6 +243,36 @@ func (st *subtable[T]) find(v Version, flow *mf.Flow, wc *mf.Wildcards) *Rule[T]
 		}
 	}
 	return nil
+}
+
+// trieSkips reports whether the tries show that no rule of the subtable
+// can match flow, checked before stage s, after adding to wc the prefix
+// bits that showed it (Open vSwitch's check_tries).
+func (st *subtable[T]) trieSkips(s int, flow *mf.Flow, wc *mf.Wildcards, tries []*trie, tl *trieLookup) bool {
+	for j, t := range tries {
+		plen := int(st.triePlen[j])
+		if plen == 0 || int(st.trieStage[j]) != s {
+			continue
+		}
+		if !tl.done[j] {
+			tl.plens[j], tl.maskbits[j] = t.lookup(flow)
+			tl.done[j] = true
+		}
+		if tl.plens[j].has(plen) {
+			continue
+		}
+		// No rule prefix of this subtable's length matches. The bits
+		// the trie looked at are enough to tell, unless they are more
+		// than the subtable would unwildcard itself and wc lacks them.
+		if tl.maskbits[j] <= plen {
+			t.field.setPrefix(wc, tl.maskbits[j])
+			return true
+		}
+		if t.field.hasPrefix(wc, tl.maskbits[j]) {
+			return true
+		}
+	}
+	return false
 }
 
 // unwildcard adds the first n masked words to wc.

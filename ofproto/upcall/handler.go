@@ -42,7 +42,10 @@ type Handler struct {
 
 	ports  atomic.Pointer[Ports]
 	recirc *xlate.RecircTable
-	xl     sync.Pool // *xlate.Translator, one per concurrent upcall
+	xl     sync.Pool // *xlate.Translator, one per concurrent translation
+	// up holds the upcalls' translation state (*upcallCtx): the input
+	// lives beside its translator so that an upcall allocates nothing.
+	up sync.Pool
 
 	changes  atomic.Uint64 // bumped by Changed: revalidate everything
 	wake     chan struct{}
@@ -111,6 +114,7 @@ func New(dp Datapath, cfg Config) *Handler {
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	h.xl.New = func() any { return xlate.NewTranslator() }
+	h.up.New = func() any { return &upcallCtx{t: xlate.NewTranslator()} }
 	h.ports.Store(&Ports{})
 	h.rev.init(h)
 	go h.run()
@@ -160,6 +164,12 @@ func flowFor(b *Binding, k *packet.Key) mf.Flow {
 	return f
 }
 
+// upcallCtx is one upcall's translator and input, pooled.
+type upcallCtx struct {
+	t  *xlate.Translator
+	in xlate.Input
+}
+
 // Upcall implements dpif.UpcallHandler: translate and install, on the PMD
 // that missed. Side effects other than MAC learning (learned flows,
 // packet-ins) need the packet and may block, so such translations go to
@@ -171,15 +181,14 @@ func (h *Handler) Upcall(u *dpif.Upcall) dpif.UpcallResult {
 		h.stats.drops.Add(1)
 		return dpif.UpcallDrop
 	}
-	in, ok := h.input(&b, u.Key)
-	if !ok {
+	c := h.up.Get().(*upcallCtx)
+	defer h.putUpcallCtx(c)
+	if c.in, ok = h.input(&b, u.Key); !ok {
 		h.stats.drops.Add(1)
 		return dpif.UpcallDrop
 	}
-	t := h.xl.Get().(*xlate.Translator)
-	defer h.xl.Put(t)
 	macSeq := macSeqOf(b.Bridge)
-	res := t.Translate(&in)
+	res := c.t.Translate(&c.in)
 	if macSeqOf(b.Bridge) != macSeq {
 		h.kick() // NORMAL learned: flows that flooded may now be wrong
 	}
@@ -205,10 +214,18 @@ func slowPath(res *xlate.Result) dpif.Actions {
 	return dpif.Actions{dpif.Userspace(dpif.UserspaceCookie{Type: dpif.CookieSlowPath, SlowPathReasons: reasons})}
 }
 
-// answer fills u with res's megaflow.
+// answer fills u with res's megaflow. The packet is executed apart from
+// the flow installed for it (which does not count it, as Open vSwitch's
+// datapath): its statistics go to the rules and groups it hit now, as
+// Open vSwitch credits a miss upcall's packet during its translation.
 func (h *Handler) answer(u *dpif.Upcall, b *Binding, res *xlate.Result) dpif.UpcallResult {
 	if res.Error != nil {
 		h.stats.errors.Add(1)
+	}
+	if u.Packet != nil {
+		xlate.PushStatsLearning(b.Bridge, &res.Cache, xlate.Stats{
+			Packets: 1, Bytes: uint64(u.Packet.Len()), Used: time.Now(), TCPFlags: u.Key.TCPFlags,
+		}, false)
 	}
 	u.Mask = res.Wildcards.DatapathMask()
 	u.Mask.InPort = ^uint32(0)
@@ -233,16 +250,15 @@ func (h *Handler) SlowUpcall(u *dpif.Upcall) dpif.UpcallResult {
 	if !ok || b.Bridge == nil || b.Port == nil {
 		return dpif.UpcallDrop
 	}
-	in, ok := h.input(&b, u.Key)
-	if !ok {
+	c := h.up.Get().(*upcallCtx)
+	defer h.putUpcallCtx(c)
+	if c.in, ok = h.input(&b, u.Key); !ok {
 		return dpif.UpcallDrop
 	}
-	t := h.xl.Get().(*xlate.Translator)
-	defer h.xl.Put(t)
 	if u.Packet != nil {
-		in.Packet = u.Packet.Data()
+		c.in.Packet = u.Packet.Data()
 	}
-	res := t.Translate(&in)
+	res := c.t.Translate(&c.in)
 	h.sideEffects(b.Bridge, res)
 	if res.Slow != 0 {
 		// This packet is handled here; the flow is installed with the
@@ -257,6 +273,13 @@ func (h *Handler) SlowUpcall(u *dpif.Upcall) dpif.UpcallResult {
 		return dpif.UpcallExecute
 	}
 	return h.answer(u, &b, res)
+}
+
+// putUpcallCtx returns c to the pool without the references its input
+// holds (bridge, packet, frozen state).
+func (h *Handler) putUpcallCtx(c *upcallCtx) {
+	c.in = xlate.Input{}
+	h.up.Put(c)
 }
 
 // input is the translation input for a packet with key k from b: a new

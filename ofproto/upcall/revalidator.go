@@ -20,9 +20,6 @@ type ukey struct {
 	revalidated uint64
 	macSeq      uint64
 	translated  bool
-	// credits counts the statistics credited so far: the first includes
-	// the packet whose upcall already learned (see credit).
-	credits int
 }
 
 // revalidator is the state of revalidation; the goroutine holding
@@ -209,8 +206,9 @@ func (r *revalidator) credit(uk *ukey, now dpif.FlowStats) {
 		return
 	}
 	d.Used = now.Used
-	uk.credits++
-	xlate.PushStatsLearning(uk.bridge, &uk.cache, d, uk.credits > 1)
+	// A datapath flow does not count the packet of its upcall: every
+	// packet credited here came after it and may teach NORMAL.
+	xlate.PushStatsLearning(uk.bridge, &uk.cache, d, true)
 	for i := range uk.cache.Learned {
 		_ = uk.bridge.Learn(&uk.cache.Learned[i])
 	}

@@ -73,7 +73,7 @@ func TestOVNPipelineLoads(t *testing.T) {
 		"!for i in $(seq 100); do [ -s $DIR/"+b[0]+"-tx.pcap ] && [ $(stat -c %s $DIR/"+b[0]+"-tx.pcap) -gt 24 ] && break; sleep 0.02; done",
 		"ovs-pcap $DIR/"+b[0]+"-tx.pcap",
 		"ovs-pcap $DIR/"+a[0]+"-tx.pcap",
-		"counters:ovs-ofctl -O OpenFlow15 --sort dump-flows br0",
+		"ovs-ofctl -O OpenFlow15 --sort dump-flows br0",
 	)
 	ref, _ := p.both(t, "ovs-ofctl -O OpenFlow15 --no-stats dump-flows br0 | grep -c actions=")
 	if strings.TrimSpace(ref.stdout) != strconv.Itoa(want) {

@@ -20,6 +20,6 @@ func TestOpenFlowPacketIn2AndResume(t *testing.T) {
 		"ovs-appctl -t ovs-ofctl ofctl/barrier",
 		"ovs-appctl -t ovs-ofctl exit; sleep 0.1; cat $DIR/monitor.log",
 		"ovs-pcap $DIR/p2-tx.pcap",
-		"counters:ovs-ofctl dump-flows br0",
+		"ovs-ofctl dump-flows br0",
 	)
 }

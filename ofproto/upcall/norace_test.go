@@ -1,0 +1,5 @@
+//go:build !race
+
+package upcall_test
+
+const raceEnabled = false
