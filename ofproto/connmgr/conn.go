@@ -116,10 +116,14 @@ type ofconn struct {
 	err    error
 	// raw writes without blocking for flush (nil: a stream without a
 	// descriptor, such as net.Pipe; everything goes through the writer).
-	raw     syscall.RawConn
-	wbuf    []byte        // flush's buffer, reused; only the token holder touches it
-	done    chan struct{} // closed once both goroutines are gone
-	readEnd chan struct{}
+	raw  syscall.RawConn
+	wbuf []byte // flush's buffer, reused; only the token holder touches it
+	// wn, werr are writeOnce's result (the token holder's).
+	wn       int
+	werr     error
+	tryWrite func(fd uintptr) bool
+	done     chan struct{} // closed once both goroutines are gone
+	readEnd  chan struct{}
 
 	idle atomic.Bool // an echo request is outstanding (rconn's IDLE)
 
@@ -145,6 +149,7 @@ func newOfconn(m *Manager, svc *service, nc net.Conn, version uint8, typ ConnTyp
 	if sc, ok := nc.(syscall.Conn); ok {
 		c.raw, _ = sc.SyscallConn()
 	}
+	c.tryWrite = c.writeOnce
 	c.lastActivity.Store(time.Now().UnixNano())
 	c.state.init(typ)
 	return c
@@ -245,12 +250,8 @@ func (c *ofconn) flush() {
 		buf = append(buf, b...)
 	}
 	c.wbuf = buf
-	var n int
-	var werr error
-	err := c.raw.Write(func(fd uintptr) bool {
-		n, werr = syscall.Write(int(fd), buf)
-		return true // never wait for the socket: the writer does
-	})
+	err := c.raw.Write(c.tryWrite)
+	n, werr := c.wn, c.werr
 	if err == nil && (werr == syscall.EAGAIN || werr == syscall.EINTR) {
 		n, werr = 0, nil
 	}
@@ -277,6 +278,14 @@ func (c *ofconn) flush() {
 	c.kickWriterIfQueued()
 	c.mu.Unlock()
 	c.lastActivity.Store(time.Now().UnixNano())
+}
+
+// writeOnce is flush's one write attempt of wbuf into wn, werr (as the
+// method value tryWrite, made once, so that a flush allocates nothing).
+// It never waits for the socket: the writer goroutine does.
+func (c *ofconn) writeOnce(fd uintptr) bool {
+	c.wn, c.werr = syscall.Write(int(fd), c.wbuf)
+	return true
 }
 
 // kickWriterIfQueued wakes the writer when something waits. c.mu held.
