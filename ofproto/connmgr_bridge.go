@@ -107,8 +107,15 @@ func (e connEvents) PortStatus(reason PortReason, old, d *PortDesc) {
 	e.e.PortChanged(uint8(reason), op, &p, connmgr.Origin{})
 }
 
+// WantsFlowChanges reports whether the manager has a flow monitor (true
+// when it cannot tell).
+func (e connEvents) WantsFlowChanges() bool {
+	w, ok := e.e.(flowChangeWanter)
+	return !ok || w.WantsFlowChanges()
+}
+
 func (e connEvents) FlowMonitor(u *pipeline.FlowUpdate) {
-	if w, ok := e.e.(flowChangeWanter); ok && !w.WantsFlowChanges() {
+	if !e.WantsFlowChanges() {
 		return // no flow monitor: a table load makes no garbage here
 	}
 	o, _ := u.Requester.(connmgr.Origin)

@@ -27,7 +27,7 @@
 // removed since the last time) has settled for 300 ms, the bridge returns
 // the freed heap to the operating system (memtrim.go,
 // runtime/debug.FreeOSMemory): a table load otherwise leaves the Go heap
-// at up to twice what the tables keep. ConnBridge prepares a bundle's add
+// at up to twice what the tables keep. Two trims are at least 5 s apart. ConnBridge prepares a bundle's add
 // flow mods as they are added (connmgr.BundlePreparer).
 //
 // Bridge implements xlate.Bridge and upcall.Bridge: translation and

@@ -111,7 +111,16 @@ func (s flowRemovedSink) FlowRemoved(fr pipeline.FlowRemoved) {
 }
 
 func (s flowRemovedSink) FlowChanged(u pipeline.FlowUpdate) {
-	if e := s.b.sink(); e != nil {
-		e.FlowMonitor(&u)
+	e := s.b.sink()
+	if e == nil {
+		return
 	}
+	if w, ok := e.(flowChangeWanter); ok && !w.WantsFlowChanges() {
+		return // a table load makes no garbage here
+	}
+	sendFlowMonitor(e, u)
 }
+
+// sendFlowMonitor hands e a copy of u that escapes (in a function of its
+// own, so that FlowChanged's u stays on the stack when nobody monitors).
+func sendFlowMonitor(e Events, u pipeline.FlowUpdate) { e.FlowMonitor(&u) }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"testing"
 	"time"
@@ -73,6 +74,11 @@ func TestPerfLoadTable(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		t.Logf("%s: %v, live heap %d B/rule, allocated %d B/rule", mode, elapsed,
 			int64(after.HeapAlloc-before.HeapAlloc)/n, int64(after.TotalAlloc-before.TotalAlloc)/n)
+		debug.FreeOSMemory()
+		runtime.ReadMemStats(&after)
+		t.Logf("%s: after FreeOSMemory: heap in use %d B/rule, heap held from the OS %d B/rule, runtime total %d B/rule", mode,
+			int64(after.HeapInuse-before.HeapInuse)/n, int64((after.HeapSys-after.HeapReleased)-(before.HeapSys-before.HeapReleased))/n,
+			int64((after.Sys-after.HeapReleased)-(before.Sys-before.HeapReleased))/n)
 		if hp := os.Getenv("GVS_PERF_HEAP"); hp != "" {
 			f, err := os.Create(hp + "." + mode)
 			if err == nil {

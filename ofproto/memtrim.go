@@ -14,7 +14,7 @@ import (
 // until such a change has settled and then returns what is free to the
 // operating system at once (runtime/debug.FreeOSMemory: one collection),
 // as a C daemon's allocator would have after the frees. Small changes
-// never trigger it.
+// never trigger it, and two trims are at least trimSpacing apart.
 type memTrim struct {
 	churn func() uint64 // the pipeline's Churn
 	// free returns the memory (nil: debug.FreeOSMemory); settle and
@@ -23,10 +23,11 @@ type memTrim struct {
 	settle time.Duration
 	bulk   uint64
 
-	mu      sync.Mutex // a leaf
-	timer   *time.Timer
-	trimmed uint64 // churn at the last trim
-	closed  bool
+	mu       sync.Mutex // a leaf
+	timer    *time.Timer
+	trimmed  uint64    // churn at the last trim
+	lastTrim time.Time // when
+	closed   bool
 }
 
 const (
@@ -34,6 +35,9 @@ const (
 	trimChurn = 10000
 	// trimSettle is how long the tables must stay unchanged first.
 	trimSettle = 300 * time.Millisecond
+	// trimSpacing is the least time between two trims (each is a full
+	// collection), so that steady bursts of learned flows cost little.
+	trimSpacing = 5 * time.Second
 )
 
 // changed notes a committed change (the pipeline's Changed hook: called
@@ -63,8 +67,12 @@ func (m *memTrim) fire() {
 		threshold = trimChurn
 	}
 	bulk := !m.closed && churn-m.trimmed >= threshold
+	if wait := trimSpacing - time.Since(m.lastTrim); bulk && wait > 0 {
+		m.timer.Reset(wait) // again once the last trim is far enough back
+		bulk = false
+	}
 	if bulk {
-		m.trimmed = churn
+		m.trimmed, m.lastTrim = churn, time.Now()
 	}
 	free := m.free
 	m.mu.Unlock()

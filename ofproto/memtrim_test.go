@@ -11,7 +11,8 @@ import (
 )
 
 // TestMemTrimAfterBulkChange: the bridge returns memory once after a bulk
-// change settles, never after small ones, and not after Close.
+// change settles, never after small ones, not twice within trimSpacing,
+// and not after Close.
 func TestMemTrimAfterBulkChange(t *testing.T) {
 	b := NewBridge("br0", BridgeConfig{})
 	defer b.Close()
@@ -46,10 +47,27 @@ func TestMemTrimAfterBulkChange(t *testing.T) {
 	if n := trims.Load(); n != 1 {
 		t.Fatalf("%d trims after a small change following a trim, want 1", n)
 	}
-	b.Close()
-	add(80, 100)
+	// Another bulk change soon after waits for the spacing.
+	add(80, 60)
 	time.Sleep(100 * time.Millisecond)
 	if n := trims.Load(); n != 1 {
+		t.Fatalf("%d trims right after a trim, want 1 until %v passed", n, trimSpacing)
+	}
+	b.trim.mu.Lock()
+	b.trim.lastTrim = time.Now().Add(-trimSpacing)
+	b.trim.timer.Reset(time.Millisecond)
+	b.trim.mu.Unlock()
+	time.Sleep(100 * time.Millisecond)
+	if n := trims.Load(); n != 2 {
+		t.Fatalf("%d trims once the spacing passed, want 2", n)
+	}
+	b.Close()
+	b.trim.mu.Lock()
+	b.trim.lastTrim = time.Time{}
+	b.trim.mu.Unlock()
+	add(140, 100)
+	time.Sleep(100 * time.Millisecond)
+	if n := trims.Load(); n != 2 {
 		t.Fatalf("%d trims after Close, want 1", n)
 	}
 }

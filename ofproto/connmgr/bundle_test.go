@@ -189,10 +189,15 @@ func TestFlowMonitors(t *testing.T) {
 			id = cid
 		}
 	})
-	m.FlowChanged(&FlowChange{Update: ofp.FlowUpdate{Event: ofp.UpdateAdded, TableID: 1, Priority: 1}}, Origin{})
-	m.FlowChanged(&FlowChange{Update: ofp.FlowUpdate{Event: ofp.UpdateAdded, TableID: 2, Priority: 2}}, Origin{})
-	m.FlowChanged(&FlowChange{Update: ofp.FlowUpdate{Event: ofp.UpdateModified, TableID: 2, Priority: 3}}, Origin{Conn: id, XID: 77})
-	m.FlowChanged(&FlowChange{Update: ofp.FlowUpdate{Event: ofp.UpdateRemoved, TableID: 2, Priority: 4}, OutputsTo: func(port, group uint32) bool { return true }}, Origin{Conn: id, XID: 78})
+	// Reported from a dispatcher call, as the bridge reports the changes
+	// of a flow mod: one batch (from another goroutine the run goroutine
+	// may deliver them in several, each with its abbreviated update).
+	m.do(func() {
+		m.FlowChanged(&FlowChange{Update: ofp.FlowUpdate{Event: ofp.UpdateAdded, TableID: 1, Priority: 1}}, Origin{})
+		m.FlowChanged(&FlowChange{Update: ofp.FlowUpdate{Event: ofp.UpdateAdded, TableID: 2, Priority: 2}}, Origin{})
+		m.FlowChanged(&FlowChange{Update: ofp.FlowUpdate{Event: ofp.UpdateModified, TableID: 2, Priority: 3}}, Origin{Conn: id, XID: 77})
+		m.FlowChanged(&FlowChange{Update: ofp.FlowUpdate{Event: ofp.UpdateRemoved, TableID: 2, Priority: 4}, OutputsTo: func(port, group uint32) bool { return true }}, Origin{Conn: id, XID: 78})
+	})
 	var updates []ofp.FlowUpdate
 	for _, msg := range rc.barrier() {
 		updates = append(updates, msg.(*ofp.FlowMonitorReply).Updates...)

@@ -109,14 +109,21 @@ type ofconn struct {
 	// writing: the writer goroutine or a flush has taken the head of txq
 	// and is writing it; the other waits, so messages keep their order.
 	writing bool
-	closed  bool
-	err     error
+	// rest is what the socket did not take of a flush's write: the
+	// writer sends it before txq (the snoopers already had it).
+	rest   []byte
+	closed bool
+	err    error
 	// raw writes without blocking for flush (nil: a stream without a
 	// descriptor, such as net.Pipe; everything goes through the writer).
-	raw     syscall.RawConn
-	wbuf    []byte        // flush's buffer, reused; only the token holder touches it
-	done    chan struct{} // closed once both goroutines are gone
-	readEnd chan struct{}
+	raw  syscall.RawConn
+	wbuf []byte // flush's buffer, reused; only the token holder touches it
+	// wn, werr are writeOnce's result (the token holder's).
+	wn       int
+	werr     error
+	tryWrite func(fd uintptr) bool
+	done     chan struct{} // closed once both goroutines are gone
+	readEnd  chan struct{}
 
 	idle atomic.Bool // an echo request is outstanding (rconn's IDLE)
 
@@ -142,6 +149,7 @@ func newOfconn(m *Manager, svc *service, nc net.Conn, version uint8, typ ConnTyp
 	if sc, ok := nc.(syscall.Conn); ok {
 		c.raw, _ = sc.SyscallConn()
 	}
+	c.tryWrite = c.writeOnce
 	c.lastActivity.Store(time.Now().UnixNano())
 	c.state.init(typ)
 	return c
@@ -217,7 +225,7 @@ func (c *ofconn) flush() {
 	}
 	c.mu.Lock()
 	c.corked = false
-	if c.closed || len(c.txq) == 0 || c.writing {
+	if c.closed || len(c.txq) == 0 || c.writing || len(c.rest) > 0 {
 		c.kickWriterIfQueued()
 		c.mu.Unlock()
 		return
@@ -242,17 +250,20 @@ func (c *ofconn) flush() {
 		buf = append(buf, b...)
 	}
 	c.wbuf = buf
-	var n int
-	var werr error
-	err := c.raw.Write(func(fd uintptr) bool {
-		n, werr = syscall.Write(int(fd), buf)
-		return true // never wait for the socket: the writer does
-	})
+	err := c.raw.Write(c.tryWrite)
+	n, werr := c.wn, c.werr
 	if err == nil && (werr == syscall.EAGAIN || werr == syscall.EINTR) {
 		n, werr = 0, nil
 	}
 	if err == nil {
 		err = werr
+	}
+	if err == nil {
+		// Snoopers see the batch before the writer may send anything
+		// after it (what the socket refused follows in order).
+		for _, b := range batch {
+			c.svc.copyToMonitors(b)
+		}
 	}
 	c.mu.Lock()
 	c.writing = false
@@ -262,19 +273,24 @@ func (c *ofconn) flush() {
 		return
 	}
 	if n < len(buf) {
-		c.txq = append([][]byte{slices.Clone(buf[n:])}, c.txq...)
+		c.rest = slices.Clone(buf[n:])
 	}
 	c.kickWriterIfQueued()
 	c.mu.Unlock()
-	for _, b := range batch {
-		c.svc.copyToMonitors(b)
-	}
 	c.lastActivity.Store(time.Now().UnixNano())
+}
+
+// writeOnce is flush's one write attempt of wbuf into wn, werr (as the
+// method value tryWrite, made once, so that a flush allocates nothing).
+// It never waits for the socket: the writer goroutine does.
+func (c *ofconn) writeOnce(fd uintptr) bool {
+	c.wn, c.werr = syscall.Write(int(fd), c.wbuf)
+	return true
 }
 
 // kickWriterIfQueued wakes the writer when something waits. c.mu held.
 func (c *ofconn) kickWriterIfQueued() {
-	if len(c.txq) > 0 {
+	if len(c.txq) > 0 || len(c.rest) > 0 {
 		c.cond.Signal()
 	}
 }
@@ -285,7 +301,7 @@ func (c *ofconn) close(err error) {
 	c.mu.Lock()
 	if !c.closed {
 		c.closed, c.err = true, err
-		c.txq = nil
+		c.txq, c.rest = nil, nil
 		c.cond.Broadcast()
 	}
 	c.mu.Unlock()
@@ -301,30 +317,36 @@ func (c *ofconn) closeErr() error {
 func (c *ofconn) writeLoop() {
 	for {
 		c.mu.Lock()
-		for (len(c.txq) == 0 || c.writing || c.corked) && !c.closed {
+		for (len(c.txq) == 0 && len(c.rest) == 0 || c.writing || c.corked) && !c.closed {
 			c.cond.Wait()
 		}
 		if c.closed {
 			c.mu.Unlock()
 			return
 		}
-		batch := c.txq
-		c.txq = nil
+		rest, batch := c.rest, c.txq
+		c.rest, c.txq = nil, nil
 		c.pins = 0
 		c.writing = true
 		c.mu.Unlock()
 		// One writev for the whole batch.
-		bufs := net.Buffers(slices.Clone(batch))
+		bufs := make(net.Buffers, 0, len(batch)+1)
+		if len(rest) > 0 {
+			bufs = append(bufs, rest)
+		}
+		bufs = append(bufs, batch...)
 		_, err := bufs.WriteTo(c.nc)
+		if err == nil {
+			for _, b := range batch {
+				c.svc.copyToMonitors(b)
+			}
+		}
 		c.mu.Lock()
 		c.writing = false
 		c.mu.Unlock()
 		if err != nil {
 			c.close(err)
 			return
-		}
-		for _, b := range batch {
-			c.svc.copyToMonitors(b)
 		}
 		c.lastActivity.Store(time.Now().UnixNano())
 	}

@@ -61,9 +61,11 @@
 // goroutine per message), a configuration call runs on its caller, and
 // the Manager's run goroutine takes what no connection brings (events
 // the bridge queued from its own goroutines, the one-second periodic
-// work, rate-limited packet-ins). Each holder delivers the queued events
-// before it lets go, so a barrier is answered after everything before
-// it was processed (and after the asynchronous messages it caused), and
+// work, rate-limited packet-ins). A message is handled after the events
+// queued before it were delivered, and each holder delivers the events
+// queued meanwhile before it lets go, so a barrier is answered after
+// everything before it was processed (and after the asynchronous
+// messages it caused), and
 // the Bridge is never called concurrently by its Manager. After Close
 // nothing more is dispatched.
 //

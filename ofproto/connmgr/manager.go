@@ -228,6 +228,10 @@ func (m *Manager) post(x inMsg) bool {
 		return false
 	}
 	m.beginDispatch()
+	// Events queued before this message (by the bridge's own goroutines)
+	// go out before anything it answers.
+	m.drainEvents()
+	m.beginDispatch()
 	m.handleIn(x)
 	m.afterDispatch()
 	return true
