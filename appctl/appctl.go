@@ -3,6 +3,7 @@ package appctl
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 	"weak"
@@ -119,6 +120,19 @@ func (c *Commands) Register(s *unixctl.Server) {
 	s.Register("dpctl/show", "[-s] [dp...]", 0, 1<<16, c.dpctl(c.dpctlShow))
 	s.Register("dpctl/dump-flows", "[-m] [--names] [dp] [filter=..] [type=..] [pmd=..]", 0, 6, c.dpctl(c.dumpFlows))
 	s.Register("dpctl/del-flows", "[dp] [file]", 0, 2, c.dpctl(c.delFlows))
+	s.Register("dpctl/dump-conntrack", "[-m] [-s] [dp] [zone=N]", 0, 4, c.dpctl(c.dumpConntrack))
+	s.Register("dpctl/flush-conntrack", "[dp] [zone=N] [ct-orig-tuple] [ct-reply-tuple]", 0, 4, c.dpctl(c.flushConntrack))
+	s.Register("dpctl/ct-stats-show", "[dp] [zone=N]", 0, 3, c.dpctl(c.ctStatsShow))
+	s.Register("dpctl/ct-bkts", "[dp] [gt=N]", 0, 2, c.dpctl(c.ctBkts))
+	s.Register("dpctl/ct-set-maxconns", "[dp] maxconns", 1, 2, c.dpctl(c.ctSetMaxconns))
+	s.Register("dpctl/ct-get-maxconns", "[dp]", 0, 1, c.dpctl(c.ctGetMaxconns))
+	s.Register("dpctl/ct-get-nconns", "[dp]", 0, 1, c.dpctl(c.ctGetNconns))
+	s.Register("dpctl/ct-enable-tcp-seq-chk", "[dp]", 0, 1, c.dpctl(c.ctSetTCPSeqChk(true)))
+	s.Register("dpctl/ct-disable-tcp-seq-chk", "[dp]", 0, 1, c.dpctl(c.ctSetTCPSeqChk(false)))
+	s.Register("dpctl/ct-get-tcp-seq-chk", "[dp]", 0, 1, c.dpctl(c.ctGetTCPSeqChk))
+	s.Register("dpctl/ct-set-limits", "[dp] [default=L] [zone=N,limit=L]...", 1, math.MaxInt32, c.dpctl(c.ctSetLimits))
+	s.Register("dpctl/ct-del-limits", "[dp] zone=N1[,N2]...", 1, 2, c.dpctl(c.ctDelLimits))
+	s.Register("dpctl/ct-get-limits", "[dp] [zone=N1[,N2]...]", 0, 2, c.dpctl(c.ctGetLimits))
 	s.Register("dpif-netdev/pmd-stats-show", "[-pmd core] [dp]", 0, 3, c.pmdStatsShow)
 	s.Register("dpif-netdev/pmd-stats-clear", "[-pmd core] [dp]", 0, 3, c.pmdStatsClear)
 	s.Register("dpif-netdev/pmd-rxq-show", "[-pmd core] [-secs secs] [dp]", 0, 5, c.pmdRxqShow)

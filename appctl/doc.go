@@ -6,6 +6,13 @@
 //	dpctl/show [-s] [dp]           lookups, flows, ports (and their counters with -s)
 //	dpctl/dump-flows [-m] [dp] [type=..] [pmd=..]
 //	dpctl/del-flows [dp]           flush every datapath flow
+//	dpctl/dump-conntrack [-m] [-s] [dp] [zone=N]
+//	dpctl/flush-conntrack [dp] [zone=N] [ct-orig-tuple] [ct-reply-tuple]
+//	dpctl/ct-stats-show [dp] [zone=N] [verbose], dpctl/ct-bkts [dp] [gt=N]
+//	dpctl/ct-set-maxconns [dp] N, ct-get-maxconns [dp], ct-get-nconns [dp]
+//	dpctl/ct-set-limits [dp] [default=L] [zone=N,limit=L]...,
+//	dpctl/ct-get-limits [dp] [zone=N1[,N2]...], ct-del-limits [dp] zone=N1[,N2]...
+//	dpctl/ct-enable-tcp-seq-chk, ct-disable-tcp-seq-chk, ct-get-tcp-seq-chk [dp]
 //	dpif-netdev/pmd-stats-show [-pmd N] [dp]
 //	dpif-netdev/pmd-stats-clear [-pmd N] [dp]
 //	dpif-netdev/pmd-rxq-show [-pmd N] [-secs S] [dp]
@@ -60,6 +67,12 @@
 //     (netdev_rx_kernel_drop) from the statistics timer's read when it is
 //     younger than 1.2 intervals (netdev.StatsWithin), so a port costs one
 //     such read per interval, not two; coverage/show itself reads fresh.
+//   - The conntrack commands follow Open vSwitch 3.1 (Debian's), with
+//     one difference: flush-conntrack skips a leading datapath name, which
+//     3.1 tries to parse as a tuple. ct-bkts reports one bucket holding
+//     every connection, as Open vSwitch's userspace tracker (a cmap) does.
+//     The TCP sequence checking commands need a tracker implementing
+//     TCPSeqChecker; otherwise they fail with "Operation not supported".
 //
 // The switch is read through source.Switch, which the bridge layer
 // implements: the datapath may be replaced at any time, so every command

@@ -19,8 +19,20 @@ import (
 // optional packet in hex; options are accepted and ignored).
 func (c *Commands) ofprotoTrace(argv []string) (string, error) {
 	var args []string
-	for _, a := range argv {
+	var ctNext []uint32
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
 		switch {
+		case a == "--ct-next":
+			if i+1 >= len(argv) {
+				return "", errorf("Missing argument for option %s", a)
+			}
+			i++
+			st, err := xlate.ParseCTNext(argv[i])
+			if err != nil {
+				return "", errorf("%s", err.Error())
+			}
+			ctNext = append(ctNext, st)
 		case a == "-generate" || a == "--generate" || a == "-names" || a == "--names" ||
 			a == "-consistent" || a == "--consistent":
 		case strings.HasPrefix(a, "-"):
@@ -96,6 +108,8 @@ func (c *Commands) ofprotoTrace(argv []string) (string, error) {
 		FormatMatch:  func(m *mf.Match) string { return m.Format(mf.DefaultPriority) },
 		FormatAction: formatAction,
 		Packet:       frame,
+		CTNext:       ctNext,
+		Recirc:       br.OpenFlow.RecircTable(),
 	}), nil
 }
 

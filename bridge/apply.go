@@ -17,7 +17,9 @@ type state struct {
 	connectedBefore bool
 	statsInterval   time.Duration
 
-	dpCfg      *DatapathConfig // nil before the first SetConfig
+	dpCfg *DatapathConfig // nil before the first SetConfig
+	// ctCfg is the conntrack configuration last applied (nil: none yet).
+	ctCfg      *ConntrackConfig
 	sockBuf    int
 	sockBufSet bool
 	bridges    map[string]BridgeConfig
@@ -129,6 +131,13 @@ func (r *Reconciler) apply(d *desired, changed changedPorts) {
 		}
 		cfg := d.global.dp
 		s.dpCfg = &cfg
+	}
+	if cd, ok := r.dp.(ConntrackDatapath); ok && (s.ctCfg == nil || !s.ctCfg.Equal(d.conntrack)) {
+		if err := cd.SetConntrackConfig(d.conntrack); err != nil {
+			r.warnOnce(warned, "conntrack zones: "+err.Error())
+		}
+		cfg := d.conntrack
+		s.ctCfg = &cfg
 	}
 	if !s.sockBufSet || s.sockBuf != d.global.sockBuf {
 		if err := r.dp.SetSocketBuffers(d.global.sockBuf); err != nil {

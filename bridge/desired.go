@@ -24,7 +24,9 @@ type desired struct {
 	datapathRows map[string]*vswitchd.Datapath
 	mirrors      []vswitchd.Mirror
 	qos          []vswitchd.QoS
-	warnings     []string
+	// conntrack is the zones' timeout policies (Datapath.ct_zones).
+	conntrack ConntrackConfig
+	warnings  []string
 }
 
 type desiredBridge struct {
@@ -99,6 +101,14 @@ func readDesiredOnce(c client.Client, minStats time.Duration) (*desired, error) 
 	if d.qos, err = listRows[vswitchd.QoS](c, "QoS"); err != nil {
 		return nil, err
 	}
+	ctZoneRows, err := listRows[vswitchd.CTZone](c, "CT_Zone")
+	if err != nil {
+		return nil, err
+	}
+	ctPolicyRows, err := listRows[vswitchd.CTTimeoutPolicy](c, "CT_Timeout_Policy")
+	if err != nil {
+		return nil, err
+	}
 	ctrlRows, err := listRows[vswitchd.Controller](c, "Controller")
 	if err != nil {
 		return nil, err
@@ -128,6 +138,17 @@ func readDesiredOnce(c client.Client, minStats time.Duration) (*desired, error) 
 	for i := range bridges {
 		d.allBridges[bridges[i].UUID] = &bridges[i]
 	}
+	ctZones := make(map[string]*vswitchd.CTZone, len(ctZoneRows))
+	for i := range ctZoneRows {
+		ctZones[ctZoneRows[i].UUID] = &ctZoneRows[i]
+	}
+	ctPolicies := make(map[string]*vswitchd.CTTimeoutPolicy, len(ctPolicyRows))
+	for i := range ctPolicyRows {
+		ctPolicies[ctPolicyRows[i].UUID] = &ctPolicyRows[i]
+	}
+	var ctWarnings []string
+	d.conntrack, ctWarnings = conntrackConfig(d.ovs, d.datapathRows, ctZones, ctPolicies)
+	d.warnings = append(d.warnings, ctWarnings...)
 	if d.ovs == nil {
 		return d, nil
 	}

@@ -3,7 +3,8 @@
 //
 // A Reconciler follows the database through libovsdb's client and cache
 // (models in gvs/schema/vswitchd), monitoring Open_vSwitch, Bridge, Port,
-// Interface, Datapath, Mirror and QoS. Every cache event only sets a dirty
+// Interface, Datapath, CT_Zone, CT_Timeout_Policy, Mirror, QoS and
+// Controller. Every cache event only sets a dirty
 // flag (a one-slot channel), except an update of only the columns the
 // reconciler writes itself (its own write-back coming back, echo.go); the
 // worker takes the rest of a burst of kicks (up to 5 ms) before a pass,
@@ -83,6 +84,13 @@
 //     by SetConfig without touching the PMDs), stats-update-interval (ms,
 //     at least 5000 as in Open vSwitch). Bad values (not a number, below
 //     zero) are logged once and ignored.
+//   - Conntrack zones: Datapath.ct_zones of the "netdev" (and "system")
+//     row, each CT_Zone's timeout_policy and its CT_Timeout_Policy
+//     timeouts (ovs-vsctl add-zone-tp / del-zone-tp) go, whole, to a
+//     Datapath that is also a ConntrackDatapath whenever they change;
+//     dpadapter applies the difference to the datapath's tracker
+//     (SetTimeoutPolicy, SetZonePolicy, DelTimeoutPolicy). The schema has
+//     no CT_Zone limit column: zone limits are dpctl's.
 //   - Mirrors, QoS and bonds are reported as unsupported (a log line; an
 //     Interface.error for a bond's interfaces), never half-applied.
 //   - With a Datapath that is also a FlowSyncer, each pass ends with

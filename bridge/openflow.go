@@ -353,6 +353,14 @@ func (e *lateEvents) FlowChanged(fc *connmgr.FlowChange, o connmgr.Origin) {
 	}
 }
 
+// WantsFlowChanges lets the bridge skip flow monitor reports nobody takes.
+func (e *lateEvents) WantsFlowChanges() bool {
+	if m := e.mgr.Load(); m != nil {
+		return m.WantsFlowChanges()
+	}
+	return false
+}
+
 func (e *lateEvents) ControllerConnected() bool {
 	if m := e.mgr.Load(); m != nil {
 		return m.ControllerConnected()

@@ -321,6 +321,8 @@ func (r *Reconciler) connect(ctx context.Context) (client.Client, error) {
 		client.WithTable(&vswitchd.Mirror{}),
 		client.WithTable(&vswitchd.QoS{}),
 		client.WithTable(&vswitchd.Controller{}),
+		client.WithTable(&vswitchd.CTZone{}),
+		client.WithTable(&vswitchd.CTTimeoutPolicy{}),
 	)
 	if _, err := c.Monitor(cctx, mon); err != nil {
 		c.Close()

@@ -1,6 +1,7 @@
 package dpif
 
 import (
+	"gvs/dpif/conntrack"
 	"gvs/packet"
 )
 
@@ -46,6 +47,14 @@ const (
 	ActMeter
 	// ActTrunc truncates the packet to Arg bytes for the next output.
 	ActTrunc
+	// ActCT runs the packet through the datapath's connection tracker
+	// with CT's arguments (zone, commit, mark, label, nat, helper): Open
+	// vSwitch's OVS_ACTION_ATTR_CT. It sets the key's conntrack fields
+	// and, under NAT, rewrites the packet.
+	ActCT
+	// ActCTClear zeroes the key's conntrack fields (ct_state, ct_zone,
+	// ct_mark, ct_label, the original tuple): OVS_ACTION_ATTR_CT_CLEAR.
+	ActCTClear
 )
 
 // KeyAttr names a group of key fields the way Open vSwitch's datapath
@@ -164,6 +173,9 @@ type Action struct {
 
 	Set       *SetField        // ActSet, ActSetMasked
 	Userspace *UserspaceCookie // ActUserspace
+	// CT is ActCT's request, built once with the action and shared
+	// read-only by every PMD that executes it.
+	CT *conntrack.Request
 	// Nested holds ActClone's actions (Nested[0]) and ActCheckPktLen's
 	// greater-than (Nested[0]) and less-or-equal (Nested[1]) actions.
 	Nested [2]Actions
@@ -283,6 +295,23 @@ func Meter(id uint32) Action { return Action{Kind: ActMeter, Arg: id} }
 // Trunc returns a trunc(maxLen) action.
 func Trunc(maxLen uint32) Action { return Action{Kind: ActTrunc, Arg: maxLen} }
 
+// CT returns a ct action with req's arguments. req is copied (its NAT
+// clause too), so the caller may reuse it; the tracker only reads it.
+func CT(req conntrack.Request) Action {
+	r := req
+	if r.NAT != nil {
+		n := *r.NAT
+		r.NAT = &n
+	}
+	if r.Force {
+		r.Commit = true // force_commit commits, as in Open vSwitch's datapath
+	}
+	return Action{Kind: ActCT, CT: &r}
+}
+
+// CTClear returns a ct_clear action.
+func CTClear() Action { return Action{Kind: ActCTClear} }
+
 // cloneActions copies a list so the caller may reuse its slice; nested
 // lists are shared (they are immutable once built).
 func cloneActions(as Actions) Actions {
@@ -337,7 +366,10 @@ func (as Actions) Equal(bs Actions) bool {
 
 // Equal reports whether two actions do the same (see Actions.Equal).
 func (a *Action) Equal(b *Action) bool {
-	if a.Kind != b.Kind || a.Hash != b.Hash || a.TCI != b.TCI || a.Port != b.Port || a.Arg != b.Arg || a.MAC != b.MAC {
+	if a.Kind != b.Kind || a.Hash != b.Hash || a.TCI != b.TCI || a.TPID != b.TPID || a.Port != b.Port || a.Arg != b.Arg || a.MAC != b.MAC {
+		return false
+	}
+	if (a.CT == nil) != (b.CT == nil) || a.CT != nil && !ctRequestEqual(a.CT, b.CT) {
 		return false
 	}
 	if (a.Set == nil) != (b.Set == nil) || a.Set != nil && *a.Set != *b.Set {
@@ -354,4 +386,18 @@ func (c *UserspaceCookie) equal(d *UserspaceCookie) bool {
 		c.Continuation == d.Continuation && c.RecircID == d.RecircID && c.RuleCookie == d.RuleCookie &&
 		c.ControllerID == d.ControllerID && c.MaxLen == d.MaxLen && c.SlowPathReasons == d.SlowPathReasons &&
 		string(c.Userdata) == string(d.Userdata)
+}
+
+// ctRequestEqual compares two ct requests by value, the NAT clause
+// included.
+func ctRequestEqual(a, b *conntrack.Request) bool {
+	x, y := *a, *b
+	x.NAT, y.NAT = nil, nil
+	if x != y {
+		return false
+	}
+	if (a.NAT == nil) != (b.NAT == nil) {
+		return false
+	}
+	return a.NAT == nil || *a.NAT == *b.NAT
 }

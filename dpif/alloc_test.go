@@ -1,8 +1,10 @@
 package dpif
 
 import (
+	"strings"
 	"testing"
 
+	"gvs/dpif/conntrack"
 	"gvs/netdev/netdevtest"
 	"gvs/packet"
 )
@@ -65,6 +67,13 @@ func TestPacketPathAllocatesNothing(t *testing.T) {
 		return Actions{Clone(Actions{PushVLAN(5), Output(3)}), CheckPktLen(40, Actions{Trunc(30), Output(2)}, Actions{Output(3)})}
 	})
 	metered := withActions(func(*Upcall) Actions { return Actions{Meter(1), Output(2), Meter(2), Output(3)} })
+	ctReq := conntrack.Request{Zone: 3, Commit: true, SetMark: true, Mark: 1, MarkMask: 1}
+	ctRecirc := withActions(func(u *Upcall) Actions {
+		if u.Key.RecircID == 0 {
+			return Actions{CT(ctReq), Recirc(5)}
+		}
+		return Actions{CTClear(), Output(2)}
+	})
 	userspace := withActions(func(*Upcall) Actions {
 		return Actions{Userspace(UserspaceCookie{Type: CookieController, MaxLen: 128}), Output(2)}
 	})
@@ -83,10 +92,20 @@ func TestPacketPathAllocatesNothing(t *testing.T) {
 		{"clone, check_pkt_len, trunc", Config{EMCInsertInvProb: 1}, true, nested, 4},
 		{"meters passing and dropping", Config{EMCInsertInvProb: 1}, true, metered, 4},
 		{"userspace (slow queue full)", Config{EMCInsertInvProb: 1}, true, userspaceSink{userspace}, 4},
+		// The datapath's side of ct (the tracker here is a fake that
+		// allocates nothing for known connections; the tracker's own
+		// test covers it).
+		{"ct, recirc, ct_clear", Config{EMCInsertInvProb: 1, Tracker: newFakeTracker()}, true, ctRecirc, 4},
+		// The same through the datapath's own tracker: established
+		// connections.
+		{"ct with the datapath's tracker", Config{EMCInsertInvProb: 1}, true, ctRecirc, 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			fx, p, plan := manualFixture(t, c.cfg, flowFrames(c.nFlows), c.handler)
+			if strings.Contains(c.name, "datapath's tracker") && fx.dp.Conntrack() == nil {
+				t.Skip("the datapath has no tracker")
+			}
 			// Meter 1 passes everything, meter 2 (1 packet/s) almost
 			// nothing.
 			fx.dp.MeterSet(1, MeterConfig{PktPS: true, Bands: []MeterBand{{Rate: 1 << 30}}})

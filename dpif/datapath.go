@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"gvs/dpif/conntrack"
 	"gvs/netdev"
 	"gvs/packet"
 )
@@ -67,6 +68,14 @@ type Config struct {
 	// vSwitch; sampled by the revalidator, so no finer than
 	// RevalidateInterval.
 	RxqInterval time.Duration
+
+	// Conntrack configures the datapath's connection tracker (the ct
+	// action): its maximum number of connections, TCP liberal mode.
+	Conntrack conntrack.Config
+	// Tracker, when set, is used instead of a tracker of the
+	// datapath's own (tests: a fake). It stays the caller's: the
+	// datapath neither starts nor closes it.
+	Tracker conntrack.Conntrack
 
 	// manual (tests in this package): start no PMD goroutines; the test
 	// drives pmd.pollOnce itself.
@@ -165,6 +174,12 @@ type Datapath struct {
 		ctx execCtx
 	}
 
+	// ct is the connection tracker the ct action runs packets through;
+	// ctClose closes it when the datapath made it (nil for
+	// Config.Tracker).
+	ct      conntrack.Conntrack
+	ctClose func()
+
 	stop     chan struct{}
 	wg       sync.WaitGroup
 	closed   bool
@@ -198,10 +213,18 @@ func New(cfg Config) (*Datapath, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Tracker != nil {
+		dp.ct = cfg.Tracker
+	} else {
+		dp.ct, dp.ctClose = newTracker(cfg.Conntrack)
+	}
 	dp.nonPMD.ctx = execCtx{dp: dp, pool: pool}
 	dp.pmds.Store(&pmdSet{retired: PMDStats{PMD: -1, CPU: -1}})
 	dp.maxSleep.Store(int64(cfg.MaxSleep))
 	if err := dp.startPMDs(); err != nil {
+		if dp.ctClose != nil {
+			dp.ctClose()
+		}
 		return nil, err
 	}
 	dp.wg.Add(1)
@@ -317,8 +340,18 @@ func (dp *Datapath) Close() error {
 		}
 	}
 	dp.ports.Store(&portTable{idx: map[uint32]int32{}})
+	// No PMD or non-PMD execution runs any more: the tracker can go.
+	if dp.ctClose != nil {
+		dp.ctClose()
+	}
 	return dp.closeErr
 }
+
+// Conntrack returns the datapath's connection tracker, for the control
+// plane (dpctl conntrack commands, NXT_CT_FLUSH_ZONE, the reconciler's
+// zone limits and timeout policies). It is safe to use concurrently with
+// the PMDs; nil when the datapath has none.
+func (dp *Datapath) Conntrack() conntrack.Conntrack { return dp.ct }
 
 // now returns the datapath clock: monotonic nanoseconds since New.
 func (dp *Datapath) now() int64 { return int64(time.Since(dp.epoch)) }

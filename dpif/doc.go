@@ -139,11 +139,25 @@
 // ipv4, ipv6, tcp, udp, sctp, icmp, icmpv6, arp, nd, skb_mark,
 // skb_priority; set.go rewrites the frame and the buffer's key, with
 // incremental checksums), recirc, hash, userspace, clone, check_pkt_len,
-// meter and trunc. A list is immutable once built; what does not fit in
+// meter, trunc, ct and ct_clear. A list is immutable once built; what does not fit in
 // an Action (set values, a userspace cookie, nested lists) hangs off
 // pointers built with it, so executing allocates nothing. Nested lists
 // run recursively on the same execution context: the original packet
 // goes to the last action that needs it, the earlier ones get copies.
+//
+// # Connection tracking
+//
+// The datapath owns one connection tracker (dpif/conntrack), made and
+// started by New and closed by Close after the PMDs have stopped
+// (Config.Tracker substitutes one the caller owns, for tests);
+// Conntrack returns it to the control plane. The ct action hands the
+// parsed packet (key and header offsets valid) and the action's
+// conntrack.Request to its Execute: the request is built once with the
+// flow's actions and only read, by every PMD at once. The tracker sets
+// the key's conntrack fields (and, under NAT, rewrites the packet and
+// its key); they are metadata, so the recirculation that normally
+// follows keeps them for the next pass's lookup. ct_clear zeroes them.
+// A received packet has none.
 //
 // Packet metadata (in_port, recirc_id, dp_hash, pkt_mark, skb_priority,
 // conntrack, tunnel: the Key's fields before EtherType) lives in the

@@ -52,13 +52,16 @@ func (c *execCtx) setPorts(t *portTable) {
 }
 
 // lastUse returns the index of the last action that needs the packet
-// itself (an output, recirculation, userspace, clone or check_pkt_len),
+// itself (an output, recirculation, userspace, clone, check_pkt_len or
+// ct),
 // or -1: the packet goes to that action, and every earlier one of them
 // gets a copy. Actions after it could only change a packet nobody sees.
 func (as Actions) lastUse() int {
 	for i := len(as) - 1; i >= 0; i-- {
 		switch as[i].Kind {
-		case ActOutput, ActRecirc, ActUserspace, ActClone, ActCheckPktLen:
+		case ActOutput, ActRecirc, ActUserspace, ActClone, ActCheckPktLen, ActCT:
+			// ct counts: committing a connection is an effect even
+			// when nothing is sent after it.
 			return i
 		}
 	}
@@ -133,6 +136,16 @@ func (c *execCtx) execute(b *packet.Buffer, actions Actions) {
 			}
 		case ActTrunc:
 			cut = a.Arg
+		case ActCT:
+			if !c.conntrack(b, a, actions[i+1:]) {
+				return
+			}
+			if i == last {
+				c.pool.Put(b)
+				return
+			}
+		case ActCTClear:
+			clearCT(&b.Key)
 		case ActHash:
 			b.Key.DPHash = hashL4(&b.Key, a.Arg, a.Hash == HashSymL4)
 		case ActSet, ActSetMasked:

@@ -100,6 +100,10 @@ func (a *Action) format(b *strings.Builder) {
 		fmt.Fprintf(b, "meter(%d)", a.Arg)
 	case ActTrunc:
 		fmt.Fprintf(b, "trunc(%d)", a.Arg)
+	case ActCT:
+		formatCT(b, a.CT)
+	case ActCTClear:
+		b.WriteString("ct_clear")
 	default:
 		fmt.Fprintf(b, "unknown(%d)", a.Kind)
 	}
@@ -486,29 +490,7 @@ func FormatKey(b *strings.Builder, k *packet.Key, m *packet.Mask) {
 		}
 		b.WriteByte(')')
 	}
-	if m.CTNwSrc != ([4]byte{}) || m.CTNwDst != ([4]byte{}) || (k.EtherType == packet.EtherTypeIPv4 && (m.CTNwProto != 0 || m.CTTpSrc != 0 || m.CTTpDst != 0)) {
-		sep()
-		b.WriteString("ct_tuple4(")
-		f := fieldFmt{b: b}
-		f.ipv4("src", k.CTNwSrc, m.CTNwSrc)
-		f.ipv4("dst", k.CTNwDst, m.CTNwDst)
-		f.u8u("proto", k.CTNwProto, m.CTNwProto)
-		f.u16("tp_src", k.CTTpSrc, m.CTTpSrc)
-		f.u16("tp_dst", k.CTTpDst, m.CTTpDst)
-		chompComma(b)
-		b.WriteByte(')')
-	} else if m.CTIPv6Src != ([16]byte{}) || m.CTIPv6Dst != ([16]byte{}) || (k.EtherType == packet.EtherTypeIPv6 && (m.CTNwProto != 0 || m.CTTpSrc != 0 || m.CTTpDst != 0)) {
-		sep()
-		b.WriteString("ct_tuple6(")
-		f := fieldFmt{b: b}
-		f.ipv6("src", k.CTIPv6Src, m.CTIPv6Src)
-		f.ipv6("dst", k.CTIPv6Dst, m.CTIPv6Dst)
-		f.u8u("proto", k.CTNwProto, m.CTNwProto)
-		f.u16("src_port", k.CTTpSrc, m.CTTpSrc)
-		f.u16("dst_port", k.CTTpDst, m.CTTpDst)
-		chompComma(b)
-		b.WriteByte(')')
-	}
+	formatCTTuple(b, k, m, sep)
 	sep()
 	b.WriteString("recirc_id(")
 	formatU32(b, k.RecircID, m.RecircID|^uint32(0), false)
@@ -705,4 +687,41 @@ func l4Attr(proto, icmpProto uint8, icmpAttr KeyAttr) KeyAttr {
 		return AttrSCTP
 	}
 	return 0
+}
+
+// formatCTTuple writes ct_tuple4(...) or ct_tuple6(...), the conntrack
+// original-direction tuple, as odp_flow_key_from_flow and
+// odp_flow_format do: the attribute exists only when the key has a
+// ct_nw_proto (the packet went through ct) and is IPv4 or IPv6, and is
+// printed when its mask is not all wildcards, each field then only when
+// its own mask is not zero.
+func formatCTTuple(b *strings.Builder, k *packet.Key, m *packet.Mask, sep func()) {
+	if k.CTNwProto == 0 {
+		return
+	}
+	ports := m.CTNwProto != 0 || m.CTTpSrc != 0 || m.CTTpDst != 0
+	switch {
+	case k.EtherType == packet.EtherTypeIPv4 && (ports || m.CTNwSrc != ([4]byte{}) || m.CTNwDst != ([4]byte{})):
+		sep()
+		b.WriteString("ct_tuple4(")
+		f := fieldFmt{b: b}
+		f.ipv4("src", k.CTNwSrc, m.CTNwSrc)
+		f.ipv4("dst", k.CTNwDst, m.CTNwDst)
+		f.u8u("proto", k.CTNwProto, m.CTNwProto)
+		f.u16("tp_src", k.CTTpSrc, m.CTTpSrc)
+		f.u16("tp_dst", k.CTTpDst, m.CTTpDst)
+		chompComma(b)
+		b.WriteByte(')')
+	case k.EtherType == packet.EtherTypeIPv6 && (ports || m.CTIPv6Src != ([16]byte{}) || m.CTIPv6Dst != ([16]byte{})):
+		sep()
+		b.WriteString("ct_tuple6(")
+		f := fieldFmt{b: b}
+		f.ipv6("src", k.CTIPv6Src, m.CTIPv6Src)
+		f.ipv6("dst", k.CTIPv6Dst, m.CTIPv6Dst)
+		f.u8u("proto", k.CTNwProto, m.CTNwProto)
+		f.u16("src_port", k.CTTpSrc, m.CTTpSrc)
+		f.u16("dst_port", k.CTTpDst, m.CTTpDst)
+		chompComma(b)
+		b.WriteByte(')')
+	}
 }

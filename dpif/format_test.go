@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"gvs/dpif/conntrack"
 	"gvs/packet"
 )
 
@@ -119,6 +120,43 @@ func TestActionFormatMatchesOVS(t *testing.T) {
 			t.Errorf("got  %s\nwant %s", got, c.want)
 		}
 	}
+	// ct actions as Open vSwitch's tests print them (tests/odp.at,
+	// tests/ofproto-dpif.at, tests/system-traffic.at).
+	addr := netip.MustParseAddr
+	for _, c := range []struct {
+		a    Action
+		want string
+	}{
+		{CT(conntrack.Request{}), "ct"},
+		{CT(conntrack.Request{Commit: true}), "ct(commit)"},
+		{CT(conntrack.Request{Zone: 10}), "ct(zone=10)"},
+		{CT(conntrack.Request{Commit: true, SetMark: true, Mark: 0xa0a0a0a0, MarkMask: 0xfefefefe}), "ct(commit,mark=0xa0a0a0a0/0xfefefefe)"},
+		{CT(conntrack.Request{Commit: true, SetLabel: true,
+			Label:     [16]byte{0x12, 0x34, 0x56, 0x78, 0x90, 0xab, 0xcd, 0xef, 0x12, 0x34, 0x56, 0x78, 0x90, 0xab, 0xcd, 0xef},
+			LabelMask: [16]byte{0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xf0, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff}}),
+			"ct(commit,label=0x1234567890abcdef1234567890abcdef/0xf1f2f3f4f5f6f7f8f9f0fafbfcfdfeff)"},
+		{CT(conntrack.Request{Commit: true, SetLabel: true, Label: [16]byte{15: 1}, LabelMask: allOnes16}), "ct(commit,label=0x1)"},
+		{CT(conntrack.Request{Commit: true, NAT: &conntrack.NAT{Kind: conntrack.NATSrc}}), "ct(commit,nat(src))"},
+		{CT(conntrack.Request{NAT: &conntrack.NAT{}}), "ct(nat)"},
+		{CT(conntrack.Request{Commit: true, NAT: &conntrack.NAT{Kind: conntrack.NATSrc, AddrMin: addr("10.0.0.240"), PortMin: 32768, PortMax: 65535, Random: true}}),
+			"ct(commit,nat(src=10.0.0.240:32768-65535,random))"},
+		{CT(conntrack.Request{Commit: true, NAT: &conntrack.NAT{Kind: conntrack.NATDst, AddrMin: addr("10.0.0.128"), AddrMax: addr("10.0.0.254"), Hash: true}}),
+			"ct(commit,nat(dst=10.0.0.128-10.0.0.254,hash))"},
+		{CT(conntrack.Request{Commit: true, NAT: &conntrack.NAT{Kind: conntrack.NATSrc, AddrMin: addr("10.0.0.240"), AddrMax: addr("10.0.0.254"), PortMin: 32768, PortMax: 65535, Persistent: true}}),
+			"ct(commit,nat(src=10.0.0.240-10.0.0.254:32768-65535,persistent))"},
+		{CT(conntrack.Request{Commit: true, NAT: &conntrack.NAT{Kind: conntrack.NATSrc, AddrMin: addr("fe80::20c:29ff:fe88:1"), AddrMax: addr("fe80::20c:29ff:fe88:a18b"), PortMin: 255, PortMax: 4096, Random: true}}),
+			"ct(commit,nat(src=[fe80::20c:29ff:fe88:1]-[fe80::20c:29ff:fe88:a18b]:255-4096,random))"},
+		{CT(conntrack.Request{Commit: true, Helper: conntrack.HelperFTP, NAT: &conntrack.NAT{Kind: conntrack.NATSrc, AddrMin: addr("10.1.1.240"), AddrMax: addr("10.1.1.255")}}),
+			"ct(commit,helper=ftp,nat(src=10.1.1.240-10.1.1.255))"},
+		{CT(conntrack.Request{Commit: true, NAT: &conntrack.NAT{Kind: conntrack.NATDst, AddrMin: addr("10.10.10.7"), PortMin: 80}}), "ct(commit,nat(dst=10.10.10.7:80))"},
+		{CT(conntrack.Request{Force: true, Zone: 1}), "ct(force_commit,zone=1)"},
+		{CT(conntrack.Request{Commit: true, TimeoutPolicy: 1, NAT: &conntrack.NAT{Kind: conntrack.NATSrc}}), "ct(commit,timeout=1,nat(src))"},
+		{CTClear(), "ct_clear"},
+	} {
+		if got := c.a.String(); got != c.want {
+			t.Errorf("got  %s\nwant %s", got, c.want)
+		}
+	}
 	if got := (Actions{Output(1), Output(2), Output(3)}).String(); got != "1,2,3" {
 		t.Errorf("list: %s", got)
 	}
@@ -192,6 +230,28 @@ func TestFlowKeyFormatMatchesOVS(t *testing.T) {
 			m.CTLabel = full.CTLabel
 			k.CTState, m.CTState = 0x22, ^uint32(0)
 		}, "ct_state(-new+est-rel-rpl-inv+trk-snat-dnat),ct_mark(0x12345678),ct_label(0x1234567890abcdef1234567890abcdef),recirc_id(0),in_port(1),packet_type(ns=0,id=0)"},
+		// odp.at's ct fields (the masked form its "with masks" test
+		// substitutes in).
+		{"ct with tuple4", func(k *packet.Key, m *packet.Mask) {
+			k.CTState, m.CTState = 0x20, 0x20
+			k.CTZone, m.CTZone = 5, 0xff
+			k.CTMark, m.CTMark = 0x10305070, 0xf0f0f0f0
+			k.CTLabel = [16]byte{0x12, 0x34, 0x56, 0x78, 0x90, 0xab, 0xcd, 0xef, 0x12, 0x34, 0x56, 0x78, 0x90, 0xab, 0xcd, 0xef}
+			m.CTLabel = [16]byte{0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00}
+			k.CTNwSrc, k.CTNwDst, k.CTNwProto, k.CTTpSrc, k.CTTpDst = ip4("10.10.10.10"), ip4("20.20.20.20"), 17, 1, 2
+			m.CTNwSrc, m.CTNwDst, m.CTNwProto, m.CTTpSrc, m.CTTpDst = full.CTNwSrc, full.CTNwDst, 0xff, 0xffff, 0xffff
+			k.EtherType, m.EtherType = packet.EtherTypeIPv4, 0xffff
+		}, "ct_state(+trk),ct_zone(0x5/0xff),ct_mark(0x10305070/0xf0f0f0f0),ct_label(0x1234567890abcdef1234567890abcdef/0x102030405060708090a0b0c0d0e0f00)," +
+			"ct_tuple4(src=10.10.10.10,dst=20.20.20.20,proto=17,tp_src=1,tp_dst=2),recirc_id(0),in_port(1),packet_type(ns=0,id=0),eth_type(0x0800)"},
+		{"ct tuple6", func(k *packet.Key, m *packet.Mask) {
+			k.CTIPv6Src, k.CTIPv6Dst, k.CTNwProto, k.CTTpSrc, k.CTTpDst = ip6("::1"), ip6("::2"), 6, 1, 2
+			m.CTIPv6Src, m.CTIPv6Dst, m.CTNwProto, m.CTTpSrc, m.CTTpDst = full.CTIPv6Src, full.CTIPv6Dst, 0xff, 0xffff, 0xffff
+			k.EtherType, m.EtherType = packet.EtherTypeIPv6, 0xffff
+		}, "ct_tuple6(src=::1,dst=::2,proto=6,src_port=1,dst_port=2),recirc_id(0),in_port(1),packet_type(ns=0,id=0),eth_type(0x86dd)"},
+		{"ct tuple not in the key without ct_nw_proto", func(k *packet.Key, m *packet.Mask) {
+			k.CTNwSrc, m.CTNwSrc = ip4("10.10.10.10"), full.CTNwSrc
+			k.EtherType, m.EtherType = packet.EtherTypeIPv4, 0xffff
+		}, "recirc_id(0),in_port(1),packet_type(ns=0,id=0),eth_type(0x0800)"},
 		{"ct label partial, short", func(k *packet.Key, m *packet.Mask) {
 			k.CTLabel[15], m.CTLabel[15] = 1, 0xff
 		}, "ct_label(0x1/0xff),recirc_id(0),in_port(1),packet_type(ns=0,id=0)"},
@@ -272,6 +332,17 @@ func TestActionsEqual(t *testing.T) {
 		if a.Equal(b) {
 			t.Fatalf("%s equals %s", a, b)
 		}
+	}
+	// ct requests compare by value, NAT clause included.
+	ctA := func(port uint16) Actions {
+		return Actions{CT(conntrack.Request{Commit: true, Zone: 2, NAT: &conntrack.NAT{Kind: conntrack.NATSrc, PortMin: port}}), Recirc(1)}
+	}
+	if !ctA(5).Equal(ctA(5)) || ctA(5).Equal(ctA(6)) || ctA(5).Equal(Actions{CT(conntrack.Request{Commit: true, Zone: 2}), Recirc(1)}) ||
+		(Actions{CTClear()}).Equal(Actions{CT(conntrack.Request{})}) || !(Actions{CTClear()}).Equal(Actions{CTClear()}) {
+		t.Fatal("ct actions compare wrongly")
+	}
+	if (Actions{PushVLANTag(packet.EtherTypeQinQ, 5)}).Equal(Actions{PushVLAN(5)}) {
+		t.Fatal("push_vlan TPIDs compare equal")
 	}
 	if !(Actions{}).Equal(nil) {
 		t.Fatal("empty lists differ")

@@ -20,7 +20,11 @@
 //     subtables probed for them), misses, upcalls, lost
 //     upcalls, datapath drops (gvs_pmd_drops_total{where="rx"|"tx"}),
 //     parse results, assigned receive queues, buffer pool; datapath flows
-//     and subtables; MAC table size and learned/expired/evicted/moved per
+//     and subtables; the datapath's connection tracker
+//     (gvs_conntrack_connections, _max_connections, _created_total,
+//     _expired_total, _dropped_full_total: new connections refused at the
+//     table's or a zone's limit, _invalid_total: packets marked +inv);
+//     MAC table size and learned/expired/evicted/moved per
 //     bridge.
 //   - ReconcilerCollector: reconciler passes, errors, pass durations
 //     (source.Reconciler, which the bridge reconciler updates).

@@ -37,6 +37,8 @@ type SwitchCollector struct {
 
 	dpUp, dpFlows, dpSubtables, dpPMDs, dpUptime *prometheus.Desc
 
+	ctConns, ctMaxConns, ctCreated, ctExpired, ctDroppedFull, ctInvalid *prometheus.Desc
+
 	macEntries, macMax, macLearned, macExpired, macEvicted, macMoved *prometheus.Desc
 }
 
@@ -121,6 +123,15 @@ func NewSwitchCollector(sw source.Switch) *SwitchCollector {
 	c.dpPMDs = d.add("datapath_pmds", "PMD threads.", nil)
 	c.dpUptime = d.add("datapath_uptime_seconds", "Time since the datapath (re)started.", nil)
 
+	c.ctConns = d.add("conntrack_connections", "Connections the datapath's connection tracker holds (ct-get-nconns).", nil)
+	c.ctMaxConns = d.add("conntrack_max_connections", "The tracker's maximum number of connections (ct-set-maxconns).", nil)
+	c.ctCreated = d.add("conntrack_created_total", "Connections committed (created) by the ct action.", nil)
+	c.ctExpired = d.add("conntrack_expired_total", "Connections removed because their timeout passed.", nil)
+	c.ctDroppedFull = d.add("conntrack_dropped_full_total",
+		"New connections refused because the table (ct-set-maxconns) or their zone (ct-set-limits) was at its limit: "+
+			"under a flood of new connections this grows while established ones keep working.", nil)
+	c.ctInvalid = d.add("conntrack_invalid_total", "Packets the tracker marked +inv (malformed, out of window, refused).", nil)
+
 	bl := bridgeLabels
 	c.macEntries = d.add("mac_table_entries", "Addresses in the bridge's MAC table.", bl)
 	c.macMax = d.add("mac_table_max_entries", "The bridge's mac-table-size.", bl)
@@ -157,6 +168,15 @@ func (c *SwitchCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- gauge(c.dpSubtables, float64(st.Subtables))
 	ch <- gauge(c.dpPMDs, float64(dp.NumPMDs()))
 	ch <- gauge(c.dpUptime, st.Uptime.Seconds())
+	if ct := dp.Conntrack(); ct != nil {
+		cs := ct.Stats()
+		ch <- gauge(c.ctConns, float64(cs.Conns))
+		ch <- gauge(c.ctMaxConns, float64(ct.MaxConns()))
+		ch <- counter(c.ctCreated, cs.Created)
+		ch <- counter(c.ctExpired, cs.Expired)
+		ch <- counter(c.ctDroppedFull, cs.DroppedFull)
+		ch <- counter(c.ctInvalid, cs.Invalid)
+	}
 	for _, p := range dp.PMDStats() {
 		c.collectPMD(ch, p)
 	}

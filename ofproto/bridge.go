@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"gvs/dpif/conntrack"
 	maclearn "gvs/ofproto/mac"
 	"gvs/ofproto/mf"
 	"gvs/ofproto/ofpact"
@@ -68,8 +69,11 @@ type Bridge struct {
 	counters  atomic.Pointer[func(uint32) (PortCounters, bool)]
 	resumeFn  atomic.Pointer[ResumeFunc]
 	adminFn   atomic.Pointer[func(string, bool)]
+	ctSource  atomic.Pointer[func() conntrack.Conntrack] // ctflush.go
+	recirc    atomic.Pointer[xlate.RecircTable]          // ctflush.go
 	conts     continuations
 	tlv       tlvTable
+	trim      memTrim
 
 	mu       sync.Mutex // ports, alloc, failMode, controllers; before the pipeline's lock
 	alloc    *PortNumbers
@@ -120,8 +124,12 @@ func NewBridge(name string, cfg BridgeConfig) *Bridge {
 	}
 	b.pipe = pipeline.New(pipeline.Config{
 		Now: cfg.Now, Events: flowRemovedSink{b}, Meters: cfg.Meters,
-		Changed: func(uint64) { b.notifyChanged() },
+		Changed: func(uint64) {
+			b.notifyChanged()
+			b.trim.changed()
+		},
 	})
+	b.trim.churn = b.pipe.Churn
 	b.xcfg.Store(&xlate.Config{ForwardBPDU: cfg.ForwardBPDU, MissSendLen: 128, Now: cfg.Now})
 	b.ports.Store(&portSnapshot{byOF: map[uint32]*xlate.Port{}, byDP: map[uint32]*xlate.Port{}})
 	return b

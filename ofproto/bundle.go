@@ -26,12 +26,16 @@ type PacketOut struct {
 	Flow *mf.Flow
 }
 
-// BundleMsg is one message of a bundle; exactly one field is set.
+// BundleMsg is one message of a bundle; exactly one field is set
+// (AddRequester goes with Add).
 type BundleMsg struct {
 	FlowMod   *pipeline.FlowMod
 	GroupMod  *pipeline.GroupMod
 	PortMod   *PortMod
 	PacketOut *PacketOut
+	// Add is an add flow mod prepared when it was added to the bundle.
+	Add          *pipeline.PreparedAdd
+	AddRequester any
 }
 
 // PacketOutFunc runs a packet out through the pipeline at a version (the
@@ -122,6 +126,8 @@ func (b *Bridge) commitBundle(n int, get func(i int, m *BundleMsg) error, atomic
 			switch {
 			case m.FlowMod != nil:
 				err = t.FlowMod(m.FlowMod)
+			case m.Add != nil:
+				err = t.AddPrepared(m.Add, m.AddRequester)
 			case m.GroupMod != nil:
 				err = t.GroupMod(m.GroupMod)
 			case m.PortMod != nil:

@@ -169,7 +169,7 @@ func fillFlowMod(p *pipeline.FlowMod, fm *ofp.FlowMod, o connmgr.Origin) error {
 		Cookie: fm.Cookie, CookieMask: fm.CookieMask, NewCookie: fm.NewCookie, ModifyCookie: fm.ModifyCookie(),
 		IdleTimeout: fm.IdleTimeout, HardTimeout: fm.HardTimeout, Importance: fm.Importance,
 		Flags: flowModFlags(fm.Flags), BufferID: fm.BufferID, OutPort: fm.OutPort, OutGroup: fm.OutGroup,
-		Actions: actions(fm.Actions), Requester: o,
+		Actions: fm.Actions, Requester: o, // ofp.Action is pipeline.Action: no copy
 	}
 	return nil
 }
@@ -482,10 +482,6 @@ func (c *ConnBridge) TLVTableMod(m *ofp.TLVTableMod) error { return c.b.tlvTable
 
 // TLVTable implements connmgr.Bridge.
 func (c *ConnBridge) TLVTable() ofp.TLVTableReply { return c.b.tlvTable() }
-
-// CTFlushZone implements connmgr.Bridge: there is no connection tracker
-// yet, so there is nothing to flush.
-func (c *ConnBridge) CTFlushZone(zone uint16) error { return nil }
 
 // FlushFlows implements connmgr.Bridge.
 func (c *ConnBridge) FlushFlows() { c.b.FlushFlows() }

@@ -30,6 +30,8 @@ func (c *ConnBridge) CommitBundle(msgs []connmgr.BundleMsg, flags uint16, o conn
 		m := &msgs[i]
 		var err error
 		switch {
+		case m.Prepared != nil:
+			out.Add, out.AddRequester = m.Prepared.(*pipeline.PreparedAdd), o
 		case m.FlowMod != nil:
 			err = fillFlowMod(&fm, m.FlowMod, o)
 			out.FlowMod = &fm
@@ -42,6 +44,31 @@ func (c *ConnBridge) CommitBundle(msgs []connmgr.BundleMsg, flags uint16, o conn
 		}
 		return err
 	}, flags&connmgr.BundleAtomic != 0)
+}
+
+// flowChangeWanter is what connmgr.Manager adds to its Events: whether a
+// flow monitor would take flow changes at all. Sinks without it get every
+// change.
+type flowChangeWanter interface{ WantsFlowChanges() bool }
+
+var _ connmgr.BundlePreparer = (*ConnBridge)(nil)
+
+// PrepareBundleMsg implements connmgr.BundlePreparer: an add flow mod
+// becomes its rule now (the decoded message is dropped), unless it would
+// fail, which it then does at commit as before.
+func (c *ConnBridge) PrepareBundleMsg(m *connmgr.BundleMsg) {
+	if m.FlowMod == nil || pipeline.Command(m.FlowMod.Command) != pipeline.FlowAdd {
+		return
+	}
+	var fm pipeline.FlowMod
+	if fillFlowMod(&fm, m.FlowMod, connmgr.Origin{}) != nil {
+		return
+	}
+	pa, err := c.b.pipe.PrepareAdd(&fm)
+	if err != nil {
+		return
+	}
+	m.FlowMod, m.Prepared = nil, pa
 }
 
 // connEvents converts the bridge's reports to the manager's messages.
@@ -81,6 +108,9 @@ func (e connEvents) PortStatus(reason PortReason, old, d *PortDesc) {
 }
 
 func (e connEvents) FlowMonitor(u *pipeline.FlowUpdate) {
+	if w, ok := e.e.(flowChangeWanter); ok && !w.WantsFlowChanges() {
+		return // no flow monitor: a table load makes no garbage here
+	}
 	o, _ := u.Requester.(connmgr.Origin)
 	acts, old := u.Rule.Actions, u.OldActions
 	e.e.FlowChanged(&connmgr.FlowChange{Update: flowUpdate(u), OutputsTo: func(port, group uint32) bool {

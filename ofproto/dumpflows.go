@@ -20,7 +20,7 @@ func (b *Bridge) DumpFlows(offloadStats bool) string {
 		if r.TableID != 0 {
 			s.WriteString("table_id=" + strconv.Itoa(int(r.TableID)) + ", ")
 		}
-		s.WriteString("duration=" + strconv.FormatInt(int64(now.Sub(r.Created)/time.Second), 10) + "s, ")
+		s.WriteString("duration=" + strconv.FormatInt(int64(now.Sub(r.Created())/time.Second), 10) + "s, ")
 		s.WriteString("n_packets=" + strconv.FormatUint(pk, 10) + ", ")
 		s.WriteString("n_bytes=" + strconv.FormatUint(by, 10) + ", ")
 		if offloadStats {

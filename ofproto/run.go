@@ -87,6 +87,7 @@ func (b *Bridge) Start(interval time.Duration) {
 
 // Close stops the timers.
 func (b *Bridge) Close() {
+	b.trim.close()
 	b.mu.Lock()
 	stop, done := b.stop, b.done
 	b.stop = nil

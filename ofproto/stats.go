@@ -51,10 +51,10 @@ func (b *Bridge) FlowStats(req *FlowStatsRequest) ([]FlowStats, error) {
 	for i, r := range rules {
 		pk, by, used := r.Stats()
 		out[i] = FlowStats{
-			TableID: r.TableID, Duration: now.Sub(r.Created), Priority: uint16(r.Priority),
+			TableID: r.TableID, Duration: now.Sub(r.Created()), Priority: uint16(r.Priority),
 			IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout, Importance: r.Importance,
 			Flags: r.Flags, Cookie: r.Cookie, Packets: pk, Bytes: by,
-			IdleAge: ageSecs(now.Sub(used)), HardAge: ageSecs(now.Sub(r.Modified)),
+			IdleAge: ageSecs(now.Sub(used)), HardAge: ageSecs(now.Sub(r.Modified())),
 			Match: r.Match, Actions: r.Actions,
 		}
 	}

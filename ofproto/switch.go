@@ -60,6 +60,8 @@ func (s *Switch) AddBridge(name string, cfg BridgeConfig) (*Bridge, error) {
 	b.SetPacketOut(s.packetOut)
 	b.SetPortCounters(s.portCounters)
 	b.SetResume(func(b *Bridge, fz *xlate.Frozen, frame []byte) error { return s.h.Resume(s.dp, b, fz, frame) })
+	b.SetConntrack(s.dp.Conntrack)
+	b.SetRecircTable(s.h.Recirc())
 	b.Start(time.Second)
 	s.bridges[name] = b
 	return b, nil

@@ -56,9 +56,16 @@ type Datapath struct {
 	closed  bool
 	// linkListener is told the names of devices that appear or go.
 	linkListener func(names ...string)
+	// ct is the last SetConntrackConfig, ctSets how many there were
+	// (kept out of calls: every reconciler's first pass makes one).
+	ct     bridge.ConntrackConfig
+	ctSets int
 }
 
-var _ bridge.Datapath = (*Datapath)(nil)
+var (
+	_ bridge.Datapath          = (*Datapath)(nil)
+	_ bridge.ConntrackDatapath = (*Datapath)(nil)
+)
 
 // New returns an empty fake datapath.
 func New() *Datapath {
@@ -424,6 +431,27 @@ func (f *Datapath) PortStats(name string) (bridge.PortStats, error) {
 		return bridge.PortStats{}, fmt.Errorf("no port %s", name)
 	}
 	return bridge.PortStats{Stats: p.Stats, Custom: maps.Clone(p.CustomStats)}, nil
+}
+
+// SetConntrackConfig implements bridge.ConntrackDatapath: it keeps the
+// configuration for Conntrack.
+func (f *Datapath) SetConntrackConfig(cfg bridge.ConntrackConfig) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ct = bridge.ConntrackConfig{Policies: map[string]map[string]uint32{}, Zones: maps.Clone(cfg.Zones)}
+	for id, p := range cfg.Policies {
+		f.ct.Policies[id] = maps.Clone(p)
+	}
+	f.ctSets++
+	return nil
+}
+
+// Conntrack returns the last conntrack configuration and how many times
+// one was set.
+func (f *Datapath) Conntrack() (bridge.ConntrackConfig, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ct, f.ctSets
 }
 
 func (f *Datapath) SetSocketBuffers(bytes int) error {

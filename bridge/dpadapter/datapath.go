@@ -111,6 +111,10 @@ type Datapath struct {
 	// datapath runs), so that SetConfig leaves the PMDs alone when
 	// only the budget changed.
 	pmdCfg *dpif.PMDConfig
+	// ctWant is the conntrack configuration the reconciler last set
+	// (nil: none yet), ct what its tracker has of it (conntrack.go).
+	ctWant *bridge.ConntrackConfig
+	ct     ctApplied
 }
 
 type port struct {
@@ -205,6 +209,7 @@ func (d *Datapath) SetConfig(cfg bridge.DatapathConfig) error {
 			return err
 		}
 		d.dp, d.sw = dp, ofproto.New(dp, d.log.With("module", "ofproto"))
+		d.applyConntrackLocked()
 		return nil
 	}
 	err := apply(pc)
@@ -228,6 +233,7 @@ func (d *Datapath) ensureLocked() error {
 		return err
 	}
 	d.dp, d.sw = dp, ofproto.New(dp, d.log.With("module", "ofproto"))
+	d.applyConntrackLocked()
 	return nil
 }
 

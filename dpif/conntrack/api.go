@@ -147,6 +147,9 @@ type Entry struct {
 	// TCPState is the TCP state name Open vSwitch prints in
 	// protoinfo=(state=...) (e.g. "ESTABLISHED"), empty for other protocols.
 	TCPState string
+	// TCP is the TCP tracker's view of each peer, for the verbose dump
+	// (dump-conntrack -m); zero for other protocols.
+	TCP TCPInfo
 	// Timeout is the time left until expiry.
 	Timeout time.Duration
 	// Status bits (Open vSwitch's CT_DPIF_STATUS_*: confirmed, seen-reply,
@@ -154,6 +157,22 @@ type Entry struct {
 	Status uint32
 	Helper Helper
 }
+
+// TCPInfo is the TCP part of an Entry's protoinfo as Open vSwitch's
+// verbose dump prints it.
+type TCPInfo struct {
+	StateOrig, StateReply   string // e.g. "ESTABLISHED"
+	WScaleOrig, WScaleReply uint8
+	FlagsOrig, FlagsReply   uint8 // TCPFlag* bits
+}
+
+// TCPInfo flag bits (Open vSwitch's CT_DPIF_TCPF_*).
+const (
+	TCPFlagWindowScale uint8 = 1 << 0
+	TCPFlagSackPerm    uint8 = 1 << 1
+	TCPFlagCloseInit   uint8 = 1 << 2
+	TCPFlagBeLiberal   uint8 = 1 << 3
+)
 
 // Stats are the tracker's counters (dpctl/ct-stats-show, metrics).
 type Stats struct {

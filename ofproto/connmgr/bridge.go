@@ -152,6 +152,20 @@ type BundleMsg struct {
 	GroupMod  *ofp.GroupMod
 	PortMod   *ofp.PortMod
 	PacketOut *ofp.PacketOut
+	// Prepared is the bridge's own form of the message, which its
+	// BundlePreparer made when the message was added (the field it came
+	// from is then nil).
+	Prepared any
+}
+
+// BundlePreparer is an optional Bridge method, called as each message is
+// added to a bundle (on the dispatcher): the bridge may replace the
+// message by its own form in msg.Prepared (Open vSwitch builds an added
+// flow's rule at that point), which CommitBundle gets back, so that a
+// bundle of many flows stages one copy of each. It leaves msg alone when
+// it does not prepare it; errors stay CommitBundle's.
+type BundlePreparer interface {
+	PrepareBundleMsg(msg *BundleMsg)
 }
 
 // Bundle flags (OFPBF_*).

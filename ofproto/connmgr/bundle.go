@@ -168,5 +168,8 @@ func (m *Manager) bundleAddMessage(c *ofconn, h *ofp.Header, ba *ofp.BundleAdd, 
 	default:
 		return ofperr.OFPBFC_MSG_UNSUP
 	}
+	if bp, ok := m.br.(BundlePreparer); ok {
+		bp.PrepareBundleMsg(&bm)
+	}
 	return c.bundleAdd(ba.BundleID, ba.Flags, bm, req, m.now())
 }

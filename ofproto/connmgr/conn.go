@@ -98,12 +98,23 @@ type ofconn struct {
 
 	lastActivity atomic.Int64 // unix nanoseconds of the last message in or out
 
-	mu      sync.Mutex // txq, closed, err, pins; a leaf
-	cond    *sync.Cond
-	txq     [][]byte
-	pins    int // packet-ins queued in txq
+	mu   sync.Mutex // txq, pins, corked, writing, closed, err; a leaf
+	cond *sync.Cond
+	txq  [][]byte
+	pins int // packet-ins queued in txq
+	// corked: the reader is handling messages it has already received and
+	// will write what they queued itself (flush) before it waits for more,
+	// so that replies go out in one write without waking the writer.
+	corked bool
+	// writing: the writer goroutine or a flush has taken the head of txq
+	// and is writing it; the other waits, so messages keep their order.
+	writing bool
 	closed  bool
 	err     error
+	// raw writes without blocking for flush (nil: a stream without a
+	// descriptor, such as net.Pipe; everything goes through the writer).
+	raw     syscall.RawConn
+	wbuf    []byte        // flush's buffer, reused; only the token holder touches it
 	done    chan struct{} // closed once both goroutines are gone
 	readEnd chan struct{}
 
@@ -128,6 +139,9 @@ func newOfconn(m *Manager, svc *service, nc net.Conn, version uint8, typ ConnTyp
 		done: make(chan struct{}), readEnd: make(chan struct{}),
 	}
 	c.cond = sync.NewCond(&c.mu)
+	if sc, ok := nc.(syscall.Conn); ok {
+		c.raw, _ = sc.SyscallConn()
+	}
 	c.lastActivity.Store(time.Now().UnixNano())
 	c.state.init(typ)
 	return c
@@ -152,8 +166,17 @@ func (c *ofconn) send(b []byte) bool {
 		return false
 	}
 	c.txq = append(c.txq, b)
-	c.cond.Signal()
+	c.kickWriter()
 	return true
+}
+
+// kickWriter wakes the writer for what is queued, unless the reader will
+// flush it or a write is under way (whose end looks at the queue again).
+// c.mu held.
+func (c *ofconn) kickWriter() {
+	if !c.corked && !c.writing {
+		c.cond.Signal()
+	}
 }
 
 // sendPacketIn queues a packet-in unless max are already queued (Open
@@ -166,8 +189,94 @@ func (c *ofconn) sendPacketIn(b []byte, max int) bool {
 	}
 	c.txq = append(c.txq, b)
 	c.pins++
-	c.cond.Signal()
+	c.kickWriter()
 	return true
+}
+
+// cork holds what the connection queues from now on for the reader's
+// next flush.
+func (c *ofconn) cork() {
+	if c.raw == nil {
+		return
+	}
+	c.mu.Lock()
+	c.corked = true
+	c.mu.Unlock()
+}
+
+// maxFlush bounds what flush writes itself; more goes to the writer
+// goroutine (one writev, no copy) and flush's buffer stays small.
+const maxFlush = 64 << 10
+
+// flush uncorks and writes what is queued on the reader's goroutine, with
+// one write that never blocks: what the socket does not take now, and
+// anything queued meanwhile, is left to the writer goroutine in order.
+func (c *ofconn) flush() {
+	if c.raw == nil {
+		return
+	}
+	c.mu.Lock()
+	c.corked = false
+	if c.closed || len(c.txq) == 0 || c.writing {
+		c.kickWriterIfQueued()
+		c.mu.Unlock()
+		return
+	}
+	size := 0
+	for _, b := range c.txq {
+		size += len(b)
+	}
+	if size > maxFlush {
+		c.kickWriterIfQueued()
+		c.mu.Unlock()
+		return
+	}
+	batch := c.txq
+	c.txq = nil
+	c.pins = 0
+	c.writing = true
+	c.mu.Unlock()
+
+	buf := c.wbuf[:0]
+	for _, b := range batch {
+		buf = append(buf, b...)
+	}
+	c.wbuf = buf
+	var n int
+	var werr error
+	err := c.raw.Write(func(fd uintptr) bool {
+		n, werr = syscall.Write(int(fd), buf)
+		return true // never wait for the socket: the writer does
+	})
+	if err == nil && (werr == syscall.EAGAIN || werr == syscall.EINTR) {
+		n, werr = 0, nil
+	}
+	if err == nil {
+		err = werr
+	}
+	c.mu.Lock()
+	c.writing = false
+	if err != nil {
+		c.mu.Unlock()
+		c.close(err)
+		return
+	}
+	if n < len(buf) {
+		c.txq = append([][]byte{slices.Clone(buf[n:])}, c.txq...)
+	}
+	c.kickWriterIfQueued()
+	c.mu.Unlock()
+	for _, b := range batch {
+		c.svc.copyToMonitors(b)
+	}
+	c.lastActivity.Store(time.Now().UnixNano())
+}
+
+// kickWriterIfQueued wakes the writer when something waits. c.mu held.
+func (c *ofconn) kickWriterIfQueued() {
+	if len(c.txq) > 0 {
+		c.cond.Signal()
+	}
 }
 
 // close shuts the connection down with err as its reason (nil: closed by
@@ -192,7 +301,7 @@ func (c *ofconn) closeErr() error {
 func (c *ofconn) writeLoop() {
 	for {
 		c.mu.Lock()
-		for len(c.txq) == 0 && !c.closed {
+		for (len(c.txq) == 0 || c.writing || c.corked) && !c.closed {
 			c.cond.Wait()
 		}
 		if c.closed {
@@ -202,10 +311,15 @@ func (c *ofconn) writeLoop() {
 		batch := c.txq
 		c.txq = nil
 		c.pins = 0
+		c.writing = true
 		c.mu.Unlock()
 		// One writev for the whole batch.
 		bufs := net.Buffers(slices.Clone(batch))
-		if _, err := bufs.WriteTo(c.nc); err != nil {
+		_, err := bufs.WriteTo(c.nc)
+		c.mu.Lock()
+		c.writing = false
+		c.mu.Unlock()
+		if err != nil {
 			c.close(err)
 			return
 		}
@@ -226,6 +340,11 @@ func (c *ofconn) readLoop() {
 	var idleSince time.Time
 	mr := newMsgReader(c.nc)
 	for {
+		if !mr.buffered() {
+			// The next read may wait: what the messages handled so far
+			// queued goes out first, in one write.
+			c.flush()
+		}
 		if c.probe > 0 {
 			if idle {
 				c.nc.SetReadDeadline(idleSince.Add(c.probe))
@@ -261,6 +380,7 @@ func (c *ofconn) readLoop() {
 		idle = false
 		c.idle.Store(false)
 		c.lastActivity.Store(time.Now().UnixNano())
+		c.cork()
 		c.svc.copyToMonitors(b)
 		h := parseHeader(b)
 		switch {

@@ -52,21 +52,41 @@
 //
 // # Goroutines and ownership
 //
-// One dispatcher goroutine per Manager owns every connection's OpenFlow
-// state and handles, one at a time and in arrival order per connection,
-// every message, configuration call (SetControllers, SetFailMode, ...,
-// which wait for it) and queued asynchronous event; so a barrier is
-// answered after everything before it was processed (and after the
-// asynchronous messages it caused), and the Bridge is never called
-// concurrently by its Manager. Each connection has a reader goroutine
-// and a writer goroutine draining an unbounded queue (packet-ins are
-// bounded by controller_queue_size and dropped beyond it). Each active
-// target has a goroutine that connects, waits for the connection to end
-// and backs off; each listener an accept goroutine. Events methods only
-// append to a queue and never block, so the bridge may call them from any
-// goroutine, including from inside a Bridge method the dispatcher called.
+// Every connection's OpenFlow state, every message, configuration call
+// (SetControllers, SetFailMode, ..., which wait for it) and queued
+// asynchronous event is handled by whoever holds the dispatcher lock
+// (Manager.dmu), one at a time and in arrival order per connection: a
+// connection's reader goroutine handles the messages it read itself
+// (Open vSwitch's single-threaded loop, without a hand-off to another
+// goroutine per message), a configuration call runs on its caller, and
+// the Manager's run goroutine takes what no connection brings (events
+// the bridge queued from its own goroutines, the one-second periodic
+// work, rate-limited packet-ins). Each holder delivers the queued events
+// before it lets go, so a barrier is answered after everything before
+// it was processed (and after the asynchronous messages it caused), and
+// the Bridge is never called concurrently by its Manager. After Close
+// nothing more is dispatched.
 //
-// Lock order: every mutex in this package is a leaf (service.cfgMu,
-// service.stMu, service.monMu, ofconn.mu, Manager.evMu); none is held
-// while calling the Bridge.
+// Output: messages for a connection are queued in order (unbounded;
+// packet-ins are bounded by controller_queue_size and dropped beyond
+// it). While its reader handles messages it has already received, the
+// connection is corked; before the reader may block on its next read it
+// writes everything queued with one non-blocking write (so a peer doing
+// request/barrier round trips, as ovs-ofctl add-flows does, costs one
+// read and one write per round trip), and what the socket does not take
+// goes to the connection's writer goroutine, which also takes what other
+// goroutines queue while the connection is not corked. At most one of
+// the two writes at a time, so messages keep their order. Echo requests
+// are answered by the reader without the dispatcher lock (a long bundle
+// commit on another connection never looks like a dead switch). Each
+// active target has a goroutine that connects, waits for the connection
+// to end and backs off; each listener an accept goroutine, which
+// dispatches the new connection before starting its goroutines.
+//
+// Lock order: Manager.dmu, then the leaves: service.cfgMu, service.stMu,
+// service.monMu, ofconn.mu, Manager.evMu. None but dmu is held while
+// calling the Bridge. Events methods only append to a queue and never
+// block, so the bridge may call them from any goroutine, including from
+// inside a Bridge method the dispatcher called; WantsFlowChanges tells
+// it whether flow monitor reports would reach anyone.
 package connmgr

@@ -36,7 +36,11 @@ func (m *Manager) queue(ev event) {
 		}
 	}
 	m.events = append(m.events, ev)
+	kick := !m.dispatching
 	m.evMu.Unlock()
+	if !kick {
+		return // the dispatcher at work delivers it before it stops
+	}
 	select {
 	case m.evKick <- struct{}{}:
 	default:
@@ -72,16 +76,26 @@ func (m *Manager) FlowMonitor(u *ofp.FlowUpdate, o Origin) {
 // FlowChanged implements Events.
 func (m *Manager) FlowChanged(fc *FlowChange, o Origin) { m.queue(event{fc: fc, origin: o}) }
 
+// beginDispatch: from now until drainEvents finds the queue empty, queued
+// events need no kick. Dispatcher lock held.
+func (m *Manager) beginDispatch() {
+	m.evMu.Lock()
+	m.dispatching = true
+	m.evMu.Unlock()
+}
+
 // drainEvents delivers the queued events, in order, on the dispatcher.
 func (m *Manager) drainEvents() {
 	for {
 		m.evMu.Lock()
 		evs := m.events
 		m.events = nil
-		m.evMu.Unlock()
 		if len(evs) == 0 {
+			m.dispatching = false
+			m.evMu.Unlock()
 			return
 		}
+		m.evMu.Unlock()
 		for i := range evs {
 			m.deliver(&evs[i])
 		}

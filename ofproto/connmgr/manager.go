@@ -102,20 +102,28 @@ type Manager struct {
 	now    func() time.Time
 	notify func()
 
-	in   chan inMsg
-	ctl  chan func()
-	stop chan struct{}
-	done chan struct{}
+	// dmu is the dispatcher lock: whoever holds it is the dispatcher (a
+	// connection's reader handling its own message, a configuration call,
+	// or the run goroutine with events and timers).
+	dmu       sync.Mutex
+	closeOnce sync.Once
+	stop      chan struct{}
+	done      chan struct{}
 
-	evMu   sync.Mutex // events; a leaf
+	evMu   sync.Mutex // events, dispatching; a leaf
 	events []event
-	evKick chan struct{}
+	// dispatching: a dispatcher is at work and drains the events before
+	// it releases the dispatcher lock, so queue need not kick run.
+	dispatching bool
+	evKick      chan struct{}
 
 	nextConnID atomic.Uint64
 	// connected counts admitted primary connections (ControllerConnected).
 	connected atomic.Int32
 	// wantMiss counts what makes WantsPacketInOnMiss true.
 	wantMiss atomic.Int32
+	// monitoring: some connection has a flow monitor (WantsFlowChanges).
+	monitoring atomic.Bool
 
 	// Dispatcher state.
 	versions    Versions
@@ -125,7 +133,7 @@ type Manager struct {
 	snoop       net.Listener
 	failSecure  bool
 	failOpen    failOpen
-	closing     bool
+	closing     bool // Close was called: nothing more is dispatched
 	pinDropped  uint64
 	roleGenID   uint64
 	roleGenSet  bool
@@ -164,8 +172,7 @@ func New(cfg Config) (*Manager, error) {
 	}
 	m := &Manager{
 		name: cfg.Name, rundir: cfg.RunDir, br: cfg.Bridge, log: cfg.Logger, now: cfg.Now, notify: cfg.OnChange,
-		in:  make(chan inMsg, 64),
-		ctl: make(chan func()), stop: make(chan struct{}), done: make(chan struct{}),
+		stop: make(chan struct{}), done: make(chan struct{}),
 		evKick:      make(chan struct{}, 1),
 		versions:    DefaultVersions,
 		controllers: map[string]ControllerConfig{},
@@ -183,7 +190,11 @@ func New(cfg Config) (*Manager, error) {
 			go m.acceptSnoops(l)
 		}
 	}
+	// Accepted connections are dispatched at once: the listeners come up
+	// under the dispatcher lock like every later change of them.
+	m.dmu.Lock()
 	m.applyServices()
+	m.dmu.Unlock()
 	go m.run()
 	return m, nil
 }
@@ -193,25 +204,42 @@ func (m *Manager) MgmtPath() string { return filepath.Join(m.rundir, m.name+".mg
 
 func (m *Manager) snoopPath() string { return filepath.Join(m.rundir, m.name+".snoop") }
 
-// do runs f on the dispatcher and waits for it.
+// do runs f as the dispatcher (holding the dispatcher lock), then
+// delivers the events f caused; after Close it does nothing.
 func (m *Manager) do(f func()) {
-	ran := make(chan struct{})
-	select {
-	case m.ctl <- func() { f(); close(ran) }:
-		<-ran
-	case <-m.done:
+	m.dmu.Lock()
+	defer m.dmu.Unlock()
+	if m.closing {
+		return
 	}
+	m.beginDispatch()
+	f()
+	m.afterDispatch()
 }
 
-// post hands a connection event to the dispatcher; false once the
-// Manager is closing.
+// post handles a connection event as the dispatcher, on the caller's
+// goroutine (so a message costs no hand-off between goroutines), and
+// delivers the events it caused before returning; false once the Manager
+// is closing.
 func (m *Manager) post(x inMsg) bool {
-	select {
-	case m.in <- x:
-		return true
-	case <-m.stop:
+	m.dmu.Lock()
+	defer m.dmu.Unlock()
+	if m.closing {
 		return false
 	}
+	m.beginDispatch()
+	m.handleIn(x)
+	m.afterDispatch()
+	return true
+}
+
+// afterDispatch runs after everything the dispatcher does: the queued
+// asynchronous events go out (so a barrier's reply follows the messages
+// its predecessors caused) and the miss-packet-in and flow-change wishes
+// are recounted.
+func (m *Manager) afterDispatch() {
+	m.drainEvents()
+	m.updateWantMiss()
 }
 
 // SetVersions sets the OpenFlow versions every connection may negotiate
@@ -320,9 +348,14 @@ func (m *Manager) Reconnect() {
 }
 
 // Close closes every connection and listener and stops the goroutines.
+// Later calls only wait for the first.
 func (m *Manager) Close() {
-	m.do(func() { m.closing = true })
-	close(m.stop)
+	m.closeOnce.Do(func() {
+		m.dmu.Lock()
+		m.closing = true
+		m.dmu.Unlock()
+		close(m.stop)
+	})
 	<-m.done
 }
 
@@ -344,25 +377,48 @@ func (m *Manager) ControllerConnected() bool { return m.connected.Load() > 0 }
 // WantsPacketInOnMiss implements Events. Any goroutine.
 func (m *Manager) WantsPacketInOnMiss() bool { return m.wantMiss.Load() > 0 }
 
+// WantsFlowChanges reports whether a connection has a flow monitor: when
+// none has, FlowChanged and FlowMonitor reports are dropped anyway and the
+// bridge may skip making them. A monitor request handled before a change
+// is seen by it. Any goroutine.
+func (m *Manager) WantsFlowChanges() bool { return m.monitoring.Load() }
+
 // updateWantMiss recounts WantsPacketInOnMiss's reasons (Open vSwitch's
 // update_want_packet_in_on_miss, summed): each connection with controller
 // id 0 below OpenFlow 1.3, and each active target without a connection
 // (its ofconn has no protocol yet, which Open vSwitch counts).
 func (m *Manager) updateWantMiss() {
 	n := int32(0)
-	connected := map[*service]bool{}
 	for _, c := range m.conns {
-		connected[c.svc] = true
 		if c.state.controller == 0 && c.version < OF13 {
 			n++
 		}
 	}
 	for _, s := range m.services {
-		if s.active && !connected[s] {
+		if s.active && !m.hasConn(s) {
 			n++
 		}
 	}
 	m.wantMiss.Store(n)
+	monitoring := false
+	for _, c := range m.conns {
+		if len(c.state.monitors) > 0 {
+			monitoring = true
+			break
+		}
+	}
+	m.monitoring.Store(monitoring)
+}
+
+// hasConn reports whether service s has a connection (an active target
+// has at most one).
+func (m *Manager) hasConn(s *service) bool {
+	for _, c := range m.conns {
+		if c.svc == s {
+			return true
+		}
+	}
+	return false
 }
 
 // flushFlows is ofproto_flush_flows + connmgr_flushed.
@@ -460,34 +516,47 @@ func (m *Manager) createService(target string, c ControllerConfig) {
 	m.log.Info(fmt.Sprintf("%s: added %s controller %q", m.name, c.Type, target))
 }
 
-// run is the dispatcher: every message of every connection, every
-// configuration change and every asynchronous event, one at a time.
+// run is the dispatcher of what no connection brings: asynchronous
+// events the bridge queued from its own goroutines, the periodic work
+// (fail-open, bundle expiry) and rate-limited packet-ins, each under the
+// dispatcher lock.
 func (m *Manager) run() {
 	defer close(m.done)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
 		select {
-		case x := <-m.in:
-			m.handleIn(x)
-		case f := <-m.ctl:
-			f()
 		case <-m.evKick:
+			m.dispatchLocked(func() {})
 		case <-tick.C:
-			m.runPeriodic()
+			m.dispatchLocked(m.runPeriodic)
 		case <-m.pinC:
-			m.pinC = nil
-			m.runPinscheds()
+			m.dispatchLocked(func() {
+				m.pinC = nil
+				m.runPinscheds()
+			})
 		case <-m.stop:
 			m.shutdown()
 			return
 		}
-		m.drainEvents()
-		m.updateWantMiss()
 	}
 }
 
+// dispatchLocked runs f as the dispatcher, even while closing (run's own
+// work until it sees stop).
+func (m *Manager) dispatchLocked(f func()) {
+	m.dmu.Lock()
+	m.beginDispatch()
+	f()
+	m.afterDispatch()
+	m.dmu.Unlock()
+}
+
+// shutdown closes everything under the dispatcher lock, then waits for
+// the connections' and targets' goroutines without it (a reader waiting
+// for the lock sees closing and ends).
 func (m *Manager) shutdown() {
+	m.dmu.Lock()
 	if m.pinTimer != nil {
 		m.pinTimer.Stop()
 	}
@@ -500,12 +569,13 @@ func (m *Manager) shutdown() {
 	for _, c := range m.conns {
 		c.close(nil)
 	}
-	// Readers blocked in post see m.stop; wait for the connections so
-	// nothing outlives Close.
-	for _, c := range m.conns {
+	conns := slices.Collect(maps.Values(m.conns))
+	services := slices.Collect(maps.Values(m.services))
+	m.dmu.Unlock()
+	for _, c := range conns {
 		<-c.done
 	}
-	for _, s := range m.services {
+	for _, s := range services {
 		s.wait()
 	}
 }

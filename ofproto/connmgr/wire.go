@@ -154,6 +154,17 @@ func newMsgReader(r io.Reader) *msgReader {
 	return &msgReader{br: bufio.NewReaderSize(r, maxMsgLen+1)}
 }
 
+// buffered reports whether a whole message is already buffered, so that
+// next will not read.
+func (mr *msgReader) buffered() bool {
+	n := mr.br.Buffered()
+	if n < headerLen {
+		return false
+	}
+	h, _ := mr.br.Peek(headerLen)
+	return n >= int(binary.BigEndian.Uint16(h[2:]))
+}
+
 // next returns the next message in a new buffer.
 func (mr *msgReader) next() ([]byte, error) {
 	h, err := mr.br.Peek(headerLen)

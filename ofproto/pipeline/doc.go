@@ -24,6 +24,16 @@
 // one a second, on commits and on the expiry timer), so a lookup that
 // started at the previous version still finds them.
 //
+// A bundle's add flow mods may be prepared as they arrive (PrepareAdd:
+// the rule is built then, as Open vSwitch's ofproto_flow_mod_init does)
+// and applied at commit with Txn.AddPrepared, so that a bundle stages one
+// copy of each rule. Churn counts the rules changes added, replaced and
+// removed, for callers that act after bulk changes.
+//
+// Rules with equal action lists share one copy (intern.go: keyed by the
+// lists' OpenFlow 1.5 encoding, held weakly), which a rule's immutability
+// allows.
+//
 // # Goroutines and lock order
 //
 // One writer at a time: every change (flow mods, group mods, meter mods,

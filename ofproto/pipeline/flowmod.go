@@ -36,6 +36,47 @@ func (t *Txn) FlowMod(fm *FlowMod) error {
 	}
 }
 
+// PreparedAdd is an add flow mod already turned into its rule, ahead of
+// the transaction that applies it, as Open vSwitch's
+// ofproto_flow_mod_init creates the rule when a bundle message is added:
+// a bundle then stages the rule itself rather than the message, and its
+// commit copies nothing. Apply it once, with Txn.AddPrepared.
+type PreparedAdd struct {
+	rule  *Rule
+	flags Flags
+}
+
+// PrepareAdd builds the rule of an add flow mod (its Requester is given
+// to AddPrepared instead). It fails where FlowMod would before touching
+// the tables: not an add, a bad or read-only table. Any goroutine: it
+// takes no lock.
+func (p *Pipeline) PrepareAdd(fm *FlowMod) (*PreparedAdd, error) {
+	if fm.Command != FlowAdd {
+		return nil, ofperr.OFPFMFC_BAD_COMMAND
+	}
+	tableID, err := p.addTable(fm)
+	if err != nil {
+		return nil, err
+	}
+	return &PreparedAdd{rule: p.newRule(fm, tableID, 0), flags: fm.Flags}, nil
+}
+
+// AddPrepared applies a prepared add within the transaction exactly as
+// FlowMod applies the flow mod it was made from (check overlap, replace,
+// table full, action checks); requester goes with its flow monitor
+// updates.
+func (t *Txn) AddPrepared(pa *PreparedAdd, requester any) error {
+	if t.ended {
+		panic("pipeline: AddPrepared on an ended transaction")
+	}
+	op := &txnOp{cmd: FlowAdd, keepCounts: pa.flags&FlagResetCounts == 0, requester: requester}
+	if err := t.addFlowStart(op, pa.rule, pa.flags&FlagCheckOverlap != 0); err != nil {
+		return err
+	}
+	t.ops = append(t.ops, op)
+	return nil
+}
+
 // addTable picks the table an added flow goes to (add_flow_init).
 func (p *Pipeline) addTable(fm *FlowMod) (uint8, error) {
 	tableID := fm.TableID
@@ -55,8 +96,8 @@ func (p *Pipeline) newRule(fm *FlowMod, tableID uint8, version uint64) *Rule {
 	now := p.now()
 	r := &Rule{
 		TableID: tableID, Cookie: fm.NewCookie, IdleTimeout: fm.IdleTimeout, HardTimeout: fm.HardTimeout,
-		Importance: fm.Importance, Flags: fm.Flags & flagsState, Actions: fm.Actions,
-		Created: now, Modified: now,
+		Importance: fm.Importance, Flags: fm.Flags & flagsState, Actions: p.actions.share(fm.Actions),
+		created: now.UnixNano(), modified: now.UnixNano(),
 	}
 	r.Match, r.Priority = fm.Match, fm.Priority
 	r.Match.Normalize()
@@ -100,7 +141,7 @@ func (t *Txn) replaceRuleStart(op *txnOp, old, r *Rule, modifyCookie bool) {
 		changeCookie := modifyCookie && r.Cookie != CookieNone && r.Cookie != old.Cookie
 		if op.cmd != FlowAdd {
 			r.IdleTimeout, r.HardTimeout = old.IdleTimeout, old.HardTimeout
-			r.Importance, r.Flags, r.Created = old.Importance, old.Flags, old.Created
+			r.Importance, r.Flags, r.created = old.Importance, old.Flags, old.created
 		}
 		if !changeCookie {
 			r.Cookie = old.Cookie
@@ -148,7 +189,7 @@ func (t *Txn) modifyFlows(fm *FlowMod, strict bool) error {
 		r := &Rule{
 			TableID: old.TableID, Cookie: temp.Cookie, IdleTimeout: temp.IdleTimeout, HardTimeout: temp.HardTimeout,
 			Importance: temp.Importance, Flags: temp.Flags, Actions: temp.Actions,
-			Created: temp.Created, Modified: temp.Modified,
+			created: temp.created, modified: temp.modified,
 		}
 		r.Match, r.Priority, r.Conjunctions = old.Match, old.Priority, temp.Conjunctions
 		r.used.Store(temp.used.Load())
@@ -396,17 +437,20 @@ func (p *Pipeline) finishOp(op *txnOp, now time.Time) bool {
 		if op.cmd != FlowDelete && i < len(op.new) {
 			// replace_rule_finish -> rule_insert(new, old, keep_counts)
 			r := op.new[i]
-			old.forwardKeep = op.keepCounts
-			old.next.Store(r)
-			if op.keepCounts {
-				r.packets.Add(old.packets.Load())
-				r.bytes.Add(old.bytes.Load())
+			e := old.extension()
+			e.forwardKeep = op.keepCounts
+			e.next.Store(r)
+			if pk, by, _ := old.Stats(); op.keepCounts && (pk != 0 || by != 0) {
+				re := r.extension()
+				re.packets.Add(pk)
+				re.bytes.Add(by)
 			}
 			r.touch(time.Unix(0, old.used.Load()))
 			continue
 		}
 		p.removeRule(old, op.reason, op.requester, now)
 	}
+	p.churn.Add(uint64(len(op.old) + len(op.new)))
 	return len(op.old)+len(op.new) > 0
 }
 
@@ -418,7 +462,7 @@ func (p *Pipeline) removeRule(r *Rule, reason RemovedReason, requester any, now 
 	if r.Flags&FlagSendFlowRem != 0 && !r.hidden() && p.cfg.Events != nil {
 		pk, by, _ := r.Stats()
 		p.cfg.Events.FlowRemoved(FlowRemoved{
-			Rule: r, Reason: reason, Duration: now.Sub(r.Created), Packets: pk, Bytes: by,
+			Rule: r, Reason: reason, Duration: now.Sub(r.Created()), Packets: pk, Bytes: by,
 		})
 	}
 }

@@ -63,8 +63,8 @@ func TestAddReplacesSameMatchAndPriority(t *testing.T) {
 		if r.Cookie != 0x2 || r.HardTimeout != 0 || r.Flags&FlagSendFlowRem != 0 {
 			t.Errorf("replacing add kept old attributes: cookie %#x hard %d flags %#x", r.Cookie, r.HardTimeout, r.Flags)
 		}
-		if !r.Created.Equal(p.clock.Now()) {
-			t.Errorf("replacing add: created %v, want now", r.Created)
+		if !r.Created().Equal(p.clock.Now()) {
+			t.Errorf("replacing add: created %v, want now", r.Created())
 		}
 		pk, by, _ := r.Stats()
 		if reset && (pk != 0 || by != 0) || !reset && (pk != 10 || by != 1000) {
@@ -148,8 +148,8 @@ func TestModify(t *testing.T) {
 				if r.Cookie != 0x10 || r.IdleTimeout != 30 || r.HardTimeout != 60 || r.Flags != FlagSendFlowRem {
 					t.Errorf("modified rule lost attributes: %+v", r)
 				}
-				if !r.Created.Equal(p.clock.Now().Add(-time.Second)) || !r.Modified.Equal(p.clock.Now()) {
-					t.Errorf("created %v modified %v", r.Created, r.Modified)
+				if !r.Created().Equal(p.clock.Now().Add(-time.Second)) || !r.Modified().Equal(p.clock.Now()) {
+					t.Errorf("created %v modified %v", r.Created(), r.Modified())
 				}
 				if pk, _, _ := r.Stats(); pk != 1 {
 					t.Errorf("modify lost counters: %d", pk)

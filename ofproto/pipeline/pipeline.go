@@ -78,6 +78,8 @@ type Pipeline struct {
 	now func() time.Time
 
 	version atomic.Uint64 // the version lookups use
+	actions *actionIntern // the rules' action lists, shared
+	churn   atomic.Uint64 // rules added, replaced and removed, ever (Churn)
 
 	mu       sync.Mutex // held by the one writer (a Txn, meter mods, expiry)
 	tables   [NumTables]table
@@ -113,6 +115,7 @@ func New(cfg Config) *Pipeline {
 		meterRefs: map[uint32]map[*Rule]struct{}{},
 		expirable: map[*Rule]struct{}{},
 		learned:   map[learnedKey]int{},
+		actions:   newActionIntern(),
 	}
 	for i := range p.tables {
 		p.tables[i].maxRules = cfg.MaxFlowsPerTable
@@ -124,6 +127,11 @@ func New(cfg Config) *Pipeline {
 	p.meters.Store(&meterMap{})
 	return p
 }
+
+// Churn counts the rules committed transactions added, replaced or
+// removed since the pipeline was made: a measure of how much table memory
+// changed hands. Any goroutine.
+func (p *Pipeline) Churn() uint64 { return p.churn.Load() }
 
 // Version returns the version lookups use now.
 func (p *Pipeline) Version() uint64 { return p.version.Load() }

@@ -122,30 +122,73 @@ type FlowMod struct {
 // Rule is one flow table entry: a classifier rule (Match, Priority,
 // Conjunctions; Value points back to the Rule) and what OpenFlow adds.
 // Everything but the counters is fixed once its transaction committed.
+//
+// A table holds one Rule per flow, so its size is the switch's memory per
+// rule: the small fields are packed together, times are unix nanoseconds,
+// and what most rules never need (counters before the first credit, a
+// learned flow's refresh, a replaced rule's successor) lives in ext,
+// allocated on first use. TestRuleSizeClass keeps an allocation of it in
+// the 896-byte size class.
 type Rule struct {
 	classifier.Rule[*Rule]
 
-	TableID                  uint8
 	Cookie                   uint64
 	IdleTimeout, HardTimeout uint16
 	Importance               uint16
 	Flags                    Flags
+	TableID                  uint8
+	removedReason            RemovedReason
 	Actions                  []Action
-	Created                  time.Time
-	Modified                 time.Time
 
-	removedReason RemovedReason
+	created, modified int64 // unix nanoseconds
+	used              atomic.Int64
+	ext               atomic.Pointer[ruleExt]
+}
+
+// ruleExt is the part of a rule most rules never use.
+type ruleExt struct {
+	packets atomic.Uint64
+	bytes   atomic.Uint64
 	// refreshed restarts the hard timeout of a learned flow relearned
 	// unchanged (unix nanoseconds; 0: never).
 	refreshed atomic.Int64
-
-	packets atomic.Uint64
-	bytes   atomic.Uint64
-	used    atomic.Int64 // unix nanoseconds
 	// next receives the credits of a rule replaced with counters kept
-	// (ofproto-dpif's new_rule/forward_counts).
+	// (ofproto-dpif's new_rule/forward_counts); forwardKeep is written
+	// before next is published.
 	next        atomic.Pointer[Rule]
 	forwardKeep bool
+}
+
+// extension returns r's ext, making it on first use (any goroutine).
+func (r *Rule) extension() *ruleExt {
+	if e := r.ext.Load(); e != nil {
+		return e
+	}
+	e := &ruleExt{}
+	if r.ext.CompareAndSwap(nil, e) {
+		return e
+	}
+	return r.ext.Load()
+}
+
+// Created is when the rule was added (a modification keeps it).
+func (r *Rule) Created() time.Time { return time.Unix(0, r.created) }
+
+// Modified is when the rule was added or last modified.
+func (r *Rule) Modified() time.Time { return time.Unix(0, r.modified) }
+
+// successor is the rule that replaced r keeping or resetting its
+// counters, or nil.
+func (r *Rule) successor() (next *Rule, keep bool) {
+	e := r.ext.Load()
+	if e == nil {
+		return nil, false
+	}
+	n := e.next.Load()
+	if n == nil {
+		return nil, false
+	}
+	return n, e.forwardKeep
 }
 
 // Credit adds datapath statistics to the rule (the revalidator calls it
@@ -153,19 +196,22 @@ type Rule struct {
 // the credit on to its successor.
 func (r *Rule) Credit(packets, bytes uint64, used time.Time) {
 	for {
-		n := r.next.Load()
+		n, keep := r.successor()
 		if n == nil {
 			break
 		}
-		if !r.forwardKeep {
+		if !keep {
 			// Only the used time moves to a rule reset by reset_counts.
 			n.touch(used)
 			return
 		}
 		r = n
 	}
-	r.packets.Add(packets)
-	r.bytes.Add(bytes)
+	if packets != 0 || bytes != 0 {
+		e := r.extension()
+		e.packets.Add(packets)
+		e.bytes.Add(bytes)
+	}
 	r.touch(used)
 }
 
@@ -182,7 +228,10 @@ func (r *Rule) touch(used time.Time) {
 // Stats returns the rule's counters and when it was last used (its
 // modification time if never).
 func (r *Rule) Stats() (packets, bytes uint64, used time.Time) {
-	return r.packets.Load(), r.bytes.Load(), time.Unix(0, r.used.Load())
+	if e := r.ext.Load(); e != nil {
+		packets, bytes = e.packets.Load(), e.bytes.Load()
+	}
+	return packets, bytes, time.Unix(0, r.used.Load())
 }
 
 // hidden reports an internal rule (priority above 0xffff: the switch's
@@ -210,14 +259,14 @@ func itoa(n int) string {
 
 // Refresh restarts the rule's hard timeout as of now, as a learn action
 // that produced the same flow again does (ofproto_flow_mod_learn_refresh).
-func (r *Rule) Refresh(now time.Time) { r.refreshed.Store(now.UnixNano()) }
+func (r *Rule) Refresh(now time.Time) { r.extension().refreshed.Store(now.UnixNano()) }
 
 // hardStart is when the rule's hard timeout started.
 func (r *Rule) hardStart() time.Time {
-	if ns := r.refreshed.Load(); ns != 0 {
-		if t := time.Unix(0, ns); t.After(r.Modified) {
-			return t
+	if e := r.ext.Load(); e != nil {
+		if ns := e.refreshed.Load(); ns > r.modified {
+			return time.Unix(0, ns)
 		}
 	}
-	return r.Modified
+	return r.Modified()
 }

@@ -7,8 +7,8 @@
 // the flow (ofproto/xlate) and answers UpcallInstall with the megaflow
 // (the translation's wildcards, in_port exact), or UpcallSlow when the
 // translation learned flows (the slow path applies them). A flow that
-// must be handled in userspace (conntrack until it exists, ICMP/ARP/ND
-// rewrites, as Open vSwitch) is installed with a userspace(slow_path)
+// must be handled in userspace (ICMP/ARP/ND rewrites, as Open vSwitch)
+// is installed with a userspace(slow_path)
 // action: each of its packets is translated and executed from the
 // userspace hook.
 //
@@ -27,7 +27,10 @@
 // A controller action is a userspace datapath action naming a frozen state
 // (xlate.RecircTable, one per Handler): the megaflow stays cached and
 // UserspaceAction turns each packet that takes it into a packet-in. A
-// recirculated packet (recirc_id set) resumes its frozen state.
+// recirculated packet (recirc_id set) resumes its frozen state: after
+// ct(table=N), with the conntrack fields the datapath's tracker set in
+// its key, which the resumed translation's lookups read (and so the
+// megaflow of the second pass matches them, with the recirc_id).
 //
 // # Wiring (the ofproto core)
 //

@@ -78,6 +78,11 @@ func (h *Handler) execute(dp Executor, br Bridge, inPort uint32, frame []byte, i
 	in.Bridge, in.Packet, in.SideEffects, in.Recirc = br, frame, true, h.recirc
 	if in.Frozen != nil {
 		in.Flow = in.Frozen.Thaw(&k)
+		if in.Frozen.Pause {
+			// The frame carries no conntrack state: the continuation
+			// does (Open vSwitch's continuation metadata).
+			copyConntrack(&in.Flow, &in.Frozen.Flow)
+		}
 	} else {
 		tun, mark := in.Flow.TunID, in.Flow.PktMark
 		in.Flow.Key = k
@@ -105,4 +110,11 @@ func (h *Handler) execute(dp Executor, br Bridge, inPort uint32, frame []byte, i
 		return nil
 	}
 	return dp.Execute(frame, dpIn, res.Actions)
+}
+
+// copyConntrack copies the conntrack fields of src into dst.
+func copyConntrack(dst, src *mf.Flow) {
+	dst.CTState, dst.CTZone, dst.CTMark, dst.CTLabel = src.CTState, src.CTZone, src.CTMark, src.CTLabel
+	dst.CTNwProto, dst.CTNwSrc, dst.CTNwDst = src.CTNwProto, src.CTNwSrc, src.CTNwDst
+	dst.CTIPv6Src, dst.CTIPv6Dst, dst.CTTpSrc, dst.CTTpDst = src.CTIPv6Src, src.CTIPv6Dst, src.CTTpSrc, src.CTTpDst
 }

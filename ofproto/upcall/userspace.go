@@ -36,7 +36,12 @@ func (h *Handler) UserspaceAction(u *dpif.UserspaceUpcall) {
 		Flow: fz.Thaw(u.Key), Packet: slices.Clone(u.Packet),
 	}
 	if c.Continuation {
-		pi.Continuation = fz
+		// Frozen states are shared by every packet that pauses at the
+		// same place; the continuation also carries this packet's
+		// conntrack state, which resuming restores.
+		cont := *fz
+		copyConntrack(&cont.Flow, &pi.Flow)
+		pi.Continuation = &cont
 	}
 	br.SendPacketIn(&pi)
 }

@@ -202,17 +202,12 @@ func (ctx *context) doActions(acts []Action, last bool) {
 			ctx.bundle(a)
 		case *ofpact.Exit:
 			ctx.exit = true
-		case *ofpact.CT, *ofpact.NAT:
-			// Conntrack arrives with the conntrack issue: until then a flow
-			// that needs it is not cached and the packet goes no further.
-			ctx.res.Slow |= SlowAction
-			ctx.warn("conntrack is not supported yet: slow path, dropping")
-			ctx.exit = true
+		case *ofpact.CT:
+			ctx.conntrackAction(a, last && i == len(acts)-1)
+		case *ofpact.NAT:
+			ctx.ctNAT = a // the enclosing ct action's (conntrackAction)
 		case *ofpact.CTClear:
-			if f.CTState != 0 {
-				ctx.res.Slow |= SlowAction
-			}
-			clearConntrack(f)
+			ctx.ctClear()
 		case *ofpact.Clone:
 			ctx.clone(a.Actions, last && i == len(acts)-1)
 		case *ofpact.CheckPktLarger:
@@ -364,10 +359,20 @@ func (ctx *context) resubmit(a *ofpact.Resubmit) {
 	if table == ofpact.TableInPort {
 		table = ctx.tableID
 	}
-	if a.WithCTOrig {
+	if !a.WithCTOrig {
+		ctx.lookupAndRun(in, table, false, false, table <= ctx.tableID)
+		return
+	}
+	// resubmit(,N,ct): the lookup sees conntrack's original direction
+	// tuple as the packet's, as Open vSwitch's xlate_table_action. Whether
+	// there is a tuple is not in the megaflow, as in Open vSwitch: the
+	// rule must match a valid ct_state (ofpact's check), and the tracker
+	// sets a tuple for every packet of a valid connection.
+	if ctx.flow.CTNwProto == 0 || !isIP(&ctx.flow) {
 		ctx.errorMsg("resubmit(ct) with non-tracked or non-IP packet!")
 		return
 	}
+	ctx.lookupCTOrig = true
 	ctx.lookupAndRun(in, table, false, false, table <= ctx.tableID)
 }
 
@@ -496,6 +501,7 @@ func (ctx *context) clone(acts []Action, last bool) {
 	} else {
 		ctx.commit()
 		oldBase := ctx.base
+		oldConntracked := ctx.conntracked
 		start := len(ctx.res.Actions)
 		ctx.doActions(acts, last)
 		ctx.runActionSet()
@@ -506,6 +512,8 @@ func (ctx *context) clone(acts []Action, last bool) {
 		nested := append(dpif.Actions(nil), ctx.res.Actions[start:]...)
 		ctx.res.Actions = append(ctx.res.Actions[:start], dpif.Clone(nested))
 		ctx.base = oldBase
+		// The clone's conntrack execution does not touch the original.
+		ctx.conntracked = oldConntracked
 	}
 	ctx.flow = oldFlow
 	ctx.stack = append(ctx.stack[:0], oldStack...)
@@ -536,9 +544,11 @@ func (ctx *context) checkPktLarger(a *ofpact.CheckPktLarger, rest []Action) {
 	oldStack := append([]mf.Value(nil), ctx.stack...)
 	oldSet := append([]Action(nil), ctx.actionSet...)
 	oldHasGroup := ctx.actsetHasGroup
+	oldConntracked := ctx.conntracked
 
 	branch := func(v uint64) dpif.Actions {
 		ctx.flow, ctx.base = oldFlow, oldBase
+		ctx.conntracked = oldConntracked
 		ctx.stack = append(ctx.stack[:0], oldStack...)
 		ctx.actionSet = append(ctx.actionSet[:0], oldSet...)
 		ctx.actsetHasGroup = oldHasGroup
@@ -559,6 +569,7 @@ func (ctx *context) checkPktLarger(a *ofpact.CheckPktLarger, rest []Action) {
 	le := branch(0)
 	ctx.emit(dpif.CheckPktLen(a.Len, gt, le))
 	ctx.flow, ctx.base = oldFlow, oldBase
+	ctx.conntracked = oldConntracked
 	ctx.exit = true
 }
 
@@ -608,10 +619,11 @@ func (ctx *context) unrollTo(table uint8, rule Rule, cookie uint64) {
 func (ctx *context) finishFreeze() {
 	fz := &Frozen{
 		Bridge: ctx.br, Version: ctx.in.Version, Flow: ctx.flow, Table: ctx.freezeTable,
-		Actions:   append([]Action{}, ctx.frozenActs...),
-		ActionSet: append([]Action(nil), ctx.actionSet...),
-		Stack:     append([]mf.Value(nil), ctx.stack...),
-		Cookie:    ctx.freezeCookie,
+		Actions:     append([]Action{}, ctx.frozenActs...),
+		ActionSet:   append([]Action(nil), ctx.actionSet...),
+		Stack:       append([]mf.Value(nil), ctx.stack...),
+		Cookie:      ctx.freezeCookie,
+		Conntracked: ctx.conntracked,
 	}
 	ctx.freezing, ctx.frozenActs = false, ctx.frozenActs[:0]
 	ctx.actionSet = ctx.actionSet[:0]

@@ -22,6 +22,18 @@
 // masked by what the megaflow matches. Pipeline state (metadata,
 // registers) never reaches the datapath.
 //
+// # Conntrack
+//
+// ct and nat translate as Open vSwitch's compose_conntrack_action
+// (conntrack.go): the flow's pending changes are committed, the nested
+// actions fill a conntrack.Request, and a datapath ct action carries it.
+// With table=N the translation forks: a frozen state (marked
+// Conntracked) resumes at table N when the datapath recirculates the
+// packet with the tracker's ct fields, while this translation goes on
+// with the packet untracked. The megaflow holds a ct field only where a
+// lookup (or ct_clear, or a freeze) read it. ofproto/trace follows each
+// such recirculation (TraceText, TraceOptions.CTNext).
+//
 // # Open vSwitch's behaviour
 //
 // Where it shows (datapath actions, megaflows, ofproto/trace text), the

@@ -1,8 +1,8 @@
 package xlate
 
 import (
+	"encoding/binary"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -94,25 +94,51 @@ func (t *RecircTable) Len() int {
 // key identifies a frozen state by value: the bridge, the pipeline
 // metadata (not the packet's own fields, which the datapath carries),
 // the table, the cookie and userdata, and the actions by identity (they
-// are subslices of immutable rule actions).
+// are subslices of immutable rule actions). Built in binary: a
+// translation that freezes builds one.
 func (fz *Frozen) key() string {
-	var b strings.Builder
+	b := make([]byte, 0, 64+8*mf.FlowWords+16*(len(fz.Actions)+len(fz.ActionSet)+len(fz.Stack)))
+	b = fmt.Appendf(b, "%p|", fz.Bridge)
+	b = append(b, fz.Table, byte(fz.Reason), flagByte(fz.Pause, fz.Hashed, fz.Conntracked))
+	b = binary.LittleEndian.AppendUint64(b, fz.Cookie)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(fz.Userdata)))
+	b = append(b, fz.Userdata...)
 	meta := fz.Flow
 	meta.Key = metadataOnly(&fz.Flow.Key)
-	fmt.Fprintf(&b, "%p|%d|%d|%x|%v|%v|%d|%v|", fz.Bridge, fz.Table, fz.Cookie, fz.Userdata, fz.Pause, fz.Hashed, fz.Reason, meta)
+	// The conntrack fields are not pipeline state: a resumed translation
+	// takes them from the packet (or clears them), as Open vSwitch's
+	// frozen_metadata leaves them out.
+	clearConntrack(&meta)
+	for _, w := range meta.Words() {
+		b = binary.LittleEndian.AppendUint64(b, w)
+	}
 	for _, a := range fz.Actions {
 		if k, ok := a.(interface{ frozenKey() string }); ok {
-			b.WriteString(k.frozenKey() + ",")
+			b = append(b, k.frozenKey()...)
+			b = append(b, ',')
 			continue
 		}
-		fmt.Fprintf(&b, "%p,", a)
+		b = fmt.Appendf(b, "%p,", a)
 	}
-	b.WriteByte('|')
+	b = append(b, '|')
 	for _, a := range fz.ActionSet {
-		fmt.Fprintf(&b, "%p,", a)
+		b = fmt.Appendf(b, "%p,", a)
 	}
-	fmt.Fprintf(&b, "|%x", fz.Stack)
-	return b.String()
+	b = append(b, '|')
+	for _, v := range fz.Stack {
+		b = append(b, v[:]...)
+	}
+	return string(b)
+}
+
+func flagByte(bits ...bool) byte {
+	var f byte
+	for i, v := range bits {
+		if v {
+			f |= 1 << i
+		}
+	}
+	return f
 }
 
 // metadataOnly keeps the datapath metadata of k (in_port, tunnel,

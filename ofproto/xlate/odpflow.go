@@ -1,6 +1,8 @@
 package xlate
 
 import (
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -163,7 +165,60 @@ func parseODPAttr(k *packet.Key, name, args string, vlan *int) error {
 			}
 		}
 		return nil
-	case "packet_type", "ct_state", "ct_zone", "ct_mark", "ct_label", "tunnel", "tcp_flags", "ufid":
+	case "ct_state":
+		// +new+trk (masked: -est too), or a number.
+		v := strings.TrimSpace(args)
+		v, _, _ = strings.Cut(v, "/")
+		if v == "" || v[0] != '+' && v[0] != '-' {
+			n, err := odpUint(v, 32)
+			k.CTState = uint32(n)
+			return err
+		}
+		k.CTState = 0
+		for v != "" {
+			sign := v[0]
+			v = v[1:]
+			end := strings.IndexAny(v, "+-")
+			if end < 0 {
+				end = len(v)
+			}
+			bit := ctStateBit(v[:end])
+			if bit == 0 {
+				return fmt.Errorf("bad ct_state flag %q", v[:end])
+			}
+			if sign == '+' {
+				k.CTState |= bit
+			}
+			v = v[end:]
+		}
+		return nil
+	case "ct_zone":
+		v, _, _ := strings.Cut(strings.TrimSpace(args), "/")
+		n, err := odpUint(v, 16)
+		k.CTZone = uint16(n)
+		return err
+	case "ct_mark":
+		v, _, _ := strings.Cut(strings.TrimSpace(args), "/")
+		n, err := odpUint(v, 32)
+		k.CTMark = uint32(n)
+		return err
+	case "ct_label":
+		v, _, _ := strings.Cut(strings.TrimSpace(args), "/")
+		l, err := odpU128(v)
+		k.CTLabel = l
+		return err
+	case "ct_tuple4", "ct_tuple6":
+		fs, err := odpFields(args)
+		if err != nil {
+			return err
+		}
+		for _, f := range fs {
+			if err := setCTTupleField(k, name == "ct_tuple6", f[0], f[1]); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "packet_type", "tunnel", "tcp_flags", "ufid":
 		return nil // metadata traces start without; flags are not the packet's
 	}
 	fs, err := odpFields(args)
@@ -254,4 +309,76 @@ func setODPField(k *packet.Key, attr, field, v string, vlan int) error {
 		return fmt.Errorf("unknown field %s in %s", field, attr)
 	}
 	return err
+}
+
+// ctStateBit is the ct_state bit a flag name stands for, or 0.
+func ctStateBit(name string) uint32 {
+	for i, n := range ctStateNames {
+		if n == name {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+// odpU128 parses a 128-bit number (ct_label) in hex or decimal into
+// network byte order.
+func odpU128(v string) ([16]byte, error) {
+	var out [16]byte
+	h, ok := strings.CutPrefix(strings.ToLower(v), "0x")
+	if !ok {
+		n, err := odpUint(v, 64)
+		binary.BigEndian.PutUint64(out[8:], n)
+		return out, err
+	}
+	if h == "" || len(h) > 32 {
+		return out, fmt.Errorf("bad 128-bit value %q", v)
+	}
+	h = strings.Repeat("0", 32-len(h)) + h
+	if _, err := hex.Decode(out[:], []byte(h)); err != nil {
+		return out, fmt.Errorf("bad 128-bit value %q", v)
+	}
+	return out, nil
+}
+
+// setCTTupleField sets one field of ct_tuple4(...) / ct_tuple6(...).
+func setCTTupleField(k *packet.Key, v6 bool, field, v string) error {
+	v, _, _ = strings.Cut(v, "/")
+	var err error
+	switch field {
+	case "src", "dst":
+		if v6 {
+			var a [16]byte
+			if a, err = odpIP6(v); err == nil {
+				if field == "src" {
+					k.CTIPv6Src = a
+				} else {
+					k.CTIPv6Dst = a
+				}
+			}
+			return err
+		}
+		var a [4]byte
+		if a, err = odpIP4(v); err == nil {
+			if field == "src" {
+				k.CTNwSrc = a
+			} else {
+				k.CTNwDst = a
+			}
+		}
+		return err
+	case "proto":
+		n, err := odpUint(v, 8)
+		k.CTNwProto = uint8(n)
+		return err
+	case "tp_src", "tp_dst":
+		n, err := odpUint(v, 16)
+		if field == "tp_src" {
+			k.CTTpSrc = uint16(n)
+		} else {
+			k.CTTpDst = uint16(n)
+		}
+		return err
+	}
+	return fmt.Errorf("unknown ct tuple field %q", field)
 }

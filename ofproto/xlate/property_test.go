@@ -2,6 +2,7 @@ package xlate_test
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gvs/ofproto/mf"
@@ -20,6 +21,16 @@ import (
 type propGen struct {
 	rng *rand.Rand
 	t   testing.TB
+	// ct adds conntrack: packets with conntrack state, matches on it, ct
+	// and ct_clear actions.
+	ct bool
+	// ctFrozen: packets with conntrack state come as a ct recirculation
+	// brings them, with a recirc_id (marked 1 here; the test names the
+	// frozen state): the datapath receives every other packet untracked.
+	ctFrozen bool
+	// ctResubmit adds resubmit(,N,ct), which Open vSwitch accepts only in
+	// rules matching a valid ct_state (its side-by-side test keeps those).
+	ctResubmit bool
 }
 
 func (g *propGen) pick(n int) int { return g.rng.IntN(n) }
@@ -55,7 +66,23 @@ func (g *propGen) packet() mf.Flow {
 			f.ICMPType = uint8(g.pick(2) * 8)
 		}
 	}
+	if g.ct && isIPFlow(&f) && g.pick(3) != 0 {
+		f.CTState = []uint32{0x21, 0x22, 0x2a, 0x25, 0x30, 0x61}[g.pick(6)]
+		f.CTZone, f.CTMark = uint16(g.pick(3)), uint32(g.pick(3))
+		if f.CTState&0x0b != 0 && g.pick(2) == 0 { // new, est or rpl: a valid connection
+			f.CTNwProto = f.IPProto
+			f.CTNwSrc, f.CTNwDst = [4]byte{198, 18, 1, byte(g.pick(4))}, [4]byte{198, 18, 0, byte(g.pick(4))}
+			f.CTTpSrc, f.CTTpDst = uint16(80+g.pick(3)), uint16(1000+g.pick(3))
+		}
+		if g.ctFrozen {
+			f.RecircID = 1
+		}
+	}
 	return f
+}
+
+func isIPFlow(f *mf.Flow) bool {
+	return f.EtherType == packet.EtherTypeIPv4 || f.EtherType == packet.EtherTypeIPv6
 }
 
 // match returns a random match on a few fields, with OpenFlow's
@@ -93,6 +120,12 @@ func (g *propGen) match(table uint8) mf.Match {
 	if table > 0 && g.pick(2) == 0 {
 		m.Flow.Regs[0], w.Regs[0] = uint32(g.pick(3)), 0x3
 	}
+	if g.ct && g.pick(2) == 0 {
+		m.Flow.CTState, w.CTState = p.CTState, []uint32{0x20, 0x22, 0x2f, 0x01}[g.pick(4)]
+		if g.pick(3) == 0 {
+			m.Flow.CTMark, w.CTMark = p.CTMark, 0x3
+		}
+	}
 	m.Normalize()
 	return m
 }
@@ -100,6 +133,28 @@ func (g *propGen) match(table uint8) mf.Match {
 var allOnes6 = [6]byte{255, 255, 255, 255, 255, 255}
 
 func (g *propGen) action(table uint8, depth int) xlate.Action {
+	if g.ct && g.pick(2) == 0 {
+		switch g.pick(5) {
+		case 0:
+			return &ofpact.CTClear{}
+		case 1:
+			if table < 3 && g.ctResubmit {
+				return &ofpact.Resubmit{InPort: mf.PortInPort, TableID: table + 1, WithCTOrig: true}
+			}
+		case 2:
+			return &ofpact.CT{ZoneSrc: mf.Subfield{Field: field(g.t, "reg0"), Ofs: 0, NBits: 16}, RecircTable: ofpact.CTNoRecirc}
+		default:
+			ct := &ofpact.CT{ZoneImm: uint16(g.pick(3)), RecircTable: ofpact.CTNoRecirc}
+			if table < 3 && g.pick(2) == 0 {
+				ct.RecircTable = table + 1
+			}
+			if g.pick(2) == 0 {
+				ct.Flags = ofpact.CTCommit
+				ct.Actions = []ofpact.Action{setField(g.t, "ct_mark", uint64(g.pick(3)))}
+			}
+			return ct
+		}
+	}
 	for {
 		switch g.pick(22) {
 		case 17:
@@ -197,35 +252,61 @@ func mix(p, q *mf.Flow, mask *mf.Wildcards) mf.Flow {
 }
 
 func TestMegaflowProperty(t *testing.T) {
-	t.Run("linear", func(t *testing.T) { testMegaflowProperty(t, false) })
+	t.Run("linear", func(t *testing.T) { testMegaflowProperty(t, false, false) })
 	// The classifier reports fewer bits (staged lookup, priority
 	// pruning): the megaflows are wider and must still be right.
-	t.Run("classifier", func(t *testing.T) { testMegaflowProperty(t, true) })
+	t.Run("classifier", func(t *testing.T) { testMegaflowProperty(t, true, false) })
+	// Conntrack: ct_state and the other ct fields in the megaflow only
+	// where a lookup or ct_clear looked, zones from registers, ct
+	// recirculations (their frozen states shared by equal pipelines).
+	t.Run("conntrack", func(t *testing.T) { testMegaflowProperty(t, true, true) })
 }
 
-func testMegaflowProperty(t *testing.T, useClassifier bool) {
-	g := &propGen{rng: rand.New(rand.NewPCG(13, 42)), t: t}
+func testMegaflowProperty(t *testing.T, useClassifier, ct bool) {
+	g := &propGen{rng: rand.New(rand.NewPCG(13, 42)), t: t, ct: ct, ctFrozen: ct}
+	recirc := xlate.NewRecircTable()
+	// input is the translation of packet f: a tracked one resumes the
+	// bridge's frozen state (as after ct(table=0)).
+	input := func(br xlate.Bridge, fz *xlate.Frozen, id uint32, f mf.Flow) *xlate.Input {
+		in := &xlate.Input{Bridge: br, Version: br.Version(), Flow: f, Recirc: recirc}
+		if f.RecircID != 0 {
+			in.Flow.RecircID, in.Frozen = id, fz
+		}
+		return in
+	}
 	sets, packets, others := 300, 30, 10
 	if testing.Short() {
 		sets = 50
 	}
 	tr, tr2 := xlate.NewTranslator(), xlate.NewTranslator()
-	checked := 0
+	checked, withCT := 0, 0
 	for range sets {
 		br := g.bridge()
 		if useClassifier {
 			xlatetest.UseClassifier(br)
 		}
+		fz := &xlate.Frozen{Bridge: br, Version: br.Version(), Conntracked: true}
+		id := recirc.Alloc(fz, epoch)
 		for range packets {
 			p := g.packet()
-			res := tr.Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: p})
+			in := input(br, fz, id, p)
+			p = in.Flow
+			res := tr.Translate(in)
 			want := res.Actions.String()
+			if strings.Contains(want, "ct(") || strings.Contains(want, "ct_clear") {
+				withCT++
+			}
 			var mask mf.Wildcards
 			mask.Masks.Key = packet.Key(res.Wildcards.DatapathMask())
 			for range others {
 				q0 := g.packet()
 				q := mix(&p, &q0, &mask)
-				got := tr2.Translate(&xlate.Input{Bridge: br, Version: br.Version(), Flow: q})
+				if q.RecircID == 0 {
+					// Received from a port: untracked.
+					q.CTState, q.CTZone, q.CTMark, q.CTNwProto = 0, 0, 0, 0
+					q.CTNwSrc, q.CTNwDst, q.CTTpSrc, q.CTTpDst = [4]byte{}, [4]byte{}, 0, 0
+				}
+				got := tr2.Translate(input(br, fz, id, q))
 				if got.Actions.String() != want {
 					t.Fatalf("megaflow broken:\nP=%+v\nQ=%+v\nmask=%+v\nP actions %s\nQ actions %s", p.Key, q.Key, mask.Masks.Key, want, got.Actions)
 				}
@@ -233,5 +314,8 @@ func testMegaflowProperty(t *testing.T, useClassifier bool) {
 			}
 		}
 	}
-	t.Logf("%d packets checked against their megaflows", checked)
+	t.Logf("%d packets checked against their megaflows, %d translations with ct or ct_clear", checked, withCT)
+	if ct && withCT < sets {
+		t.Fatalf("only %d translations had ct actions", withCT)
+	}
 }

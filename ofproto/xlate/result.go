@@ -249,6 +249,10 @@ type Frozen struct {
 	// Hashed: frozen for a select group by dp_hash; the resumed pass has
 	// the packet's dp_hash.
 	Hashed bool
+	// Conntracked: the resumed packet carries conntrack state (frozen by
+	// ct(table=N), or while tracked); otherwise translation resumes with
+	// the flow's conntrack fields cleared.
+	Conntracked bool
 }
 
 // PushStats credits s (a datapath flow's statistics delta) to everything

@@ -16,6 +16,18 @@ type Trace struct {
 	cur  *[]*traceNode
 	// formatAction formats one action (ofpact.Format of it).
 	formatAction func(Action) string
+	// recircs are the conntrack recirculations the translation forked,
+	// in order: ofproto/trace follows each (Open vSwitch's recirc_queue).
+	recircs []traceRecirc
+}
+
+// traceRecirc is one ct(table=N) recirculation to trace after the
+// translation that forked it: the flow as it was at the ct action, with
+// the recirculation id and the zone; the ct action's nat clause.
+type traceRecirc struct {
+	id   uint32
+	flow mf.Flow
+	nat  *ofpact.NAT
 }
 
 type nodeKind uint8
@@ -82,13 +94,14 @@ func (t *Trace) action(a Action) {
 	if t == nil {
 		return
 	}
-	var text string
+	t.report(nodeAction, t.formatOne(a))
+}
+
+func (t *Trace) formatOne(a Action) string {
 	if t.formatAction != nil {
-		text = t.formatAction(a)
-	} else {
-		text = ofpact.Format([]ofpact.Action{a})
+		return t.formatAction(a)
 	}
-	t.report(nodeAction, text)
+	return ofpact.Format([]ofpact.Action{a})
 }
 
 func (ctx *context) detail(s string)   { ctx.trace.report(nodeDetail, s) }

@@ -3,9 +3,12 @@ package xlate
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"gvs/dpif"
+	"gvs/dpif/conntrack"
 	"gvs/ofproto/mf"
+	"gvs/ofproto/ofpact"
 	"gvs/packet"
 )
 
@@ -80,7 +83,17 @@ type context struct {
 	pauseArgs    controllerArgs
 	hashBasis    uint32
 	stack        []Subvalue
-	trace        *Trace
+
+	// conntracked: the packet may carry conntrack state (it was tracked
+	// before this translation, or a recirculation after ct resumed it),
+	// Open vSwitch's ctx->conntracked; ct_clear acts only then.
+	conntracked bool
+	// ctNAT is the nat clause of the ct action being translated.
+	ctNAT *ofpact.NAT
+	// lookupCTOrig: the next table lookup is resubmit(,N,ct)'s.
+	lookupCTOrig bool
+
+	trace *Trace
 }
 
 // Translate translates in and returns the result, valid until the next
@@ -107,6 +120,15 @@ func (t *Translator) Translate(in *Input) *Result {
 	if fz := in.Frozen; fz != nil {
 		ctx.actionSet = append(ctx.actionSet, fz.ActionSet...)
 		ctx.stack = append(ctx.stack, fz.Stack...)
+		// A state frozen by ct(table=N) resumes tracked; any other
+		// resumes with the conntrack fields as they were when frozen
+		// cleared, as Open vSwitch's thaw does.
+		ctx.conntracked = fz.Conntracked
+		if !fz.Conntracked {
+			clearConntrack(&ctx.flow)
+		}
+	} else if ctx.flow.CTState&conntrack.StateTracked != 0 {
+		ctx.conntracked = true
 	}
 	if ctx.flow.ActsetOutput == 0 {
 		ctx.flow.ActsetOutput = mf.PortUnset
@@ -115,11 +137,20 @@ func (t *Translator) Translate(in *Input) *Result {
 
 	if ctx.trace != nil {
 		ctx.trace.enter(nodeBridge, fmt.Sprintf("bridge(%q)", ctx.br.Name()))
+		if fz := in.Frozen; fz != nil {
+			ctx.traceThaw(fz)
+		}
 	}
-	if in.Actions != nil || in.PacketOut {
+	switch {
+	case in.Frozen == nil && in.Actions == nil && !in.PacketOut && ctx.flow.RecircID != 0:
+		// A recirculated packet without its frozen state (ofproto/trace
+		// of a datapath flow whose id is gone): Open vSwitch's error.
+		ctx.errorMsg(fmt.Sprintf("Recirculation context not found for ID %x", ctx.flow.RecircID))
+		ctx.setError(ErrNoRecircContext)
+	case in.Actions != nil || in.PacketOut:
 		ctx.inPacketOut = in.PacketOut || in.Frozen == nil
 		ctx.doActions(in.Actions, true)
-	} else {
+	default:
 		// The first table's trace node stays current: Open vSwitch
 		// reports the action set under it.
 		ctx.firstLookup = true
@@ -253,6 +284,13 @@ func (ctx *context) lookupAndRun(inPort uint32, table uint8, mayPacketIn, honorM
 		}
 	}
 	ctx.flow.InPort = inPort
+	// resubmit(,N,ct) looks up with conntrack's original tuple; the
+	// rule's actions see the packet's own (Open vSwitch swaps back).
+	ctOrig := ctx.lookupCTOrig
+	ctx.lookupCTOrig = false
+	if ctOrig {
+		tupleSwap(&ctx.flow, ctx.wc)
+	}
 
 	var rule Rule
 	miss := MissContinue
@@ -271,6 +309,9 @@ func (ctx *context) lookupAndRun(inPort uint32, table uint8, mayPacketIn, honorM
 			}
 		}
 		break
+	}
+	if ctOrig {
+		tupleSwap(&ctx.flow, ctx.wc)
 	}
 	ctx.flow.InPort, ctx.flow.SrcPort, ctx.flow.DstPort = oldIn, oldSrc, oldDst
 
@@ -359,3 +400,27 @@ func (ctx *context) tableMiss(miss TableMiss, mayPacketIn bool) {
 
 // emit appends a datapath action.
 func (ctx *context) emit(a dpif.Action) { ctx.res.Actions = append(ctx.res.Actions, a) }
+
+// traceThaw reports resuming a frozen state, as Open vSwitch's
+// xlate_actions does under a "thaw" node.
+func (ctx *context) traceThaw(fz *Frozen) {
+	saved := ctx.trace.enter(nodeThaw, "thaw")
+	ctx.trace.report(nodeThaw, fmt.Sprintf("Resuming from table %d", ctx.in.Table))
+	list := func(acts []Action) string {
+		var parts []string
+		for _, a := range acts {
+			if _, ok := a.(*unrollXlate); ok {
+				continue
+			}
+			parts = append(parts, ctx.trace.formatOne(a))
+		}
+		return strings.Join(parts, ",")
+	}
+	if len(fz.ActionSet) > 0 {
+		ctx.trace.report(nodeThaw, "Restoring action set: "+list(fz.ActionSet))
+	}
+	if len(fz.Actions) > 0 {
+		ctx.trace.report(nodeThaw, "Restoring actions: "+list(fz.Actions))
+	}
+	ctx.trace.leave(saved)
+}

@@ -586,15 +586,6 @@ func TestLearnProducesFlow(t *testing.T) {
 	}
 }
 
-func TestConntrackIsSlowPathForNow(t *testing.T) {
-	br := newBridge(t)
-	br.AddRule(&xlatetest.Rule{Prio: 1, Acts: []xlate.Action{&ofpact.CT{RecircTable: 1}, &ofpact.Output{Port: 2}}})
-	res := translate(br, ipFlow(1))
-	if res.Slow&xlate.SlowAction == 0 || len(res.Actions) != 0 {
-		t.Fatalf("ct: slow %d actions %v", res.Slow, res.Actions)
-	}
-}
-
 // resume translates a frozen state's second pass for flow f.
 func resume(br xlate.Bridge, rt *xlate.RecircTable, id uint32, k packet.Key) *xlate.Result {
 	fz := rt.Lookup(id)

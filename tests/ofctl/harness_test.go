@@ -359,7 +359,8 @@ func (p pair) requireOpenFlow(tb testing.TB) {
 // comparing (setup whose output is noise); "sort:" before a line sorts
 // the lines of its standard output after the first (normalisation 5: for
 // replies Open vSwitch prints in hash-table order); "noxid:" masks the
-// xids in its standard output (normalisation 6); "counters:" and
+// xids in its standard output (normalisation 6); "recirc:" masks
+// recirculation ids (normalisation 12); "counters:" and
 // "prefixes:" compare a line without a known difference (normalize_test.go).
 func (p pair) compare(t *testing.T, lines ...string) {
 	t.Helper()
@@ -369,7 +370,10 @@ func (p pair) compare(t *testing.T, lines ...string) {
 			p.sut.sh(t, rest)
 			continue
 		}
-		sorted, noXID, counters, prefixes := false, false, false, false
+		sorted, noXID, counters, prefixes, recirc := false, false, false, false, false
+		if rest, ok := strings.CutPrefix(line, "recirc:"); ok {
+			line, recirc = rest, true
+		}
 		if rest, ok := strings.CutPrefix(line, "counters:"); ok {
 			line, counters = rest, true
 		}
@@ -394,6 +398,9 @@ func (p pair) compare(t *testing.T, lines ...string) {
 		}
 		if sorted {
 			ref.stdout, sut.stdout = sortAfterFirstLine(ref.stdout), sortAfterFirstLine(sut.stdout)
+		}
+		if recirc {
+			ref.stdout, sut.stdout = maskRecirc(ref.stdout), maskRecirc(sut.stdout)
 		}
 		if noXID {
 			ref.stdout, sut.stdout = xidRE.ReplaceAllString(ref.stdout, "xid=<x>"), xidRE.ReplaceAllString(sut.stdout, "xid=<x>")
