@@ -35,9 +35,11 @@
 // the subtable's whole mask. A packet to 198.18.0.1 against a rule on
 // nw_dst=10.0.0.0/16 then makes a megaflow on nw_dst=128.0.0.0/1. A trie
 // holds invisible rules too until they are removed: a superset costs
-// precision, never correctness. Open vSwitch's per-subtable trie on the
-// L4 ports is not built: a subtable whose final stage misses adds all of
-// its port bits.
+// precision, never correctness. Each subtable whose mask has L4 port bits
+// also keeps a trie of its rules' masked ports (Open vSwitch's ports
+// trie): a lookup that misses in its final stage adds only the leading
+// port bits that told the packet apart (tp_dst=0x1000/0xf000 for port 5201
+// against a rule on port 80) and the final stage's other bits.
 //
 // Conjunctive matches (OpenFlow conjunction(id,k/n)): a rule with
 // Conjunctions set is a clause of a conjunction, a "soft" match. When the

@@ -76,6 +76,16 @@ type subtable[T any] struct {
 	trieStage [MaxPrefixes]int8
 	hasTries  bool
 
+	// The ports trie (Open vSwitch's per-subtable one), when the mask
+	// has L4 port bits: the rules' masked ports as prefixes of portsPlen
+	// bits (up to the mask's last port bit). A lookup that misses in the
+	// final stage adds only the port bits the trie needed to tell the
+	// packet apart, and the final stage's other bits (lastNoPorts).
+	portsTrie   *trie
+	portsMask   prefixValue
+	portsPlen   int
+	lastNoPorts []maskedWord
+
 	// Writer only.
 	n        int
 	priCount map[int]int // rules per priority
@@ -117,6 +127,19 @@ func newSubtable[T any](mask *mf.Wildcards, seed uint64, tries []*trie) *subtabl
 		fieldStage[s] = int8(len(st.stageEnd))
 		if len(st.words) > start {
 			st.stageEnd = append(st.stageEnd, len(st.words))
+		}
+	}
+	if pm := portsValue(&mask.Masks); pm[0] != 0 {
+		st.portsTrie = &trie{field: portsField}
+		st.portsMask = pm
+		st.portsPlen = 64 - bits.TrailingZeros64(pm[0])
+		var ports mf.Flow
+		ports.SrcPort, ports.DstPort = 0xffff, 0xffff
+		pw := ports.Words()
+		for _, w := range st.words[st.lastStart():] {
+			if b := w.bits &^ pw[w.idx]; b != 0 {
+				st.lastNoPorts = append(st.lastNoPorts, maskedWord{w.idx, b})
+			}
 		}
 	}
 	for j, t := range tries {
@@ -197,6 +220,21 @@ func (st *subtable[T]) hashes(fw *[mf.FlowWords]uint64, out []uint64) uint64 {
 	return finish(h, j)
 }
 
+// lastStart is where the last stage's words start in words.
+func (st *subtable[T]) lastStart() int {
+	if len(st.stageEnd) < 2 {
+		return 0
+	}
+	return st.stageEnd[len(st.stageEnd)-2]
+}
+
+// maskedPorts is flow's ports under the subtable's mask, as a prefix
+// value for the ports trie.
+func (st *subtable[T]) maskedPorts(flow *mf.Flow) prefixValue {
+	v := portsValue(flow)
+	return prefixValue{v[0] & st.portsMask[0], 0}
+}
+
 // stageOf returns the stage holding the flow byte at offset.
 func stageOf(offset uintptr) int {
 	for s := range numStages {
@@ -232,16 +270,29 @@ func (st *subtable[T]) find(v Version, flow *mf.Flow, wc *mf.Wildcards, tries []
 			return nil
 		}
 	}
-	st.unwildcard(wc, len(st.words))
-	b := st.bucketFor(finish(h, j), fw)
-	if b == nil {
-		return nil
-	}
-	for _, r := range b.rules {
-		if r.VisibleIn(v) {
-			return r
+	if b := st.bucketFor(finish(h, j), fw); b != nil {
+		for _, r := range b.rules {
+			if r.VisibleIn(v) {
+				st.unwildcard(wc, len(st.words))
+				return r
+			}
 		}
 	}
+	if st.portsTrie == nil || wc == nil {
+		st.unwildcard(wc, len(st.words))
+		return nil
+	}
+	// No match: of the ports, only the bits the ports trie needed to
+	// tell the packet from every rule's ports.
+	st.unwildcard(wc, st.lastStart())
+	ww := wc.Masks.Words()
+	for _, w := range st.lastNoPorts {
+		ww[w.idx] |= w.bits
+	}
+	_, mbits := st.portsTrie.lookupValue(st.maskedPorts(flow))
+	m := prefixMask(mbits)[0] & st.portsMask[0]
+	wc.Masks.SrcPort |= uint16(m >> 48)
+	wc.Masks.DstPort |= uint16(m >> 32)
 	return nil
 }
 
@@ -318,6 +369,9 @@ func (st *subtable[T]) insert(r *Rule[T]) {
 	r.sub = st
 	st.n++
 	st.notePriority(r.Priority, 1)
+	if st.portsTrie != nil {
+		st.portsTrie.insert(st.maskedPorts(&r.Match.Flow), st.portsPlen)
+	}
 
 	t := st.table.Load()
 	slot := st.slotOf(t, h, r.Match.Flow.Words())
@@ -440,6 +494,9 @@ func (st *subtable[T]) remove(r *Rule[T]) {
 	r.sub = nil
 	st.n--
 	st.notePriority(r.Priority, -1)
+	if st.portsTrie != nil {
+		st.portsTrie.remove(st.maskedPorts(&r.Match.Flow), st.portsPlen)
+	}
 	if len(t.slots) > minSlots && st.n*8 < len(t.slots) {
 		st.rebuild()
 	}

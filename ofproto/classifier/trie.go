@@ -167,7 +167,11 @@ func (t *trie) lookup(flow *mf.Flow) (plens plenSet, maskbits int) {
 	if flow.EtherType != t.field.Prereq {
 		return allPlens, 0
 	}
-	v := t.field.load(flow)
+	return t.lookupValue(t.field.load(flow))
+}
+
+// lookupValue is lookup for a value of the trie's field.
+func (t *trie) lookupValue(v prefixValue) (plens plenSet, maskbits int) {
 	var prev *trieNode
 	node := t.root.Load()
 	for node != nil {
@@ -280,6 +284,17 @@ func (t *trie) remove(v prefixValue, plen int) {
 func maskValue(v prefixValue, plen int) prefixValue {
 	m := prefixMask(plen)
 	return prefixValue{v[0] & m[0], v[1] & m[1]}
+}
+
+// portsField describes the L4 ports as one 32-bit prefix field, source
+// port first, as Open vSwitch's per-subtable ports trie sees them (they
+// are not a big-endian field of mf.Flow: see portsValue).
+var portsField = PrefixField{Name: "tp_ports", Bits: 32}
+
+// portsValue is flow's L4 ports as a 32-bit prefix value (source port in
+// the high half).
+func portsValue(flow *mf.Flow) prefixValue {
+	return prefixValue{uint64(flow.SrcPort)<<48 | uint64(flow.DstPort)<<32, 0}
 }
 
 // trieLookup is the state of one classifier lookup's trie checks: each

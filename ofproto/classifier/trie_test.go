@@ -59,8 +59,19 @@ func randPrefixFlow(rng *rand.Rand) mf.Flow {
 	fl.SrcIPv4, fl.DstIPv4 = randAddr4(rng), randAddr4(rng)
 	fl.SrcIPv6, fl.DstIPv6 = randAddr6(rng), randAddr6(rng)
 	fl.IPProto = []uint8{6, 17}[rng.IntN(2)]
-	fl.DstPort = uint16(80 + rng.IntN(2))
+	fl.SrcPort = randPort(rng)
+	fl.DstPort = randPort(rng)
+	fl.TCPFlags = uint16(rng.IntN(2)) << 1
 	return fl
+}
+
+// randPort is a well-known port or a random one: rules and packets then
+// share long port prefixes now and then.
+func randPort(rng *rand.Rand) uint16 {
+	if rng.IntN(2) == 0 {
+		return []uint16{80, 81, 443, 5201}[rng.IntN(4)]
+	}
+	return uint16(rng.IntN(65536))
 }
 
 // randPrefixMatch matches address prefixes of any length (0..32, 0..128;
@@ -94,8 +105,15 @@ func randPrefixMatch(rng *rand.Rand) mf.Match {
 	if rng.IntN(4) == 0 {
 		w.IPProto = 0xff
 	}
+	portMasks := []uint16{0xffff, 0xffff, 0xff00, 0xfff0, 0x00ff}
+	if rng.IntN(3) == 0 {
+		w.DstPort = portMasks[rng.IntN(len(portMasks))]
+	}
 	if rng.IntN(4) == 0 {
-		w.DstPort = 0xffff
+		w.SrcPort = portMasks[rng.IntN(len(portMasks))]
+	}
+	if rng.IntN(8) == 0 {
+		w.TCPFlags = 0x2 // a final-stage bit besides the ports
 	}
 	m.Normalize()
 	return m
@@ -142,6 +160,23 @@ func TestPrefixTriesAgainstLinearScan(t *testing.T) {
 							t.Fatalf("prefixes %v round %d: wildcards too wide: %+v and %+v (bit %d of %s flipped) agree on the reported bits but %v != %v",
 								prefixes, round, fl.Key, other.Key, i, f.Name, name(got), name(want))
 						}
+					}
+				}
+				for range 16 {
+					other := fl
+					i := rng.IntN(32)
+					bit := uint16(1) << (15 - i%16)
+					p, pm := &other.SrcPort, wc.Masks.SrcPort
+					if i >= 16 {
+						p, pm = &other.DstPort, wc.Masks.DstPort
+					}
+					if pm&bit != 0 {
+						continue
+					}
+					*p ^= bit
+					if got := linear(rules, 1, &other, true); got != want {
+						t.Fatalf("prefixes %v round %d: wildcards too wide: %+v and %+v (port bit %d flipped) agree on the reported bits but %v != %v",
+							prefixes, round, fl.Key, other.Key, i, name(got), name(want))
 					}
 				}
 				for range 20 {
@@ -274,6 +309,32 @@ func TestPrefixTrieInsertRemove(t *testing.T) {
 	}
 	if tr.root.Load() != nil {
 		t.Fatal("trie not empty after removing every prefix")
+	}
+}
+
+// The ports trie: a packet to a port no rule names unwildcards only the
+// port bits that tell it from the rules' ports.
+func TestPortsTrie(t *testing.T) {
+	c := New[int]()
+	var m mf.Match
+	m.Flow.EtherType, m.Wildcards.Masks.EtherType = packet.EtherTypeIPv4, 0xffff
+	m.Flow.IPProto, m.Wildcards.Masks.IPProto = packet.ProtoTCP, 0xff
+	m.Flow.DstPort, m.Wildcards.Masks.DstPort = 80, 0xffff
+	c.Insert(&Rule[int]{Match: m, Priority: 10}, 1)
+	var fl mf.Flow
+	fl.EtherType, fl.IPProto = packet.EtherTypeIPv4, packet.ProtoTCP
+	fl.SrcPort, fl.DstPort = 40000, 5201 // 5201 = 0x1451, 80 = 0x0050: they differ at bit 3
+	var wc mf.Wildcards
+	if r := c.Lookup(1, &fl, &wc); r != nil {
+		t.Fatalf("matched %v", name(r))
+	}
+	if wc.Masks.DstPort != 0xf000 || wc.Masks.SrcPort != 0 {
+		t.Errorf("tp_src mask %#x, tp_dst mask %#x; want 0 and 0xf000", wc.Masks.SrcPort, wc.Masks.DstPort)
+	}
+	fl.DstPort = 80
+	wc = mf.Wildcards{}
+	if r := c.Lookup(1, &fl, &wc); r == nil || wc.Masks.DstPort != 0xffff {
+		t.Errorf("to port 80: %v, tp_dst mask %#x", name(r), wc.Masks.DstPort)
 	}
 }
 
