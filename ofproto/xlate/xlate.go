@@ -48,8 +48,11 @@ type context struct {
 	in  *Input
 	br  Bridge
 	cfg *Config
-	res *Result
-	wc  *mf.Wildcards
+	// version is the table version of br: Input.Version, or the peer
+	// bridge's own while translating behind a patch port.
+	version uint64
+	res     *Result
+	wc      *mf.Wildcards
 
 	// flow is the flow as the actions so far made it; base is the flow
 	// as the datapath actions emitted so far leave the packet (commit
@@ -92,6 +95,12 @@ type context struct {
 	ctNAT *ofpact.NAT
 	// lookupCTOrig: the next table lookup is resubmit(,N,ct)'s.
 	lookupCTOrig bool
+	// cloneRule: the next rule's actions are the first behind a patch
+	// port (clone_xlate_actions, with cloneLast as is_last_action).
+	cloneRule, cloneLast bool
+	// outputLast: the output action being translated is the last of the
+	// translation (Open vSwitch's is_last_action).
+	outputLast bool
 
 	trace *Trace
 }
@@ -109,7 +118,7 @@ func (t *Translator) Translate(in *Input) *Result {
 
 	ctx := &t.ctx
 	*ctx = context{
-		in: in, br: in.Bridge, cfg: in.Bridge.Config(), res: res, wc: &res.Wildcards,
+		in: in, br: in.Bridge, cfg: in.Bridge.Config(), version: in.Version, res: res, wc: &res.Wildcards,
 		flow: in.Flow, base: in.Flow, tableID: in.Table,
 		// No rule yet (a packet out's actions): Open vSwitch's
 		// rule_cookie starts as all ones, which packet-ins carry.
@@ -299,7 +308,7 @@ func (ctx *context) lookupAndRun(inPort uint32, table uint8, mayPacketIn, honorM
 			continue
 		}
 		ctx.tableID = uint8(t)
-		rule = ctx.br.LookupRule(ctx.in.Version, uint8(t), &ctx.flow, ctx.wc)
+		rule = ctx.br.LookupRule(ctx.version, uint8(t), &ctx.flow, ctx.wc)
 		if rule != nil {
 			break
 		}
@@ -356,7 +365,12 @@ func (ctx *context) runRule(rule Rule, deepens bool) {
 		ctx.depth++
 	}
 	ctx.rule, ctx.cookie = rule, rule.Cookie()
-	ctx.doActions(rule.Actions(), true)
+	if ctx.cloneRule {
+		ctx.cloneRule = false
+		ctx.cloneRuleActions(rule.Actions(), ctx.cloneLast)
+	} else {
+		ctx.doActions(rule.Actions(), true)
+	}
 	if deepens {
 		ctx.depth--
 	}
