@@ -242,6 +242,8 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 		row.Error = nil
 		if msg := r.state.errors[old.UUID]; msg != "" {
 			row.Error = &msg
+		} else if ps != nil && ps.Error != "" {
+			row.Error = ptr(ps.Error)
 		}
 		if ps != nil {
 			row.AdminState = upDown(ps.Link.AdminUp)
@@ -304,6 +306,10 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 // never replaces a standard one of the same name.
 func statistics(ps PortStats) map[string]int {
 	s := ps.Stats
+	if ps.PacketsOnly {
+		return map[string]int{"rx_packets": int(s.RxPackets), "rx_bytes": int(s.RxBytes),
+			"tx_packets": int(s.TxPackets), "tx_bytes": int(s.TxBytes)}
+	}
 	m := map[string]int{
 		"rx_packets": int(s.RxPackets), "rx_bytes": int(s.RxBytes),
 		"tx_packets": int(s.TxPackets), "tx_bytes": int(s.TxBytes),
