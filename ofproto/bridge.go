@@ -60,9 +60,9 @@ type Bridge struct {
 	name   string
 	dpType string // BridgeConfig.DatapathType
 	log    *slog.Logger
-	now  func() time.Time
-	pipe *pipeline.Pipeline
-	macs *maclearn.Table
+	now    func() time.Time
+	pipe   *pipeline.Pipeline
+	macs   *maclearn.Table
 
 	xcfg      atomic.Pointer[xlate.Config]
 	ports     atomic.Pointer[portSnapshot]
