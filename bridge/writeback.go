@@ -271,6 +271,9 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 				var counters PortStats
 				if cs := r.state.counters[di.spec.Name]; cs != nil {
 					counters = *cs
+				} else {
+					// A patch port counts packets and bytes only.
+					counters.PacketsOnly = di.spec.Type == "patch"
 				}
 				row.Statistics = statistics(counters)
 			}
