@@ -244,3 +244,14 @@ func setTunnel(k *packet.Key, t tunnelFields) {
 	k.TunTpSrc, k.TunTpDst, k.TunGBPID, k.TunMetadata = t.tpSrc, t.tpDst, t.gbpID, t.meta
 	k.TunMetaPad = 0
 }
+
+// missText is a table miss's trace line. Open vSwitch's ofproto/trace
+// recognises its internal miss rules (reg0=1: packet-in, reg0=2: drop)
+// only as the ingress bridge's: behind a patch port it prints the peer
+// bridge's miss rule like any other rule.
+func (ctx *context) missText(text string, internalID int) string {
+	if ctx.br != ctx.in.Bridge {
+		return fmt.Sprintf("%2d. reg0=0x%x, priority 0", ctx.tableID, internalID)
+	}
+	return fmt.Sprintf("%2d. %s", ctx.tableID, text)
+}

@@ -397,7 +397,7 @@ func (ctx *context) tableMiss(miss TableMiss, mayPacketIn bool) {
 	// connection's miss_send_len applies when it is sent).
 	if !send {
 		if ctx.trace != nil {
-			saved := ctx.trace.enter(nodeTable, fmt.Sprintf("%2d. No match.", ctx.tableID))
+			saved := ctx.trace.enter(nodeTable, ctx.missText("No match.", 2))
 			ctx.trace.report(nodeAction, "drop")
 			ctx.trace.leave(saved)
 		}
@@ -405,7 +405,7 @@ func (ctx *context) tableMiss(miss TableMiss, mayPacketIn bool) {
 	}
 	var saved *[]*traceNode
 	if ctx.trace != nil {
-		saved = ctx.trace.enter(nodeTable, fmt.Sprintf("%2d. No match, and a \"packet-in\" is called for.", ctx.tableID))
+		saved = ctx.trace.enter(nodeTable, ctx.missText("No match, and a \"packet-in\" is called for.", 1))
 		ctx.trace.action(missAction())
 	}
 	ctx.controller(controllerArgs{maxLen: 0xffff, reason: ReasonImplicitMiss})

@@ -91,7 +91,7 @@ const patchFlows = "!printf '%s\\n' " +
 const (
 	patchICMP = "in_port=1,icmp,dl_src=50:54:00:00:00:05,dl_dst=50:54:00:00:00:07,nw_src=198.18.0.2,nw_dst=198.18.0.1,nw_ttl=64,icmp_type=8"
 	patchTCP  = "in_port=1,tcp,dl_src=50:54:00:00:00:05,dl_dst=50:54:00:00:00:07,nw_src=198.18.0.2,nw_dst=198.18.0.1,tp_src=1000,tp_dst=80"
-	patchUDP  = "in_port=1,udp,dl_src=50:54:00:00:00:05,dl_dst=50:54:00:00:00:07,nw_src=198.18.0.2,nw_dst=198.18.0.1,tp_src=1000,tp_dst=53"
+	patchUDP  = "in_port=1,udp,dl_src=50:54:00:00:00:05,dl_dst=50:54:00:00:00:07,nw_src=198.18.0.2,nw_dst=198.18.0.1,udp_src=1000,udp_dst=53"
 	patchBack = "in_port=1,dl_vlan=10,icmp,dl_src=50:54:00:00:00:07,dl_dst=50:54:00:00:00:05,nw_src=198.18.0.1,nw_dst=198.18.0.2,icmp_type=0"
 )
 
