@@ -255,3 +255,16 @@ func (ctx *context) missText(text string, internalID int) string {
 	}
 	return fmt.Sprintf("%2d. %s", ctx.tableID, text)
 }
+
+// optimizeTrailingClone embeds the actions of a clone that is the last
+// datapath action (nothing follows that the clone protects), as Open
+// vSwitch's xlate_optimize_odp_actions does for every translation that
+// did not fail.
+func optimizeTrailingClone(res *Result) {
+	n := len(res.Actions)
+	if n == 0 || res.Actions[n-1].Kind != dpif.ActClone {
+		return
+	}
+	nested := res.Actions[n-1].Nested[0]
+	res.Actions = append(res.Actions[:n-1], nested...)
+}

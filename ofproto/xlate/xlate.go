@@ -173,6 +173,8 @@ func (t *Translator) Translate(in *Input) *Result {
 		// Open vSwitch drops on an error: no datapath actions, but the
 		// wildcards stay (the same packets fail the same way).
 		res.Actions = res.Actions[:0]
+	} else {
+		optimizeTrailingClone(res)
 	}
 	// No commit here: changes after the last output reach no port.
 	ctx.finishWildcards()
