@@ -137,17 +137,36 @@ func TestPatchPortTrace(t *testing.T) {
 }
 
 // TestPatchPortNormal: NORMAL on both bridges, with the patch ports as
-// ordinary ports of each: flooding and MAC learning across the pair.
+// ordinary ports of each: a frame from p1 floods through the pair (both
+// bridges learn its source, br1 on pb), the reply from p2 goes back to
+// the learned port only (br0 learns it on pa); the traces then forward
+// to learned ports on both sides, and the datapath flows of the frames
+// were revalidated to the learned ports.
 func TestPatchPortNormal(t *testing.T) {
 	p := startPair(t, patchSetup()...)
 	p.requireOpenFlow(t)
+	const (
+		request = "505400000007505400000005123400000000000000000000000000000000000000000000000000000000000000000000"
+		reply   = "505400000005505400000007123400000000000000000000000000000000000000000000000000000000000000000000"
+	)
 	p.compare(t,
 		"ovs-ofctl add-flow br0 actions=NORMAL",
 		"ovs-ofctl add-flow br1 actions=NORMAL",
-		"ovs-appctl ofproto/trace br0 'in_port=1,dl_src=50:54:00:00:00:05,dl_dst=50:54:00:00:00:07,dl_type=0x1234' -generate",
-		"ovs-appctl ofproto/trace br1 'in_port=1,dl_src=50:54:00:00:00:07,dl_dst=50:54:00:00:00:05,dl_type=0x1234' -generate",
-		"ovs-appctl fdb/show br0 | sed 's/ [0-9]*$//'",
-		"ovs-appctl fdb/show br1 | sed 's/ [0-9]*$//'",
+		"ovs-appctl netdev-dummy/receive p1 "+request,
+		"!for i in $(seq 100); do [ $(stat -c %s $DIR/p2-tx.pcap) -gt 24 ] && break; sleep 0.02; done",
+		"ovs-appctl netdev-dummy/receive p2 "+reply,
+		"!for i in $(seq 100); do [ $(stat -c %s $DIR/p1-tx.pcap) -gt 24 ] && break; sleep 0.02; done",
+		"ovs-pcap $DIR/p1-tx.pcap",
+		"ovs-pcap $DIR/p2-tx.pcap",
+		"sort:ovs-appctl fdb/show br0 | sed 's/ *[0-9]*$//'",
+		"sort:ovs-appctl fdb/show br1 | sed 's/ *[0-9]*$//'",
 		"ovs-appctl ofproto/trace br0 'in_port=1,dl_src=50:54:00:00:00:05,dl_dst=50:54:00:00:00:07,dl_type=0x1234'",
+		"ovs-appctl ofproto/trace br1 'in_port=1,dl_src=50:54:00:00:00:07,dl_dst=50:54:00:00:00:05,dl_type=0x1234'",
+		// The first frame's flow flooded; MAC learning in br1 (behind
+		// the patch) revalidates it to the learned port.
+		"!for i in $(seq 100); do ovs-appctl dpctl/dump-flows | grep -q 'in_port(1).*actions:2$' && break; sleep 0.05; done",
+		"ovs-appctl dpctl/dump-flows | sort | sed 's/packets:.*actions/actions/'",
+		"ovs-ofctl dump-ports br0 2",
+		"ovs-ofctl dump-ports br1 2",
 	)
 }
