@@ -268,3 +268,16 @@ func optimizeTrailingClone(res *Result) {
 	nested := res.Actions[n-1].Nested[0]
 	res.Actions = append(res.Actions[:n-1], nested...)
 }
+
+// thawBridge switches to the bridge of the frozen state being resumed
+// when it is not the input port's (a state frozen behind a patch port),
+// with that bridge's settings and table version, as Open vSwitch's
+// xlate_actions does on thaw. The trace has already named the input
+// port's bridge.
+func (ctx *context) thawBridge() {
+	fz := ctx.in.Frozen
+	if fz == nil || fz.Bridge == nil || fz.Bridge == ctx.br {
+		return
+	}
+	ctx.br, ctx.cfg, ctx.version = fz.Bridge, fz.Bridge.Config(), fz.Bridge.Version()
+}

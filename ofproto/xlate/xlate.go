@@ -146,6 +146,9 @@ func (t *Translator) Translate(in *Input) *Result {
 
 	if ctx.trace != nil {
 		ctx.trace.enter(nodeBridge, fmt.Sprintf("bridge(%q)", ctx.br.Name()))
+	}
+	ctx.thawBridge()
+	if ctx.trace != nil {
 		if fz := in.Frozen; fz != nil {
 			ctx.traceThaw(fz)
 		}

@@ -170,3 +170,27 @@ func TestPatchPortNormal(t *testing.T) {
 		"ovs-ofctl dump-ports br1 2",
 	)
 }
+
+// TestPatchPortConntrack: ct(table=N) in the bridge behind the patch:
+// the translation freezes in the peer bridge, which the recirculated
+// pass resumes in (ofproto/trace follows it with --ct-next); the
+// calling bridge's actions after the patch go on with the packet as it
+// was; a packet through it reaches the far port.
+func TestPatchPortConntrack(t *testing.T) {
+	p := startPair(t, patchSetup()...)
+	p.requireOpenFlow(t)
+	p.compare(t,
+		"ovs-ofctl -O OpenFlow13 add-flow br0 'priority=10,in_port=1,ip,actions=set_field:0x3->reg1,output:2,output:LOCAL'",
+		"ovs-ofctl -O OpenFlow13 add-flow br1 'table=0,priority=10,in_port=2,ip,actions=ct(zone=7,table=1)'",
+		"ovs-ofctl -O OpenFlow13 add-flow br1 'table=1,priority=10,ct_state=+trk+new,ip,actions=ct(commit,zone=7),output:1'",
+		"ovs-ofctl -O OpenFlow13 add-flow br1 'table=1,priority=5,actions=drop'",
+		"recirc:ovs-appctl ofproto/trace br0 '"+patchICMP+"'",
+		"recirc:ovs-appctl ofproto/trace br0 '"+patchICMP+"' --ct-next 'trk,new'",
+		"recirc:ovs-appctl ofproto/trace br0 '"+patchICMP+"' --ct-next 'trk,est'",
+		"ovs-appctl netdev-dummy/receive p1 "+icmpFrame,
+		"!for i in $(seq 100); do [ $(stat -c %s $DIR/p2-tx.pcap) -gt 100 ] && break; sleep 0.02; done",
+		"ovs-pcap $DIR/p2-tx.pcap",
+		"recirc:ovs-appctl dpctl/dump-flows | sort",
+		"ovs-appctl dpctl/dump-conntrack | sort",
+	)
+}
