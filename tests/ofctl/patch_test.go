@@ -70,6 +70,11 @@ func TestPatchPortConfig(t *testing.T) {
 		"!for i in $(seq 100); do [ \"$(ovs-vsctl get interface pa error)\" = '[]' ] && break; sleep 0.05; done",
 		"ovs-vsctl "+patchColumns+" list interface pa pb",
 		"ovs-appctl dpif/show",
+		// Re-pointing a patch port keeps its number; pairing follows.
+		"ovs-vsctl set interface pf options:peer=pg -- add-port br1 pg -- set interface pg type=patch options:peer=pf ofport_request=7",
+		"!for i in $(seq 100); do [ \"$(ovs-vsctl get interface pf error)\" = '[]' ] && break; sleep 0.05; done",
+		"ovs-vsctl "+patchColumns+" list interface pf pg",
+		"ovs-appctl dpif/show",
 	)
 }
 
