@@ -173,6 +173,11 @@ func TestPatchPortNormal(t *testing.T) {
 		"ovs-appctl dpctl/dump-flows | sort | sed 's/packets:.*actions/actions/'",
 		"ovs-ofctl dump-ports br0 2",
 		"ovs-ofctl dump-ports br1 2",
+		// A packet-out to the patch port crosses too (learned: to p2 only).
+		"ovs-ofctl packet-out br0 CONTROLLER output:2 "+request,
+		"!for i in $(seq 100); do [ $(stat -c %s $DIR/p2-tx.pcap) -gt 100 ] && break; sleep 0.02; done",
+		"ovs-pcap $DIR/p2-tx.pcap",
+		"ovs-ofctl dump-ports br0 2",
 	)
 }
 
