@@ -90,6 +90,7 @@ const patchFlows = "!printf '%s\\n' " +
 	"'table=0,priority=100,in_port=1,icmp,actions=load:0x7->NXM_NX_REG0[],set_field:0x5->metadata,output:2' " +
 	"'table=0,priority=100,in_port=1,tcp,actions=output:2,mod_nw_tos:0x20,output:LOCAL' " +
 	"'table=0,priority=100,in_port=1,udp,actions=mod_dl_src:50:54:00:00:00:09,output:2' " +
+	"'table=0,priority=110,in_port=1,tcp,tp_dst=81,actions=output:2,write_actions(output:LOCAL)' " +
 	"'table=0,priority=100,in_port=2,actions=output:1' " +
 	"> $DIR/br0.txt; printf '%s\\n' " +
 	"'table=0,priority=100,in_port=2,icmp,reg0=0,metadata=0,actions=push_vlan:0x8100,set_field:4106->vlan_vid,goto_table:1' " +
@@ -122,6 +123,7 @@ func TestPatchPortTrace(t *testing.T) {
 		"ovs-ofctl -O OpenFlow13 add-flows br1 $DIR/br1.txt",
 		"ovs-appctl ofproto/trace br0 '"+patchICMP+"'",
 		"ovs-appctl ofproto/trace br0 '"+patchTCP+"'",
+		"ovs-appctl ofproto/trace br0 '"+strings.Replace(patchTCP, "tp_dst=80", "tp_dst=81", 1)+"'",
 		"ovs-appctl ofproto/trace br0 '"+patchUDP+"'"+sortFlood,
 		"ovs-appctl ofproto/trace br1 '"+patchBack+"'",
 		"ovs-appctl netdev-dummy/receive p1 "+icmpFrame,
