@@ -1,0 +1,182 @@
+package conntrack
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"net/netip"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gvs/packet"
+)
+
+// TestTrackerMatchesOpenVSwitch runs the same packets through Debian's
+// ovs-vswitchd (userspace datapath, dummy ports: nothing touches the
+// network) and through the tracker, with the pipeline
+//
+//	table 0: ct(zone=1,table=1)
+//	table 1: move:ct_state[0..5]->ip_dscp, ct(commit,zone=1), output
+//
+// so each packet leaves Open vSwitch carrying in its DSCP the ct_state
+// its first ct gave it. The tracker must give the same state to every
+// packet (TCP handshake, data, window violation, close, reopen, resets,
+// UDP, ICMP echo and errors, another protocol, bad checksums; IPv4 and
+// IPv6) and end with the same dpctl/dump-conntrack (and timeouts within
+// a couple of seconds of dump-conntrack -s).
+func TestTrackerMatchesOpenVSwitch(t *testing.T) {
+	r := ntStartOVS(t)
+	pcap := func(p string) string { return filepath.Join(r.dir, p+".pcap") }
+	r.vsctl("add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev",
+		"--", "add-port", "br0", "p1", "--", "set", "interface", "p1", "type=dummy", "ofport_request=1", "options:tx_pcap="+pcap("p1"),
+		"--", "add-port", "br0", "p2", "--", "set", "interface", "p2", "type=dummy", "ofport_request=2", "options:tx_pcap="+pcap("p2"))
+	for _, f := range []string{
+		"table=0,priority=10,ip,actions=ct(zone=1,table=1)",
+		"table=0,priority=10,ipv6,actions=ct(zone=1,table=1)",
+		"table=1,ip,in_port=1,actions=move:NXM_NX_CT_STATE[0..5]->OXM_OF_IP_DSCP[],ct(commit,zone=1),output:2",
+		"table=1,ip,in_port=2,actions=move:NXM_NX_CT_STATE[0..5]->OXM_OF_IP_DSCP[],ct(commit,zone=1),output:1",
+		"table=1,ipv6,in_port=1,actions=move:NXM_NX_CT_STATE[0..5]->OXM_OF_IP_DSCP[],ct(commit,zone=1),output:2",
+		"table=1,ipv6,in_port=2,actions=move:NXM_NX_CT_STATE[0..5]->OXM_OF_IP_DSCP[],ct(commit,zone=1),output:1",
+	} {
+		r.run("ovs-ofctl", "-O", "OpenFlow15", "add-flow", "br0", f)
+	}
+	ct := New(Config{})
+
+	// step sends ip from A (p1) or B (p2) through both and compares the
+	// state.
+	step := func(name string, fromB bool, ip []byte) {
+		t.Helper()
+		in, out := "p1", "p2"
+		if fromB {
+			in, out = "p2", "p1"
+		}
+		before := len(ntPcapRecords(t, pcap(out)))
+		r.appctl("netdev-dummy/receive", in, hex.EncodeToString(ntFrame(ip, false)))
+		var got []byte
+		for range 200 {
+			if recs := ntPcapRecords(t, pcap(out)); len(recs) > before {
+				got = recs[before][14:]
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if got == nil {
+			t.Fatalf("%s: nothing left Open vSwitch on %s", name, out)
+		}
+		var ovs uint32
+		if got[0]>>4 == 4 {
+			ovs = uint32(got[1] >> 2)
+		} else {
+			ovs = uint32(binary.BigEndian.Uint16(got[0:]) >> 6 & 0x3f)
+		}
+		b := ntBuffer(ntFrame(ip, false))
+		ct.Execute(b, &Request{Zone: 1})
+		ours := b.Key.CTState & 0x3f
+		ct.Execute(b, &Request{Zone: 1, Commit: true})
+		if ours != ovs {
+			t.Errorf("%s: ct_state %s, Open vSwitch %s", name, stateString(ours), stateString(ovs))
+		}
+	}
+	a4, b4 := ipA, ipB
+	a6, b6 := ip6A, ip6B
+	tcp := func(src, dst netip.Addr, sp, dp uint16, s seg) []byte {
+		return ipPacket(src, dst, packet.ProtoTCP, tcpHdr(sp, dp, s))
+	}
+	for _, fam := range []struct {
+		name string
+		a, b netip.Addr
+	}{{"ipv4", a4, b4}, {"ipv6", a6, b6}} {
+		a, b, n := fam.a, fam.b, fam.name+"/"
+		// A TCP connection: handshake, data, a segment far out of the
+		// window, close, and a new SYN on the closed tuple.
+		step(n+"syn", false, tcp(a, b, 40000, 5201, seg{flags: fSYN, seq: 1000, win: 64240, wscale: 7}))
+		step(n+"syn-ack", true, tcp(b, a, 5201, 40000, seg{flags: fSYN | fACK, seq: 5000, ack: 1001, win: 65160, wscale: 7}))
+		step(n+"ack", false, tcp(a, b, 40000, 5201, seg{flags: fACK, seq: 1001, ack: 5001, win: 502, wscale: -1}))
+		step(n+"data", false, tcp(a, b, 40000, 5201, seg{flags: fACK | fPSH, seq: 1001, ack: 5001, win: 502, wscale: -1, payload: 100}))
+		step(n+"data-ack", true, tcp(b, a, 5201, 40000, seg{flags: fACK, seq: 5001, ack: 1101, win: 509, wscale: -1}))
+		step(n+"out-of-window", false, tcp(a, b, 40000, 5201, seg{flags: fACK | fPSH, seq: 1101 + 50000000, ack: 5001, win: 502, wscale: -1, payload: 10}))
+		step(n+"fin", false, tcp(a, b, 40000, 5201, seg{flags: fFIN | fACK, seq: 1101, ack: 5001, win: 502, wscale: -1}))
+		step(n+"fin-ack", true, tcp(b, a, 5201, 40000, seg{flags: fFIN | fACK, seq: 5001, ack: 1102, win: 509, wscale: -1}))
+		step(n+"last-ack", false, tcp(a, b, 40000, 5201, seg{flags: fACK, seq: 1102, ack: 5002, win: 502, wscale: -1}))
+		step(n+"reopen", false, tcp(a, b, 40000, 5201, seg{flags: fSYN, seq: 90000, win: 64240, wscale: 7}))
+		// Segments no connection can start with, and resets.
+		step(n+"lone-syn-ack", false, tcp(a, b, 40001, 5201, seg{flags: fSYN | fACK, seq: 1, ack: 1, win: 100, wscale: -1}))
+		step(n+"syn-fin", false, tcp(a, b, 40002, 5201, seg{flags: fSYN | fFIN, seq: 1, win: 100, wscale: -1}))
+		step(n+"syn2", false, tcp(a, b, 40003, 5201, seg{flags: fSYN, seq: 7000, win: 1000, wscale: -1}))
+		step(n+"bad-rst", true, tcp(b, a, 5201, 40003, seg{flags: fRST | fACK, seq: 123456789, ack: 7001, wscale: -1}))
+		step(n+"rst", true, tcp(b, a, 5201, 40003, seg{flags: fRST | fACK, seq: 0, ack: 7001, wscale: -1}))
+		step(n+"mid-stream", false, tcp(a, b, 40004, 5201, seg{flags: fACK, seq: 300, ack: 400, win: 1000, wscale: -1}))
+		step(n+"mid-stream-reply", true, tcp(b, a, 5201, 40004, seg{flags: fACK, seq: 400, ack: 300, win: 1000, wscale: -1}))
+		// UDP.
+		step(n+"udp", false, ipPacket(a, b, packet.ProtoUDP, udpHdr(5000, 53, 10)))
+		step(n+"udp-again", false, ipPacket(a, b, packet.ProtoUDP, udpHdr(5000, 53, 10)))
+		step(n+"udp-reply", true, ipPacket(b, a, packet.ProtoUDP, udpHdr(53, 5000, 10)))
+		step(n+"udp-after-reply", false, ipPacket(a, b, packet.ProtoUDP, udpHdr(5000, 53, 10)))
+		bad := ipPacket(a, b, packet.ProtoUDP, udpHdr(5001, 53, 10))
+		bad[len(bad)-1] ^= 0x55
+		step(n+"udp-bad-checksum", false, bad)
+		// ICMP echo, and an error quoting a UDP packet of A's.
+		req, rep := uint8(8), uint8(0)
+		r := ipR
+		if a.Is6() {
+			req, rep, r = 128, 129, netip.MustParseAddr("2001:2::99")
+		}
+		step(n+"echo", false, icmpPkt(a, b, req, 77).Data()[14:])
+		step(n+"echo-reply", true, icmpPkt(b, a, rep, 77).Data()[14:])
+		step(n+"echo-again", false, icmpPkt(a, b, req, 77).Data()[14:])
+		step(n+"stray-echo-reply", true, icmpPkt(b, a, rep, 78).Data()[14:])
+		quoted := ipPacket(a, b, packet.ProtoUDP, udpHdr(5000, 53, 10))
+		step(n+"icmp-error", true, icmpError(r, a, quoted).Data()[14:])
+		step(n+"icmp-error-unrelated", true, icmpError(r, a, ipPacket(a, b, packet.ProtoUDP, udpHdr(5999, 53, 10))).Data()[14:])
+		// Another protocol.
+		step(n+"gre", false, ipPacket(a, b, 47, make([]byte, 8)))
+		step(n+"gre-reply", true, ipPacket(b, a, 47, make([]byte, 8)))
+	}
+
+	lines := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				out = append(out, l)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := lines(r.appctl("dpctl/dump-conntrack"))
+	if len(want) != 12 {
+		t.Errorf("Open vSwitch has %d connections, the scenario makes 12", len(want))
+	}
+	got := dumpAll(ct)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("dump-conntrack:\nOpen vSwitch:\n%s\ngvs:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+	}
+	// Timeouts: each connection's within 2 s of Open vSwitch's.
+	timeouts := func(ls []string) map[string]int {
+		m := map[string]int{}
+		for _, l := range ls {
+			before, after, ok := strings.Cut(l, ",timeout=")
+			if !ok {
+				continue
+			}
+			num, rest, _ := strings.Cut(after, ",")
+			v := 0
+			for _, c := range num {
+				v = v*10 + int(c-'0')
+			}
+			m[before+","+rest] = v
+		}
+		return m
+	}
+	var ourStats []string
+	ct.Dump(AllZones, func(e *Entry) bool { ourStats = append(ourStats, FormatEntryStats(e, false, true)); return true })
+	ovsT, ourT := timeouts(lines(r.appctl("dpctl/dump-conntrack", "-s"))), timeouts(ourStats)
+	for k, v := range ovsT {
+		if o, ok := ourT[k]; !ok || o < v-2 || o > v+2 {
+			t.Errorf("timeout of %s: %d, Open vSwitch %d", k, o, v)
+		}
+	}
+}
