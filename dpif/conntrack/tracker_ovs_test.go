@@ -180,3 +180,112 @@ func TestTrackerMatchesOpenVSwitch(t *testing.T) {
 		}
 	}
 }
+
+// TestTrackerNATZoneMarkMatchOpenVSwitch: the same comparison through a
+// pipeline with a zone, a mark written at commit, SNAT on the way out and
+// bare nat on the way back:
+//
+//	from A: ct(zone=5,table=1); table 1: state out, ct(commit,zone=5,exec(set_field:42->ct_mark),nat(src=N)), output
+//	from B: ct(zone=5,nat,table=1); table 1: state out, output
+//
+// The whole ct_state (with +snat/+dnat, carried out in DSCP and ECN)
+// must be Open vSwitch's for every packet, and the dump (reply tuples
+// after NAT, the mark) the same.
+func TestTrackerNATZoneMarkMatchOpenVSwitch(t *testing.T) {
+	r := ntStartOVS(t)
+	pcap := func(p string) string { return filepath.Join(r.dir, p+".pcap") }
+	r.vsctl("add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev",
+		"--", "add-port", "br0", "p1", "--", "set", "interface", "p1", "type=dummy", "ofport_request=1", "options:tx_pcap="+pcap("p1"),
+		"--", "add-port", "br0", "p2", "--", "set", "interface", "p2", "type=dummy", "ofport_request=2", "options:tx_pcap="+pcap("p2"))
+	n4, n6 := ipN, netip.MustParseAddr("2001:2::100")
+	const out = "move:NXM_NX_CT_STATE[0..5]->OXM_OF_IP_DSCP[],move:NXM_NX_CT_STATE[6..7]->NXM_NX_IP_ECN[]"
+	for _, f := range []string{
+		"table=0,ip,in_port=1,actions=ct(zone=5,table=1)",
+		"table=0,ipv6,in_port=1,actions=ct(zone=5,table=1)",
+		"table=0,ip,in_port=2,actions=ct(zone=5,nat,table=1)",
+		"table=0,ipv6,in_port=2,actions=ct(zone=5,nat,table=1)",
+		"table=1,ip,in_port=1,actions=" + out + ",ct(commit,zone=5,exec(set_field:42->ct_mark),nat(src=" + n4.String() + ")),output:2",
+		"table=1,ipv6,in_port=1,actions=" + out + ",ct(commit,zone=5,exec(set_field:42->ct_mark),nat(src=" + n6.String() + ")),output:2",
+		"table=1,ip,in_port=2,actions=" + out + ",output:1",
+		"table=1,ipv6,in_port=2,actions=" + out + ",output:1",
+	} {
+		r.run("ovs-ofctl", "-O", "OpenFlow15", "add-flow", "br0", f)
+	}
+	ct := New(Config{})
+	step := func(name string, fromB bool, ip []byte) {
+		t.Helper()
+		in, outPort := "p1", "p2"
+		if fromB {
+			in, outPort = "p2", "p1"
+		}
+		before := len(ntPcapRecords(t, pcap(outPort)))
+		r.appctl("netdev-dummy/receive", in, hex.EncodeToString(ntFrame(ip, false)))
+		var got []byte
+		for range 200 {
+			if recs := ntPcapRecords(t, pcap(outPort)); len(recs) > before {
+				got = recs[before][14:]
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if got == nil {
+			t.Fatalf("%s: nothing left Open vSwitch on %s", name, outPort)
+		}
+		var tos uint32
+		if got[0]>>4 == 4 {
+			tos = uint32(got[1])
+		} else {
+			tos = uint32(binary.BigEndian.Uint16(got[0:]) >> 4 & 0xff)
+		}
+		ovs := tos>>2 | (tos&3)<<6
+		b := ntBuffer(ntFrame(ip, false))
+		var ours uint32
+		if !fromB {
+			ct.Execute(b, &Request{Zone: 5})
+			ours = b.Key.CTState
+			nat := &NAT{Kind: NATSrc, AddrMin: n4}
+			if ip[0]>>4 == 6 {
+				nat.AddrMin = n6
+			}
+			ct.Execute(b, &Request{Zone: 5, Commit: true, SetMark: true, Mark: 42, MarkMask: ^uint32(0), NAT: nat})
+		} else {
+			ct.Execute(b, &Request{Zone: 5, NAT: &NAT{Kind: NATApply}})
+			ours = b.Key.CTState
+		}
+		if ours != ovs {
+			t.Errorf("%s: ct_state %s, Open vSwitch %s", name, stateString(ours), stateString(ovs))
+		}
+	}
+	tcp := func(src, dst netip.Addr, sp, dp uint16, s seg) []byte {
+		return ipPacket(src, dst, packet.ProtoTCP, tcpHdr(sp, dp, s))
+	}
+	for _, fam := range []struct {
+		name       string
+		a, b, n, r netip.Addr
+	}{{"ipv4", ipA, ipB, n4, ipR}, {"ipv6", ip6A, ip6B, n6, netip.MustParseAddr("2001:2::99")}} {
+		a, b, nat, p := fam.a, fam.b, fam.n, fam.name+"/"
+		step(p+"syn", false, tcp(a, b, 40000, 80, seg{flags: fSYN, seq: 1000, win: 64240, wscale: 7}))
+		step(p+"syn-ack", true, tcp(b, nat, 80, 40000, seg{flags: fSYN | fACK, seq: 5000, ack: 1001, win: 65160, wscale: 7}))
+		step(p+"ack", false, tcp(a, b, 40000, 80, seg{flags: fACK, seq: 1001, ack: 5001, win: 502, wscale: -1}))
+		step(p+"udp", false, ipPacket(a, b, packet.ProtoUDP, udpHdr(5000, 53, 10)))
+		step(p+"udp-reply", true, ipPacket(b, nat, packet.ProtoUDP, udpHdr(53, 5000, 10)))
+		step(p+"udp-again", false, ipPacket(a, b, packet.ProtoUDP, udpHdr(5000, 53, 10)))
+		quoted := ipPacket(nat, b, packet.ProtoUDP, udpHdr(5000, 53, 10))
+		step(p+"icmp-error", true, icmpError(fam.r, nat, quoted).Data()[14:])
+		req, rep := uint8(8), uint8(0)
+		if a.Is6() {
+			req, rep = 128, 129
+		}
+		step(p+"echo", false, icmpPkt(a, b, req, 99).Data()[14:])
+		step(p+"echo-reply", true, icmpPkt(b, nat, rep, 99).Data()[14:])
+		// B opening to the NAT address: nothing there.
+		step(p+"unsolicited", true, ipPacket(b, nat, packet.ProtoUDP, udpHdr(7, 6000, 10)))
+	}
+	want := strings.Split(strings.TrimSpace(r.appctl("dpctl/dump-conntrack")), "\n")
+	slices.Sort(want)
+	got := dumpAll(ct)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("dump-conntrack:\nOpen vSwitch:\n%s\ngvs:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+	}
+}
