@@ -289,3 +289,74 @@ func TestTrackerNATZoneMarkMatchOpenVSwitch(t *testing.T) {
 		t.Errorf("dump-conntrack:\nOpen vSwitch:\n%s\ngvs:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
 	}
 }
+
+// TestTrackerLimitsMatchOpenVSwitch: with a zone limit and a default
+// limit set by dpctl/ct-set-limits, commits beyond them leave packets
+// +new and uncommitted in Open vSwitch and in the tracker alike, and
+// ct-get-limits counts the same connections.
+func TestTrackerLimitsMatchOpenVSwitch(t *testing.T) {
+	r := ntStartOVS(t)
+	pcap := func(p string) string { return filepath.Join(r.dir, p+".pcap") }
+	r.vsctl("add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev",
+		"--", "add-port", "br0", "p1", "--", "set", "interface", "p1", "type=dummy", "ofport_request=1",
+		"--", "add-port", "br0", "p2", "--", "set", "interface", "p2", "type=dummy", "ofport_request=2", "options:tx_pcap="+pcap("p2"))
+	for _, f := range []string{
+		"table=0,ip,nw_src=198.18.0.1,actions=ct(zone=6,table=1)",
+		"table=0,ip,nw_src=198.18.0.3,actions=ct(zone=7,table=1)",
+		"table=1,ip,nw_src=198.18.0.1,actions=move:NXM_NX_CT_STATE[0..5]->OXM_OF_IP_DSCP[],ct(commit,zone=6),output:2",
+		"table=1,ip,nw_src=198.18.0.3,actions=move:NXM_NX_CT_STATE[0..5]->OXM_OF_IP_DSCP[],ct(commit,zone=7),output:2",
+	} {
+		r.run("ovs-ofctl", "-O", "OpenFlow15", "add-flow", "br0", f)
+	}
+	r.appctl("dpctl/ct-set-limits", "zone=6,limit=2")
+	ct := New(Config{})
+	ct.SetZoneLimits([]ZoneLimit{{Zone: 6, Limit: 2}})
+	src7 := netip.MustParseAddr("198.18.0.3")
+	for i, src := range []netip.Addr{ipA, ipA, ipA, ipA, src7, src7, src7} {
+		zone := uint16(6)
+		if src == src7 {
+			zone = 7
+		}
+		ip := ipPacket(src, ipB, packet.ProtoUDP, udpHdr(uint16(1000+i), 53, 10))
+		before := len(ntPcapRecords(t, pcap("p2")))
+		r.appctl("netdev-dummy/receive", "p1", hex.EncodeToString(ntFrame(ip, false)))
+		var got []byte
+		for range 200 {
+			if recs := ntPcapRecords(t, pcap("p2")); len(recs) > before {
+				got = recs[before][14:]
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if got == nil {
+			t.Fatalf("packet %d: nothing left Open vSwitch", i)
+		}
+		b := ntBuffer(ntFrame(ip, false))
+		ct.Execute(b, &Request{Zone: zone})
+		ours := b.Key.CTState
+		ct.Execute(b, &Request{Zone: zone, Commit: true})
+		if ovs := uint32(got[1] >> 2); ours != ovs {
+			t.Errorf("packet %d: ct_state %s, Open vSwitch %s", i, stateString(ours), stateString(ovs))
+		}
+	}
+	want := strings.Split(strings.TrimSpace(r.appctl("dpctl/dump-conntrack")), "\n")
+	slices.Sort(want)
+	got := dumpAll(ct)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("dump-conntrack:\nOpen vSwitch:\n%s\ngvs:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+	}
+	if len(want) != 5 {
+		t.Errorf("Open vSwitch kept %d connections, want 2 in zone 6 and 3 in zone 7", len(want))
+	}
+	limits := r.appctl("dpctl/ct-get-limits", "zone=6,7")
+	if !strings.Contains(limits, "zone=6,limit=2,count=2") {
+		t.Errorf("Open vSwitch ct-get-limits: %s", limits)
+	}
+	if l := ct.ZoneLimits([]uint16{6, 7}); l[1].Count != 2 || l[2].Count != 0 || l[1].Limit != 2 || l[2].Limit != 0 {
+		t.Errorf("ZoneLimits %+v; Open vSwitch:\n%s", l, limits)
+	}
+	if s := ct.Stats(); s.DroppedFull != 2 {
+		t.Errorf("DroppedFull %d, want 2", s.DroppedFull)
+	}
+}
