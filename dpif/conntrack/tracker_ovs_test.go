@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -359,4 +360,88 @@ func TestTrackerLimitsMatchOpenVSwitch(t *testing.T) {
 	if s := ct.Stats(); s.DroppedFull != 2 {
 		t.Errorf("DroppedFull %d, want 2", s.DroppedFull)
 	}
+}
+
+// TestTimeoutPolicyMatchesOpenVSwitch: a zone's timeout policy (ovs-vsctl
+// add-zone-tp) gives each protocol state the timeout Open vSwitch's
+// userspace tracker gives it (which udp_* key serves which UDP state is
+// not obvious: a second packet one way is udp_single, a reply
+// udp_multiple).
+func TestTimeoutPolicyMatchesOpenVSwitch(t *testing.T) {
+	r := ntStartOVS(t)
+	pcap := func(p string) string { return filepath.Join(r.dir, p+".pcap") }
+	r.vsctl("add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev",
+		"--", "add-port", "br0", "p1", "--", "set", "interface", "p1", "type=dummy", "ofport_request=1", "options:tx_pcap="+pcap("p1"),
+		"--", "add-port", "br0", "p2", "--", "set", "interface", "p2", "type=dummy", "ofport_request=2", "options:tx_pcap="+pcap("p2"))
+	policy := TimeoutPolicy{"udp_first": 111, "udp_single": 122, "udp_multiple": 133, "icmp_first": 144, "icmp_reply": 155,
+		"tcp_syn_sent": 166, "tcp_syn_recv": 177, "tcp_established": 188, "tcp_fin_wait": 199, "tcp_time_wait": 211, "tcp_close": 222}
+	r.vsctl("--", "--id=@m", "create", "Datapath", "datapath_version=0", "--", "set", "Open_vSwitch", ".", "datapaths:netdev=@m")
+	args := []string{"add-zone-tp", "netdev", "zone=5"}
+	for k, v := range policy {
+		args = append(args, k+"="+strconv.Itoa(int(v)))
+	}
+	r.vsctl(args...)
+	r.run("ovs-ofctl", "add-flow", "br0", "in_port=1,ip,actions=ct(commit,zone=5),output:2")
+	r.run("ovs-ofctl", "add-flow", "br0", "in_port=2,ip,actions=ct(commit,zone=5),output:1")
+	// The policy reaches the datapath asynchronously.
+	time.Sleep(500 * time.Millisecond)
+	ct := New(Config{})
+	ct.SetTimeoutPolicy(1, policy)
+	ct.SetZonePolicy(5, 1)
+	send := func(fromB bool, ip []byte) {
+		t.Helper()
+		in, out := "p1", "p2"
+		if fromB {
+			in, out = "p2", "p1"
+		}
+		before := len(ntPcapRecords(t, pcap(out)))
+		r.appctl("netdev-dummy/receive", in, hex.EncodeToString(ntFrame(ip, false)))
+		for range 200 {
+			if len(ntPcapRecords(t, pcap(out))) > before {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		ct.Execute(ntBuffer(ntFrame(ip, false)), &Request{Zone: 5, Commit: true})
+	}
+	compare := func(name string) {
+		t.Helper()
+		ovs := r.appctl("dpctl/dump-conntrack", "-s")
+		var ours []string
+		ct.Dump(AllZones, func(e *Entry) bool { ours = append(ours, FormatEntryStats(e, false, true)); return true })
+		want := map[string]int{}
+		for _, l := range strings.Split(strings.TrimSpace(ovs), "\n") {
+			before, after, _ := strings.Cut(l, ",timeout=")
+			num, _, _ := strings.Cut(after, ",")
+			v, _ := strconv.Atoi(num)
+			want[strings.SplitN(before, ",", 2)[0]] = v
+		}
+		for _, l := range ours {
+			before, after, _ := strings.Cut(l, ",timeout=")
+			num, _, _ := strings.Cut(after, ",")
+			v, _ := strconv.Atoi(num)
+			proto := strings.SplitN(before, ",", 2)[0]
+			if w, ok := want[proto]; !ok || v < w-2 || v > w+2 {
+				t.Errorf("%s: %s timeout %d, Open vSwitch's %d (%s)", name, proto, v, w, strings.TrimSpace(ovs))
+			}
+		}
+	}
+	send(false, ipPacket(ipA, ipB, packet.ProtoUDP, udpHdr(5000, 53, 10)))
+	send(false, icmpPkt(ipA, ipB, 8, 5).Data()[14:])
+	send(false, ipPacket(ipA, ipB, packet.ProtoTCP, tcpHdr(40000, 80, seg{flags: fSYN, seq: 1, win: 1000, wscale: -1})))
+	compare("first packets")
+	send(false, ipPacket(ipA, ipB, packet.ProtoUDP, udpHdr(5000, 53, 10)))
+	compare("udp second packet")
+	send(true, ipPacket(ipB, ipA, packet.ProtoUDP, udpHdr(53, 5000, 10)))
+	send(true, icmpPkt(ipB, ipA, 0, 5).Data()[14:])
+	send(true, ipPacket(ipB, ipA, packet.ProtoTCP, tcpHdr(80, 40000, seg{flags: fSYN | fACK, seq: 9, ack: 2, win: 1000, wscale: -1})))
+	compare("replies")
+	send(false, ipPacket(ipA, ipB, packet.ProtoTCP, tcpHdr(40000, 80, seg{flags: fACK, seq: 2, ack: 10, win: 1000, wscale: -1})))
+	compare("established")
+	send(false, ipPacket(ipA, ipB, packet.ProtoTCP, tcpHdr(40000, 80, seg{flags: fFIN | fACK, seq: 2, ack: 10, win: 1000, wscale: -1})))
+	compare("fin")
+	send(true, ipPacket(ipB, ipA, packet.ProtoTCP, tcpHdr(80, 40000, seg{flags: fFIN | fACK, seq: 10, ack: 3, win: 1000, wscale: -1})))
+	compare("both fin")
+	send(false, ipPacket(ipA, ipB, packet.ProtoTCP, tcpHdr(40000, 80, seg{flags: fACK, seq: 3, ack: 11, win: 1000, wscale: -1})))
+	compare("closed")
 }
