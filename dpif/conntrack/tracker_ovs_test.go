@@ -445,3 +445,60 @@ func TestTimeoutPolicyMatchesOpenVSwitch(t *testing.T) {
 	send(false, ipPacket(ipA, ipB, packet.ProtoTCP, tcpHdr(40000, 80, seg{flags: fACK, seq: 3, ack: 11, win: 1000, wscale: -1})))
 	compare("closed")
 }
+
+// TestForceMatchesOpenVSwitch: ct(commit,force) on a packet of a
+// connection committed the other way tears it down and starts one in
+// the packet's direction, in Open vSwitch and in the tracker alike.
+func TestForceMatchesOpenVSwitch(t *testing.T) {
+	r := ntStartOVS(t)
+	pcap := func(p string) string { return filepath.Join(r.dir, p+".pcap") }
+	r.vsctl("add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev",
+		"--", "add-port", "br0", "p1", "--", "set", "interface", "p1", "type=dummy", "ofport_request=1", "options:tx_pcap="+pcap("p1"),
+		"--", "add-port", "br0", "p2", "--", "set", "interface", "p2", "type=dummy", "ofport_request=2", "options:tx_pcap="+pcap("p2"))
+	r.run("ovs-ofctl", "-O", "OpenFlow15", "add-flow", "br0", "table=0,ip,actions=ct(zone=2,table=1)")
+	r.run("ovs-ofctl", "-O", "OpenFlow15", "add-flow", "br0",
+		"table=1,ip,in_port=1,actions=move:NXM_NX_CT_STATE[0..5]->OXM_OF_IP_DSCP[],ct(commit,zone=2,exec(set_field:1->ct_mark)),output:2")
+	r.run("ovs-ofctl", "-O", "OpenFlow15", "add-flow", "br0",
+		"table=1,ip,in_port=2,actions=move:NXM_NX_CT_STATE[0..5]->OXM_OF_IP_DSCP[],ct(commit,force,zone=2,exec(set_field:2->ct_mark)),output:1")
+	ct := New(Config{})
+	step := func(name string, fromB bool, ip []byte) {
+		t.Helper()
+		in, out := "p1", "p2"
+		req := Request{Zone: 2, Commit: true, SetMark: true, Mark: 1, MarkMask: ^uint32(0)}
+		if fromB {
+			in, out = "p2", "p1"
+			req.Force, req.Mark = true, 2
+		}
+		before := len(ntPcapRecords(t, pcap(out)))
+		r.appctl("netdev-dummy/receive", in, hex.EncodeToString(ntFrame(ip, false)))
+		var got []byte
+		for range 200 {
+			if recs := ntPcapRecords(t, pcap(out)); len(recs) > before {
+				got = recs[before][14:]
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if got == nil {
+			t.Fatalf("%s: nothing left Open vSwitch", name)
+		}
+		b := ntBuffer(ntFrame(ip, false))
+		ct.Execute(b, &Request{Zone: 2})
+		ours := b.Key.CTState
+		ct.Execute(b, &req)
+		if ovs := uint32(got[1] >> 2); ours != ovs {
+			t.Errorf("%s: ct_state %s, Open vSwitch %s", name, stateString(ours), stateString(ovs))
+		}
+	}
+	step("a to b", false, ipPacket(ipA, ipB, packet.ProtoUDP, udpHdr(5000, 53, 10)))
+	step("b to a, forced", true, ipPacket(ipB, ipA, packet.ProtoUDP, udpHdr(53, 5000, 10)))
+	step("b to a again", true, ipPacket(ipB, ipA, packet.ProtoUDP, udpHdr(53, 5000, 10)))
+	step("a to b after", false, ipPacket(ipA, ipB, packet.ProtoUDP, udpHdr(5000, 53, 10)))
+	want := strings.Split(strings.TrimSpace(r.appctl("dpctl/dump-conntrack")), "\n")
+	slices.Sort(want)
+	got := dumpAll(ct)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("dump-conntrack:\nOpen vSwitch:\n%s\ngvs:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+	}
+}
