@@ -502,3 +502,69 @@ func TestForceMatchesOpenVSwitch(t *testing.T) {
 		t.Errorf("dump-conntrack:\nOpen vSwitch:\n%s\ngvs:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
 	}
 }
+
+// TestALGFTPTrackerMatchesOpenVSwitch: passive FTP through ct with
+// alg=ftp on every commit: the control connection's 227 reply makes the
+// data connection +rel in Open vSwitch and in the tracker alike, and the
+// dumps (helper=ftp) agree.
+func TestALGFTPTrackerMatchesOpenVSwitch(t *testing.T) {
+	r := ntStartOVS(t)
+	pcap := func(p string) string { return filepath.Join(r.dir, p+".pcap") }
+	r.vsctl("add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev",
+		"--", "add-port", "br0", "p1", "--", "set", "interface", "p1", "type=dummy", "ofport_request=1", "options:tx_pcap="+pcap("p1"),
+		"--", "add-port", "br0", "p2", "--", "set", "interface", "p2", "type=dummy", "ofport_request=2", "options:tx_pcap="+pcap("p2"))
+	for _, f := range []string{
+		"table=0,tcp,actions=ct(zone=3,table=1)",
+		"table=1,tcp,in_port=1,actions=move:NXM_NX_CT_STATE[0..5]->OXM_OF_IP_DSCP[],ct(commit,zone=3,alg=ftp),output:2",
+		"table=1,tcp,in_port=2,actions=move:NXM_NX_CT_STATE[0..5]->OXM_OF_IP_DSCP[],ct(commit,zone=3,alg=ftp),output:1",
+	} {
+		r.run("ovs-ofctl", "-O", "OpenFlow15", "add-flow", "br0", f)
+	}
+	ct := New(Config{})
+	step := func(name string, fromB bool, ip []byte) {
+		t.Helper()
+		in, out := "p1", "p2"
+		if fromB {
+			in, out = "p2", "p1"
+		}
+		before := len(ntPcapRecords(t, pcap(out)))
+		r.appctl("netdev-dummy/receive", in, hex.EncodeToString(ntFrame(ip, false)))
+		var got []byte
+		for range 200 {
+			if recs := ntPcapRecords(t, pcap(out)); len(recs) > before {
+				got = recs[before][14:]
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if got == nil {
+			t.Fatalf("%s: nothing left Open vSwitch", name)
+		}
+		b := ntBuffer(ntFrame(ip, false))
+		ct.Execute(b, &Request{Zone: 3})
+		ours := b.Key.CTState
+		ct.Execute(b, &Request{Zone: 3, Commit: true, Helper: HelperFTP})
+		if ovs := uint32(got[1] >> 2); ours != ovs {
+			t.Errorf("%s: ct_state %s, Open vSwitch %s", name, stateString(ours), stateString(ovs))
+		}
+	}
+	a, b := ipA.As4(), ipB.As4()
+	ip := func(p *packet.Buffer) []byte { return p.Data()[14:] }
+	step("syn", false, ip(tcpData(a, b, 40000, 21, fSYN, 100, 0, "")))
+	step("syn-ack", true, ip(tcpData(b, a, 21, 40000, fSYN|fACK, 500, 101, "")))
+	step("ack", false, ip(tcpData(a, b, 40000, 21, fACK, 101, 501, "")))
+	step("pasv", false, ip(tcpData(a, b, 40000, 21, fACK|fPSH, 101, 501, "PASV\r\n")))
+	msg := "227 Entering Passive Mode (198,18,0,2,39,16).\r\n"
+	step("227", true, ip(tcpData(b, a, 21, 40000, fACK|fPSH, 501, 107, msg)))
+	step("data syn", false, ip(tcpData(a, b, 40001, 10000, fSYN, 9000, 0, "")))
+	step("data syn-ack", true, ip(tcpData(b, a, 10000, 40001, fSYN|fACK, 1, 9001, "")))
+	step("data ack", false, ip(tcpData(a, b, 40001, 10000, fACK, 9001, 2, "")))
+	step("other port", false, ip(tcpData(a, b, 40002, 10001, fSYN, 1, 0, "")))
+	want := strings.Split(strings.TrimSpace(r.appctl("dpctl/dump-conntrack")), "\n")
+	slices.Sort(want)
+	got := dumpAll(ct)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("dump-conntrack:\nOpen vSwitch:\n%s\ngvs:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+	}
+}
