@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -77,7 +78,8 @@ func icmpEcho(id, seq uint16) []byte {
 // Debian's ovs-vswitchd (OpenFlow ct(commit) flows, frames injected with
 // netdev-dummy/receive) and in gvs's datapath (the same frames executed
 // with the equivalent datapath ct actions), then requires the same
-// dump-conntrack (-m with connection ids normalised), ct-stats-show,
+// dump-conntrack (-m with connection ids and -s with seconds left
+// normalised), ct-stats-show,
 // ct-bkts, ct-get-nconns and ct-get-limits output from both, before and
 // after flushes by partial match, five-tuple, zone and all.
 func TestConntrackEntriesMatchOpenVSwitch(t *testing.T) {
@@ -130,11 +132,12 @@ func TestConntrackEntriesMatchOpenVSwitch(t *testing.T) {
 		}
 	}
 
-	connID := regexp.MustCompile(`\),id=\d+,`)
+	connID, timeout := regexp.MustCompile(`\),id=\d+,`), regexp.MustCompile(`,timeout=\d+`)
 	sorted := func(s string) string {
 		lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 		slices.Sort(lines)
-		return connID.ReplaceAllString(strings.Join(lines, "\n"), "),id=ID,")
+		s = connID.ReplaceAllString(strings.Join(lines, "\n"), "),id=ID,")
+		return timeout.ReplaceAllString(s, ",timeout=T")
 	}
 	compare := func(sort bool, args ...string) {
 		t.Helper()
@@ -155,6 +158,31 @@ func TestConntrackEntriesMatchOpenVSwitch(t *testing.T) {
 	all()
 	compare(true, "dpctl/dump-conntrack", "zone=5")
 	compare(true, "dpctl/dump-conntrack", "-m")
+	compare(true, "dpctl/dump-conntrack", "-m", "-s", "zone=5") // seconds left normalised
+	// ... which must be Open vSwitch's default timeouts, give or take
+	// the seconds between the two commits and dumps.
+	seconds := func(out string) []int {
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		slices.Sort(lines)
+		var s []int
+		for _, l := range lines {
+			if m := regexp.MustCompile(`,timeout=(\d+)`).FindStringSubmatch(l); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				s = append(s, n)
+			}
+		}
+		return s
+	}
+	want, got := seconds(ref.run(t, appctlBin, "-t", ref.ctl, "dpctl/dump-conntrack", "-s")), seconds(e.ok(t, "dpctl/dump-conntrack", "-s"))
+	if len(got) != len(conns) || len(want) != len(conns) {
+		t.Errorf("timeouts: gvs %v, Open vSwitch %v", got, want)
+	}
+	for i := range min(len(got), len(want)) {
+		if d := got[i] - want[i]; d < -2 || d > 2 {
+			t.Errorf("timeouts: gvs %v, Open vSwitch %v", got, want)
+			break
+		}
+	}
 	compare(false, "dpctl/ct-stats-show")
 	compare(false, "dpctl/ct-stats-show", "verbose")
 	compare(false, "dpctl/ct-stats-show", "zone=5")
