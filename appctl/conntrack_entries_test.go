@@ -74,7 +74,8 @@ func icmpEcho(id, seq uint16) []byte {
 }
 
 // TestConntrackEntriesMatchOpenVSwitch commits the same connections
-// (UDP, TCP, ICMP echo, UDP over IPv6, GRE; zones, a mark, a label) in
+// (UDP, TCP, ICMP echo, UDP over IPv6, GRE, SNAT and DNAT; zones, a
+// mark, a label) in
 // Debian's ovs-vswitchd (OpenFlow ct(commit) flows, frames injected with
 // netdev-dummy/receive) and in gvs's datapath (the same frames executed
 // with the equivalent datapath ct actions), then requires the same
@@ -113,6 +114,12 @@ func TestConntrackEntriesMatchOpenVSwitch(t *testing.T) {
 		{ctFrame("2001:2::1", "2001:2::2", protoUDP, udpSegment(5000, 53), 6),
 			"udp6,actions=ct(commit,zone=3,exec(set_field:1->ct_label))",
 			conntrack.Request{Commit: true, Zone: 3, SetLabel: true, Label: label, LabelMask: allOnes}},
+		{ctFrame("198.18.0.1", "198.18.0.2", protoUDP, udpSegment(1002, 3000), 6),
+			"udp,tp_dst=3000,actions=ct(commit,zone=7,nat(src=198.18.0.100))",
+			conntrack.Request{Commit: true, Zone: 7, NAT: &conntrack.NAT{Kind: conntrack.NATSrc, AddrMin: netip.MustParseAddr("198.18.0.100")}}},
+		{ctFrame("198.18.0.1", "198.18.0.2", protoUDP, udpSegment(1003, 3001), 6),
+			"udp,tp_dst=3001,actions=ct(commit,zone=7,nat(dst=198.18.0.200:53))",
+			conntrack.Request{Commit: true, Zone: 7, NAT: &conntrack.NAT{Kind: conntrack.NATDst, AddrMin: netip.MustParseAddr("198.18.0.200"), PortMin: 53}}},
 		{ctFrame("198.18.0.1", "198.18.0.2", 47, []byte{0, 0, 0x08, 0}, -1),
 			"ip,nw_proto=47,actions=ct(commit)", conntrack.Request{Commit: true}},
 	}
