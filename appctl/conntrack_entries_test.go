@@ -75,14 +75,13 @@ func icmpEcho(id, seq uint16) []byte {
 
 // TestConntrackEntriesMatchOpenVSwitch commits the same connections
 // (UDP, TCP, ICMP echo, UDP over IPv6, GRE, SNAT and DNAT; zones, a
-// mark, a label) in
-// Debian's ovs-vswitchd (OpenFlow ct(commit) flows, frames injected with
-// netdev-dummy/receive) and in gvs's datapath (the same frames executed
-// with the equivalent datapath ct actions), then requires the same
-// dump-conntrack (-m with connection ids and -s with seconds left
-// normalised), ct-stats-show,
-// ct-bkts, ct-get-nconns and ct-get-limits output from both, before and
-// after flushes by partial match, five-tuple, zone and all.
+// mark, a label) in Debian's ovs-vswitchd (OpenFlow ct(commit) flows,
+// frames injected with netdev-dummy/receive) and in gvs's datapath (the
+// same frames executed with the equivalent datapath ct actions), then
+// requires the same dump-conntrack (-m with connection ids and -s with
+// seconds left normalised), ct-stats-show, ct-bkts, ct-get-nconns and
+// ct-get-limits output from both, before and after flushes by partial
+// match, five-tuple, zone and all.
 func TestConntrackEntriesMatchOpenVSwitch(t *testing.T) {
 	if _, err := exec.LookPath("ovs-ofctl"); err != nil {
 		t.Skip("ovs-ofctl not installed")
