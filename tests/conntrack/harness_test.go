@@ -174,6 +174,11 @@ func (e *env) launch(ns, binary string, args ...string) {
 			<-done
 			e.t.Errorf("%s ignored SIGTERM for 5 s", name)
 		}
+		// A daemon built with -race (GVS_E2E_RACE=1) reports races on
+		// stderr without failing anything; a panic likewise.
+		if b, err := os.ReadFile(out.Name()); err == nil && (bytes.Contains(b, []byte("WARNING: DATA RACE")) || bytes.Contains(b, []byte("panic:"))) {
+			e.t.Errorf("%s's stderr reports a race or a panic:\n%s", name, b)
+		}
 	})
 }
 
