@@ -310,4 +310,3 @@ func (h *host) mustNotPing(dst string) {
 
 // isRefused reports whether err is ECONNREFUSED.
 func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
-
