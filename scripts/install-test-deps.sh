@@ -10,7 +10,7 @@
 # or OVN daemon found running afterwards is stopped by pid.
 set -euo pipefail
 
-packages=(openvswitch-common openvswitch-switch python3-openvswitch ovn-central ovn-host iperf3 prometheus ethtool iproute2)
+packages=(openvswitch-common openvswitch-switch python3-openvswitch ovn-central ovn-host busybox iperf3 prometheus ethtool iproute2)
 command -v gcc >/dev/null 2>&1 || packages+=(gcc libc6-dev)
 
 installed() {
