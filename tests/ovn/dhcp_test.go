@@ -45,6 +45,7 @@ func TestNativeDHCP(t *testing.T) {
 		vm3 := c.addHost(hostConfig{name: "vm3", lsp: "vm3", mac: "0a:00:00:00:03:03"})
 		c.waitUp("ports up")
 
+		c.traces = append(c.traces, "in_port="+vm3.port+",udp,dl_src=0a:00:00:00:03:03,dl_dst=ff:ff:ff:ff:ff:ff,nw_src=0.0.0.0,nw_dst=255.255.255.255,tp_src=68,tp_dst=67")
 		// DHCPv4 with busybox udhcpc: -n exits when no lease came.
 		script, lease := c.path("udhcpc.sh"), c.path("lease")
 		if err := os.WriteFile(script, []byte(udhcpcScript), 0o755); err != nil {

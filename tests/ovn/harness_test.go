@@ -39,7 +39,10 @@ func scenario(t *testing.T, short string, fn func(t *testing.T, c *chassis), ext
 	rec := &recorder{outcomes: map[string]string{}}
 	for _, k := range []kind{kindOVS, kindGVS} {
 		t.Run(string(k), func(t *testing.T) {
-			fn(t, newChassis(t, k, short, rec))
+			c := newChassis(t, k, short, rec)
+			// Before the cleanups: the ports must still be there to trace.
+			defer c.diagnose()
+			fn(t, c)
 		})
 	}
 }
@@ -55,6 +58,8 @@ type chassis struct {
 	dir    string // rundir, dbdir, logdir of every daemon: short, for socket paths
 	rec    *recorder
 	hosts  []*host
+	// traces are ofproto/trace flow specs logged on failure.
+	traces []string
 }
 
 var chassisSeq struct {
@@ -92,7 +97,6 @@ func newChassis(t *testing.T, k kind, short string, rec *recorder) *chassis {
 	c.sw = c.newNS("sw")
 	c.startSwitch()
 	c.startControlPlane()
-	t.Cleanup(c.diagnose)
 	return c
 }
 
@@ -322,6 +326,9 @@ func (c *chassis) diagnose() {
 	os.WriteFile(c.path("br-int.flows"), []byte(flows), 0o644)
 	fmt.Fprintf(&b, "--- br-int: %d OpenFlow flows (full dump in br-int.flows with GVS_OVN_KEEP)\n", strings.Count(flows, "actions="))
 	show("dpctl/dump-flows", appctlPath, "-t", "ovs-vswitchd", "dpctl/dump-flows")
+	for _, tr := range c.traces {
+		show("ofproto/trace "+tr, appctlPath, "-t", "ovs-vswitchd", "ofproto/trace", integrationBridge, tr)
+	}
 	show("ovn-sbctl show", sbctlPath, "--db=unix:"+c.path("sb.sock"), "show")
 	fmt.Fprintf(&b, "--- ovn-controller.log (warnings):\n%s\n", tailMatching(c.path("ovn-controller.log"), 40, "|WARN|", "|ERR|", "|EMER|"))
 	fmt.Fprintf(&b, "--- ovs-vswitchd.log (tail):\n%s\n", tailMatching(c.path("ovs-vswitchd.log"), 40))
