@@ -22,7 +22,7 @@
 //
 // Scenarios (addresses in 198.18.0.0/15 and 2001:2::/48):
 //   - TestLogicalSwitch: one logical switch, two ports: ports up, ping and
-//     TCP both ways.
+//     TCP both ways over IPv4, ping and TCP over IPv6.
 //   - TestRouterACL: a logical router between two switches: ping to the
 //     router and across it, TCP across it; then to-lport ACLs on the
 //     second switch, allow-related for ICMP and drop for other IPv4 to

@@ -91,4 +91,3 @@ func TestLoadBalancer(t *testing.T) {
 		}
 	})
 }
-

@@ -25,6 +25,7 @@ type host struct {
 	lsp  string
 	mac  string
 	ip4  string // without prefix length; "" when none (DHCP)
+	ip6  string // without prefix length; "" when none
 }
 
 // hostConfig describes a host: its logical port, MAC, IPv4 address with
@@ -34,7 +35,9 @@ type hostConfig struct {
 	lsp  string
 	mac  string
 	ip4  string // "198.18.0.1/24"
+	ip6  string // "2001:2::1/64" (no duplicate address detection)
 	gw   string // "" none
+	gw6  string // "" none
 }
 
 // addHost creates the host's namespace and veth pair (tx checksum offload
@@ -51,9 +54,16 @@ func (c *chassis) addHost(hc hostConfig) *host {
 		c.run(ipPath, "-n", h.ns, "addr", "add", hc.ip4, "dev", h.dev)
 		h.ip4 = netip.MustParsePrefix(hc.ip4).Addr().String()
 	}
+	if hc.ip6 != "" {
+		c.run(ipPath, "-n", h.ns, "addr", "add", hc.ip6, "dev", h.dev, "nodad")
+		h.ip6 = netip.MustParsePrefix(hc.ip6).Addr().String()
+	}
 	c.run(ipPath, "-n", h.ns, "link", "set", "dev", h.dev, "up")
 	if hc.gw != "" {
 		c.run(ipPath, "-n", h.ns, "route", "add", "default", "via", hc.gw)
+	}
+	if hc.gw6 != "" {
+		c.run(ipPath, "-n", h.ns, "-6", "route", "add", "default", "via", hc.gw6)
 	}
 	c.run(ipPath, "-n", c.sw, "link", "set", "dev", h.port, "up")
 	c.vsctl("add-port", integrationBridge, h.port, "--", "set", "interface", h.port, "external-ids:iface-id="+hc.lsp)
