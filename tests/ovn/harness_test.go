@@ -325,6 +325,8 @@ func (c *chassis) diagnose() {
 	flows, _ := c.tool(ofctlPath, "-O", "OpenFlow15", "--no-stats", "dump-flows", integrationBridge)
 	os.WriteFile(c.path("br-int.flows"), []byte(flows), 0o644)
 	fmt.Fprintf(&b, "--- br-int: %d OpenFlow flows (full dump in br-int.flows with GVS_OVN_KEEP)\n", strings.Count(flows, "actions="))
+	show("interfaces", vsctlPath, "--db=unix:"+c.path("db.sock"), "--format=table", "--columns=name,type,options,ofport,error",
+		"list", "interface")
 	show("dpctl/dump-flows", appctlPath, "-t", "ovs-vswitchd", "dpctl/dump-flows")
 	for _, tr := range c.traces {
 		show("ofproto/trace "+tr, appctlPath, "-t", "ovs-vswitchd", "ofproto/trace", integrationBridge, tr)

@@ -32,7 +32,9 @@ type host struct {
 // prefix length ("" to leave it unconfigured) and default gateway.
 type hostConfig struct {
 	name string // short: namespace suffix and switch port name
-	lsp  string
+	lsp  string // "": a host on another bridge, not bound to OVN
+	// bridge is the bridge of the host's port ("" br-int).
+	bridge string
 	mac  string
 	ip4  string // "198.18.0.1/24"
 	ip6  string // "2001:2::1/64" (no duplicate address detection)
@@ -66,6 +68,10 @@ func (c *chassis) addHost(hc hostConfig) *host {
 		c.run(ipPath, "-n", h.ns, "-6", "route", "add", "default", "via", hc.gw6)
 	}
 	c.run(ipPath, "-n", c.sw, "link", "set", "dev", h.port, "up")
+	if hc.lsp == "" {
+		c.vsctl("add-port", hc.bridge, h.port)
+		return h
+	}
 	c.vsctl("add-port", integrationBridge, h.port, "--", "set", "interface", h.port, "external-ids:iface-id="+hc.lsp)
 	c.hosts = append(c.hosts, h)
 	return h
@@ -122,9 +128,10 @@ func inNetns(ns string, fn func() error) error {
 	return ferr
 }
 
-// listenTCP listens on addr inside the host and answers every connection
+// serveEcho listens on addr inside the host and answers every connection
 // with what it reads, prefixed by tag (so a client learns which server
-// answered).
+// answered); tag "" prefixes the client's address as the server sees it
+// and a colon.
 func (h *host) serveEcho(addr, tag string) {
 	h.c.t.Helper()
 	var l net.Listener
@@ -137,6 +144,11 @@ func (h *host) serveEcho(addr, tag string) {
 			conn, err := l.Accept()
 			if err != nil {
 				return
+			}
+			tag := tag
+			if tag == "" {
+				ap, _ := netip.ParseAddrPort(conn.RemoteAddr().String())
+				tag = ap.Addr().String() + ":"
 			}
 			go func() {
 				defer conn.Close()
