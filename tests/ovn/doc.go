@@ -3,9 +3,12 @@
 // ovn-host) runs unchanged with gvs-vswitchd as its integration switch.
 // Every scenario is one test with the subtests "ovs" (first: Debian's
 // ovs-vswitchd 3.1 with its netdev datapath as the chassis, which proves
-// the test) and "gvs" (gvs-vswitchd), each with a control plane and
-// namespaces of its own; at each step gvs must give the outcome the
-// reference gave (recorder), besides the scenario's own checks.
+// the test), "gvs" (gvs-vswitchd) and "gvs-ovsdb" (gvs-vswitchd, and
+// gvs-ovsdb-server instead of Debian's ovsdb-server serving the
+// northbound and southbound databases to ovn-northd, ovn-controller and
+// ovn-nbctl), each with a control plane and namespaces of its own; at each
+// step the gvs runs must give the outcome the reference gave (recorder),
+// besides the scenario's own checks.
 //
 // The chassis (chassis, startSwitch, startControlPlane): the vswitchd runs
 // in a namespace of its own (gvs-vswitchd with its embedded database;
@@ -35,6 +38,11 @@
 //     advertisements (ipv6_ra_configs:address_mode=slaac) answer the
 //     host's router solicitation: SLAAC address, default route via the
 //     router's link-local address, ping6 to the router.
+//   - TestGatewaySNAT: a gateway router (options:chassis) with SNAT joins
+//     an internal switch to an external network through a localnet port:
+//     ovn-controller patches br-int to the provider bridge br-phys
+//     (ovn-bridge-mappings), where a namespace outside OVN, with no route
+//     back, answers ping, and its TCP server sees the router's address.
 //   - TestLoadBalancer: an OVN load balancer on the client's switch, VIP
 //     198.18.6.100:80, three backends behind a logical router: 30 TCP
 //     connections reach all three, each connection's exchanges are

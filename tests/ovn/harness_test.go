@@ -19,6 +19,9 @@ type kind string
 const (
 	kindOVS kind = "ovs" // Debian's ovs-vswitchd, netdev datapath: the reference
 	kindGVS kind = "gvs" // gvs-vswitchd: the switch under test
+	// kindGVSDB is gvs-vswitchd with gvs-ovsdb-server serving the
+	// northbound and southbound databases too.
+	kindGVSDB kind = "gvs-ovsdb"
 )
 
 // integrationBridge is the bridge ovn-controller creates and programs.
@@ -37,7 +40,7 @@ type recorder struct {
 func scenario(t *testing.T, short string, fn func(t *testing.T, c *chassis), extra ...string) {
 	requireEnv(t, extra...)
 	rec := &recorder{outcomes: map[string]string{}}
-	for _, k := range []kind{kindOVS, kindGVS} {
+	for _, k := range []kind{kindOVS, kindGVS, kindGVSDB} {
 		t.Run(string(k), func(t *testing.T) {
 			c := newChassis(t, k, short, rec)
 			// Before the cleanups: the ports must still be there to trace.
@@ -74,7 +77,7 @@ func newChassis(t *testing.T, k kind, short string, rec *recorder) *chassis {
 	n := chassisSeq.n
 	chassisSeq.Unlock()
 	c := &chassis{t: t, kind: k, rec: rec}
-	if k == kindGVS && suite.buildErr != nil {
+	if k != kindOVS && suite.buildErr != nil {
 		t.Fatal(suite.buildErr)
 	}
 	c.prefix = fmt.Sprintf("gvon%d-%d-%s-%s-", os.Getpid(), n, short, k)
@@ -151,14 +154,18 @@ func (c *chassis) startSwitch() {
 }
 
 // startControlPlane starts the OVN side: the NB and SB databases on
-// Debian's ovsdb-server, ovn-northd, and ovn-controller pointed at the
+// Debian's ovsdb-server (gvs-ovsdb-server for kindGVSDB), ovn-northd, and ovn-controller pointed at the
 // switch's database. ovn-controller creates br-int itself, on the netdev
 // datapath (ovn-bridge-datapath-type).
 func (c *chassis) startControlPlane() {
 	c.t.Helper()
+	server := debianServer
+	if c.kind == kindGVSDB {
+		server = suite.gvsDBServer
+	}
 	for _, db := range []struct{ name, schema string }{{"nb", nbSchema}, {"sb", sbSchema}} {
 		c.run(toolPath, "create", c.path(db.name+".db"), db.schema)
-		c.launch("", debianServer, c.path(db.name+".db"), "--remote=punix:"+c.path(db.name+".sock"),
+		c.launch("", server, c.path(db.name+".db"), "--remote=punix:"+c.path(db.name+".sock"),
 			"--pidfile="+c.path(db.name+".pid"), "--unixctl="+c.path(db.name+".ctl"),
 			"--log-file="+c.path(db.name+".log"), "-vconsole:off")
 		c.waitFile(c.path(db.name + ".sock"))
@@ -188,7 +195,15 @@ func (c *chassis) launch(ns, binary string, args ...string) {
 		args = append([]string{"netns", "exec", ns, binary}, args...)
 		binary = ipPath
 	}
-	out, err := os.Create(c.path(name + ".stderr"))
+	// name.stderr; name.2.stderr for a second instance, and so on.
+	errFile := c.path(name + ".stderr")
+	for i := 2; ; i++ {
+		if _, err := os.Stat(errFile); err != nil {
+			break
+		}
+		errFile = c.path(fmt.Sprintf("%s.%d.stderr", name, i))
+	}
+	out, err := os.Create(errFile)
 	if err != nil {
 		c.t.Fatal(err)
 	}

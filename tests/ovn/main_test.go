@@ -32,8 +32,9 @@ const (
 
 // suite holds what TestMain prepared: the gvs-vswitchd binary under test.
 var suite struct {
-	gvsBinary string
-	buildErr  error
+	gvsBinary   string // gvs-vswitchd
+	gvsDBServer string // gvs-ovsdb-server
+	buildErr    error
 }
 
 func TestMain(m *testing.M) { os.Exit(runSuite(m)) }
@@ -46,12 +47,13 @@ func runSuite(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	suite.gvsBinary = filepath.Join(dir, "gvs-vswitchd")
-	build := []string{"build", "-o", suite.gvsBinary}
+	suite.gvsDBServer = filepath.Join(dir, "gvs-ovsdb-server")
+	build := []string{"build", "-o", dir + "/"}
 	if os.Getenv("GVS_E2E_RACE") != "" {
 		build = append(build, "-race")
 	}
-	if out, err := exec.Command("go", append(build, "gvs/cmd/gvs-vswitchd")...).CombinedOutput(); err != nil {
-		suite.buildErr = fmt.Errorf("go build gvs/cmd/gvs-vswitchd: %v\n%s", err, out)
+	if out, err := exec.Command("go", append(build, "gvs/cmd/gvs-vswitchd", "gvs/cmd/gvs-ovsdb-server")...).CombinedOutput(); err != nil {
+		suite.buildErr = fmt.Errorf("go build gvs/cmd/gvs-vswitchd gvs/cmd/gvs-ovsdb-server: %v\n%s", err, out)
 	}
 	return m.Run()
 }
