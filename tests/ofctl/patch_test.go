@@ -38,7 +38,7 @@ func waitError(iface, want string) string {
 
 const sortFlood = ` | perl -pe 's/^(Datapath actions: .*?)((?:\d+,)*\d+)$/$1.join(",", sort { $a <=> $b } split(",", $2))/e'`
 
-const patchColumns = "--columns=name,ofport,error,status,admin_state,link_state,mtu,link_speed,duplex,ifindex,type,options"
+const patchColumns = "--columns=name,ofport,error,status,admin_state,link_state,link_resets,mtu,link_speed,duplex,ifindex,lacp_current,type,options"
 
 // TestPatchPortConfig: the Interface columns of a working pair and of
 // badly configured patch ports (errors in Open vSwitch's words), pairing
@@ -49,6 +49,9 @@ func TestPatchPortConfig(t *testing.T) {
 	p.compare(t,
 		"ovs-vsctl "+patchColumns+" list interface pa pb",
 		"ovs-vsctl get interface pa statistics",
+		// A random unicast, locally administered address, as Open vSwitch
+		// gives vports.
+		"ovs-vsctl get interface pa mac_in_use | grep -Ec '^\"[0-9a-f][26ae](:[0-9a-f]{2}){5}\"$'",
 		"ovs-appctl dpif/show",
 		"ovs-ofctl show br0"+maskPatchMAC,
 		"ovs-ofctl show br1"+maskPatchMAC,
