@@ -56,6 +56,8 @@ func TestPatchPortConfig(t *testing.T) {
 		"ovs-ofctl show br0"+maskPatchMAC,
 		"ovs-ofctl show br1"+maskPatchMAC,
 		"ovs-ofctl dump-ports-desc br1"+maskPatchMAC,
+		"ovs-ofctl -O OpenFlow13 dump-ports-desc br1"+maskPatchMAC,
+		"ovs-ofctl -O OpenFlow15 dump-ports-desc br0"+maskPatchMAC,
 		"ovs-vsctl -- add-port br0 pc -- set interface pc type=patch ofport_request=3"+
 			" -- add-port br0 pd -- set interface pd type=patch options:peer=pd ofport_request=4"+
 			" -- add-port br0 pe -- set interface pe type=patch options:peer=x options:foo=1 ofport_request=5"+
@@ -64,6 +66,7 @@ func TestPatchPortConfig(t *testing.T) {
 		"ovs-vsctl "+patchColumns+" list interface pc pd pe pf",
 		"ovs-appctl dpif/show",
 		"ovs-ofctl show br0"+maskPatchMAC,
+		"ovs-ofctl -O OpenFlow13 dump-ports-desc br0"+maskPatchMAC,
 		// pb goes: pa loses its peer; pf still names pa, which names pb.
 		"ovs-vsctl del-port br1 pb",
 		waitError("pa", "No usable peer"),
