@@ -208,3 +208,19 @@ func BenchmarkTranslatePatch(b *testing.B) {
 		})
 	}
 }
+
+// A translation across a patch pair allocates nothing once the
+// Translator has warmed up (upcalls translate on the PMDs).
+func TestPatchTranslateAllocs(t *testing.T) {
+	br0, br1, _, _ := patchPair(t)
+	br0.AddRule(&xlatetest.Rule{Prio: 100, M: matchInPort(1), Acts: acts(setField(t, "reg0", 1), &ofpact.Output{Port: 5}, &ofpact.Output{Port: 2})})
+	br1.AddRule(&xlatetest.Rule{Prio: 100, M: matchInPort(6), Acts: acts(&ofpact.PushVLAN{EtherType: 0x8100}, setField(t, "vlan_vid", 0x1000|10), &ofpact.Output{Port: 1})})
+	tr := xlate.NewTranslator()
+	in := &xlate.Input{Bridge: br0, Version: br0.Version(), Flow: ipFlow(1)}
+	if got := tr.Translate(in).Actions.String(); got != "push_vlan(vid=10,pcp=0),21,pop_vlan,12" {
+		t.Fatalf("actions %s", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { tr.Translate(in) }); n != 0 {
+		t.Fatalf("%v allocations per translation across a patch pair", n)
+	}
+}
