@@ -132,6 +132,11 @@ func TestPatchPortTrace(t *testing.T) {
 		"ovs-appctl ofproto/trace br0 '"+strings.Replace(patchTCP, "tp_dst=80", "tp_dst=81", 1)+"'",
 		"ovs-appctl ofproto/trace br0 '"+patchUDP+"'"+sortFlood,
 		"ovs-appctl ofproto/trace br1 '"+patchBack+"'",
+		// Both ends of a pair on one bridge.
+		"ovs-vsctl add-port br1 px -- set interface px type=patch options:peer=py ofport_request=10 -- add-port br1 py -- set interface py type=patch options:peer=px ofport_request=11",
+		"ovs-ofctl -O OpenFlow13 add-flow br1 'priority=200,in_port=1,arp,actions=output:10'",
+		"ovs-ofctl -O OpenFlow13 add-flow br1 'priority=200,in_port=11,arp,actions=set_field:5->reg3,output:2'",
+		"ovs-appctl ofproto/trace br1 'in_port=1,arp,arp_spa=198.18.0.1,arp_tpa=198.18.0.2,arp_op=1'",
 		"ovs-appctl netdev-dummy/receive p1 "+icmpFrame,
 		"!for i in $(seq 100); do [ $(stat -c %s $DIR/p2-tx.pcap) -gt 100 ] && break; sleep 0.02; done",
 		"ovs-pcap $DIR/p2-tx.pcap",
