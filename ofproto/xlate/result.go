@@ -265,6 +265,12 @@ type Frozen struct {
 	// ct(table=N), or while tracked); otherwise translation resumes with
 	// the flow's conntrack fields cleared.
 	Conntracked bool
+	// ODPInPort, when HasODPInPort, is the datapath port the packet came
+	// in on, set on the per-packet copy a packet-in's continuation
+	// carries (its odp_port): behind a patch port Flow.InPort names no
+	// datapath port. Not part of the state's identity.
+	ODPInPort    uint32
+	HasODPInPort bool
 }
 
 // PushStats credits s (a datapath flow's statistics delta) to everything

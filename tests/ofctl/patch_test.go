@@ -217,3 +217,26 @@ func TestPatchPortConntrack(t *testing.T) {
 		"ovs-appctl dpctl/dump-conntrack | sort",
 	)
 }
+
+// TestPatchPortPacketIn: a controller action behind the patch sends its
+// packet-in to the controllers of the bridge it ran in (br1), with
+// in_port the peer patch port and br1's pipeline fields; a paused
+// pipeline resumes there, and the packet reaches p2.
+func TestPatchPortPacketIn(t *testing.T) {
+	p := startPair(t, patchSetup()...)
+	p.requireOpenFlow(t)
+	for _, s := range []*vswitch{p.ref, p.sut} {
+		s.extraPidfiles = append(s.extraPidfiles, s.dir+"/ovs-ofctl.pid")
+	}
+	p.compare(t,
+		"ovs-ofctl add-flow br0 'in_port=1,actions=load:0x99->NXM_NX_REG2[],output:2'",
+		"ovs-ofctl add-flow br1 'in_port=2,actions=load:0x1234->NXM_NX_REG3[],controller(userdata=01.02.03,pause),output:1'",
+		"ovs-ofctl monitor br1 resume -P nxt_packet_in2 --detach --no-chdir --pidfile 2>$DIR/monitor.log",
+		"ovs-appctl netdev-dummy/receive p1 "+icmpFrame,
+		"!for i in $(seq 100); do [ -s $DIR/p2-tx.pcap ] && [ $(stat -c %s $DIR/p2-tx.pcap) -gt 24 ] && break; sleep 0.02; done",
+		"ovs-appctl -t ovs-ofctl ofctl/barrier",
+		"ovs-appctl -t ovs-ofctl exit; sleep 0.1; cat $DIR/monitor.log",
+		"ovs-pcap $DIR/p2-tx.pcap",
+		"ovs-ofctl dump-flows br1 | sed 's/ *duration=[^,]*,//'",
+	)
+}
