@@ -83,7 +83,7 @@ func NewWithPrefixes[T any](fields ...PrefixField) *Classifier[T] {
 			dup = dup || t.field.Offset == f.Offset
 		}
 		if !dup && len(c.tries) < MaxPrefixes {
-			c.tries = append(c.tries, &trie{field: f})
+			c.tries = append(c.tries, newTrie(f))
 		}
 	}
 	c.subs.Store(new([]subEntry[T]))

@@ -130,7 +130,7 @@ func newSubtable[T any](mask *mf.Wildcards, seed uint64, tries []*trie) *subtabl
 		}
 	}
 	if pm := portsValue(&mask.Masks); pm[0] != 0 {
-		st.portsTrie = &trie{field: portsField}
+		st.portsTrie = newTrie(portsField)
 		st.portsMask = pm
 		st.portsPlen = 64 - bits.TrailingZeros64(pm[0])
 		var ports mf.Flow
