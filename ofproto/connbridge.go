@@ -277,9 +277,10 @@ func (c *ConnBridge) PacketOut(po *ofp.PacketOut, _ connmgr.Origin) error {
 }
 
 // Resume implements connmgr.Bridge: the continuation names a paused
-// translation this bridge keeps (NXR_STALE if it no longer does).
+// translation this bridge keeps (NXR_STALE if it no longer does); the
+// resumed pipeline sees the metadata the controller sent back.
 func (c *ConnBridge) Resume(r *ofp.Resume, _ connmgr.Origin) error {
-	return c.b.Resume(r.Continuation, r.Packet)
+	return c.b.ResumeWith(r.Continuation, r.Packet, &r.Metadata)
 }
 
 func flowStatsRequest(req *ofp.FlowStatsRequest) *FlowStatsRequest {

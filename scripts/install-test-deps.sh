@@ -2,7 +2,8 @@
 # Installs what gvs's tests run against, only when missing: Open vSwitch's
 # own tools (ovs-vsctl, ovsdb-client, ovsdb-tool, ovs-appctl, ovsdb-server
 # as a reference), OVN's (ovn-central, ovn-host: northd and
-# ovn-controller for scripts/ovn-two-port-flows.sh), the Python IDL, iperf3, prometheus (promtool and a real
+# ovn-controller for scripts/ovn-two-port-flows.sh and tests/ovn), busybox
+# (udhcpc, the DHCP client of tests/ovn), the Python IDL, iperf3, prometheus (promtool and a real
 # scraper for the metrics tests), ethtool and iproute2 for the namespace
 # tests, and a C compiler for `go test -race`. No packaged service may
 # start: a policy-rc.d that answers 101 ("action forbidden") is in place
@@ -10,7 +11,7 @@
 # or OVN daemon found running afterwards is stopped by pid.
 set -euo pipefail
 
-packages=(openvswitch-common openvswitch-switch python3-openvswitch ovn-central ovn-host iperf3 prometheus ethtool iproute2)
+packages=(openvswitch-common openvswitch-switch python3-openvswitch ovn-central ovn-host busybox iperf3 prometheus ethtool iproute2)
 command -v gcc >/dev/null 2>&1 || packages+=(gcc libc6-dev)
 
 installed() {

@@ -1,0 +1,52 @@
+package ovn
+
+import (
+	"net"
+	"testing"
+	"time"
+)
+
+// TestRouterACL: a logical router between two logical switches. Ping and
+// TCP cross it; then ACLs on the second switch allow ICMP to vm2
+// (allow-related) and drop any other IPv4 to it: ping still passes, TCP
+// no longer connects (Open vSwitch: the SYN is dropped, the connection
+// times out), and TCP the other way (vm2 to vm1) still works, its replies
+// admitted as related to what vm2 opened.
+func TestRouterACL(t *testing.T) {
+	scenario(t, "lr", func(t *testing.T, c *chassis) {
+		c.nbctl("ls-add", "ls1")
+		c.nbctl("ls-add", "ls2")
+		c.nbctl("lr-add", "lr0")
+		c.nbctl("lrp-add", "lr0", "lr0-ls1", "0a:00:00:00:01:fe", "198.18.1.254/24")
+		c.nbctl("lrp-add", "lr0", "lr0-ls2", "0a:00:00:00:02:fe", "198.18.2.254/24")
+		for _, ls := range []string{"ls1", "ls2"} {
+			c.nbctl("lsp-add", ls, ls+"-lr0", "--", "lsp-set-type", ls+"-lr0", "router",
+				"--", "lsp-set-addresses", ls+"-lr0", "router",
+				"--", "lsp-set-options", ls+"-lr0", "router-port=lr0-"+ls)
+		}
+		c.nbctl("lsp-add", "ls1", "vm1", "--", "lsp-set-addresses", "vm1", "0a:00:00:00:01:01 198.18.1.1")
+		c.nbctl("lsp-add", "ls2", "vm2", "--", "lsp-set-addresses", "vm2", "0a:00:00:00:02:02 198.18.2.2")
+		vm1 := c.addHost(hostConfig{name: "vm1", lsp: "vm1", mac: "0a:00:00:00:01:01", ip4: "198.18.1.1/24", gw: "198.18.1.254"})
+		vm2 := c.addHost(hostConfig{name: "vm2", lsp: "vm2", mac: "0a:00:00:00:02:02", ip4: "198.18.2.2/24", gw: "198.18.2.254"})
+		c.waitUp("ports up")
+		vm1.serveEcho(":8080", "vm1:")
+		vm2.serveEcho(":8080", "vm2:")
+		to1, to2 := net.JoinHostPort(vm1.ip4, "8080"), net.JoinHostPort(vm2.ip4, "8080")
+
+		vm1.mustPing("ping vm1->gateway", "198.18.1.254")
+		vm1.mustPing("ping vm1->vm2 (routed)", vm2.ip4)
+		vm1.mustTCP("tcp vm1->vm2 (routed, no ACL)", to2)
+
+		c.nbctl("--", "acl-add", "ls2", "to-lport", "1002", `outport == "vm2" && icmp4`, "allow-related")
+		c.nbctl("--", "acl-add", "ls2", "to-lport", "1001", `outport == "vm2" && ip4`, "drop")
+		c.nbctl("--wait=hv", "sync")
+
+		vm1.mustPing("ping vm1->vm2 (ACL allows ICMP)", vm2.ip4)
+		got := vm1.tcpOutcome(to2, 2*time.Second)
+		c.outcome("tcp vm1->vm2 (ACL drops)", got)
+		if got == "connected" {
+			t.Errorf("tcp vm1->vm2 with the drop ACL: %s", got)
+		}
+		vm2.mustTCP("tcp vm2->vm1 (replies related)", to1)
+	})
+}
