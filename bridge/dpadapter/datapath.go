@@ -265,6 +265,7 @@ func (d *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
 	// connection manager takes the bridge over.
 	br.SetFailMode(ofproto.FailStandalone)
 	br.SetPortAdmin(d.setAdmin)
+	br.SetCTZoneTimeoutPolicies(d.ct.zonePolicies)
 	d.bridges[name] = br
 	d.dpTypes[name] = cfg.DatapathType
 	d.created[name] = time.Now()
