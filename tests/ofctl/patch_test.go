@@ -81,6 +81,11 @@ func TestPatchPortConfig(t *testing.T) {
 		"!for i in $(seq 100); do [ \"$(ovs-vsctl get interface pf error)\" = '[]' ] && break; sleep 0.05; done",
 		"ovs-vsctl "+patchColumns+" list interface pf pg",
 		"ovs-appctl dpif/show",
+		// The peer's whole bridge goes.
+		"ovs-vsctl del-br br1",
+		waitError("pa", "No usable peer"),
+		"ovs-vsctl "+patchColumns+" list interface pa pf",
+		"ovs-appctl dpif/show",
 	)
 }
 
