@@ -157,6 +157,9 @@ func TestPatchNormalLearnsInPeer(t *testing.T) {
 	if len(res.Cache.Normal) != 1 || res.Cache.Normal[0].Table != br1.MACs() || len(res.Cache.PeerMACs) != 1 {
 		t.Fatalf("cache: %+v, peer tables %d", res.Cache.Normal, len(res.Cache.PeerMACs))
 	}
+	if !res.Cache.PeerMACsChanged() {
+		t.Fatal("learning in the peer's table does not show as a change")
+	}
 	seq := res.Cache.PeerMACSeq()
 	br1.MACs().Learn(0, mac6(2), 1, epoch)
 	if res.Cache.PeerMACSeq() == seq {
