@@ -239,10 +239,11 @@ func portMod(pm *ofp.PortMod) *PortMod {
 // flowRemoved is a flow removed message.
 func flowRemoved(fr *pipeline.FlowRemoved) *ofp.FlowRemoved {
 	r := fr.Rule
+	idle, hard := r.Timeouts()
 	sec, nsec := splitDuration(fr.Duration)
 	return &ofp.FlowRemoved{Match: r.Match, Cookie: r.Cookie, Priority: uint16(r.Priority),
 		Reason: uint8(fr.Reason), TableID: r.TableID, DurationSec: sec, DurationNsec: nsec,
-		IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout, PacketCount: fr.Packets, ByteCount: fr.Bytes}
+		IdleTimeout: idle, HardTimeout: hard, PacketCount: fr.Packets, ByteCount: fr.Bytes}
 }
 
 // TableMod implements connmgr.Bridge: the table must exist; Open vSwitch
