@@ -34,5 +34,20 @@ func TestTimeWarp(t *testing.T) {
 		"ovs-appctl fdb/show br0",
 		"ovs-appctl time/warp 12000 1000",
 		"ovs-appctl fdb/show br0",
+		// Traffic refreshes an idle timeout by the warped clock: the
+		// packet of an upcall, then one through the datapath flow.
+		"ovs-ofctl del-flows br0",
+		"ovs-ofctl add-flow br0 'priority=8,in_port=1,tcp,idle_timeout=10,actions=drop'",
+		"ovs-appctl time/warp 5000",
+		"ovs-appctl netdev-dummy/receive p1 "+frame,
+		"!sleep 0.5",
+		"ovs-appctl time/warp 6000 1000",
+		"ovs-ofctl --no-stats dump-flows br0",
+		"ovs-appctl netdev-dummy/receive p1 "+frame,
+		"!sleep 1.5",
+		"ovs-appctl time/warp 6000 1000",
+		"ovs-ofctl --no-stats dump-flows br0",
+		"ovs-appctl time/warp 6000 1000",
+		"ovs-ofctl --no-stats dump-flows br0",
 	)
 }
