@@ -39,5 +39,11 @@ func TestFinTimeout(t *testing.T) {
 		"ovs-appctl netdev-dummy/receive p3 'in_port(3),"+ip+finAck+"'",
 		waitTimeout("idle_timeout=3, hard_timeout=7,.*tp_src=1000"),
 		"ovs-ofctl --no-stats --sort dump-flows br0 table=1",
+		// A packet out with an RST through a rule with fin_timeout: Open
+		// vSwitch translates packet outs with no TCP flags (packet_xlate),
+		// so the rule keeps its timeouts.
+		"ovs-ofctl add-flow br0 'table=2,priority=1,idle_timeout=50,actions=fin_timeout(idle_timeout=4),output:2'",
+		"ovs-ofctl packet-out br0 'in_port=1 packet=505400000007505400000005080045000028000000004006000000c6120001c612000207d0005000000000000000005004000000000000 actions=resubmit(,2)'",
+		"ovs-ofctl --no-stats --sort dump-flows br0 table=2",
 	)
 }
