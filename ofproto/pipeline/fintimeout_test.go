@@ -41,3 +41,16 @@ func TestFinTimeoutReduces(t *testing.T) {
 		t.Fatalf("removed rule's timeouts %d/%d", i, h)
 	}
 }
+
+// TestFinTimeoutKeptByModify: a modify keeps the timeouts fin_timeout
+// lowered (Open vSwitch copies the old rule's, as lowered).
+func TestFinTimeoutKeptByModify(t *testing.T) {
+	p := newFixture(t)
+	fin := &ofpact.FinTimeout{IdleTimeout: 3}
+	mustMod(t, p, add(0, 1, match().inPort(1).get(), []Action{fin}).timeouts(60, 0))
+	p.Lookup(p.Version(), 0, flow(1), nil).ReduceTimeouts(3, 0)
+	mustMod(t, p, mod(true, 0, 1, match().inPort(1).get(), out(2)))
+	if i, h := p.Lookup(p.Version(), 0, flow(1), nil).Timeouts(); i != 3 || h != 0 {
+		t.Fatalf("modified rule's timeouts %d/%d, want 3/0", i, h)
+	}
+}

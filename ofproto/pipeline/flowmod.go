@@ -140,7 +140,7 @@ func (t *Txn) replaceRuleStart(op *txnOp, old, r *Rule, modifyCookie bool) {
 	if old != nil {
 		changeCookie := modifyCookie && r.Cookie != CookieNone && r.Cookie != old.Cookie
 		if op.cmd != FlowAdd {
-			r.IdleTimeout, r.HardTimeout = old.IdleTimeout, old.HardTimeout
+			r.IdleTimeout, r.HardTimeout = old.Timeouts() // as lowered by fin_timeout
 			r.Importance, r.Flags, r.created = old.Importance, old.Flags, old.created
 		}
 		if !changeCookie {
