@@ -114,6 +114,9 @@ type portSnapshot struct {
 // AddNormalFlow; or SetFailMode here), which starts out secure as
 // connmgr_create does.
 func NewBridge(name string, cfg BridgeConfig) *Bridge {
+	// Translation gets the clock only when it is not the real one, so
+	// that statistics need no conversion then (upcall's bridgeTime).
+	xlateNow := cfg.Now
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -135,7 +138,7 @@ func NewBridge(name string, cfg BridgeConfig) *Bridge {
 		},
 	})
 	b.trim.churn = b.pipe.Churn
-	b.xcfg.Store(&xlate.Config{ForwardBPDU: cfg.ForwardBPDU, MissSendLen: 128, Now: cfg.Now})
+	b.xcfg.Store(&xlate.Config{ForwardBPDU: cfg.ForwardBPDU, MissSendLen: 128, Now: xlateNow})
 	b.ports.Store(&portSnapshot{byOF: map[uint32]*xlate.Port{}, byDP: map[uint32]*xlate.Port{}})
 	return b
 }
