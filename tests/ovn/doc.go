@@ -48,11 +48,17 @@
 //     connections reach all three, each connection's exchanges are
 //     answered by one backend.
 //
+// After each scenario ovn-controller must have stayed quiet
+// (checkControllerLog): as many connections to br-int.mgmt as with Debian's
+// ovs-vswitchd (an OpenFlow error makes it reconnect) and no warning or
+// error in its log besides the two expected at start.
+//
 // On failure a subtest logs the number of br-int's OpenFlow flows,
 // dpctl/dump-flows, ofproto/trace of the scenario's key packets,
 // ovn-sbctl show, ovn-controller's warnings (an OpenFlow error makes it
 // reconnect) and the switch's log; GVS_OVN_KEEP=DIR keeps the whole
-// directory (databases, logs, the full br-int dump) under DIR.
+// directory (databases, logs, the full br-int dump) under DIR
+// (GVS_OVN_KEEP_ALL=1: of every subtest, passed or not).
 //
 // Isolation and cleanup: namespaces are named
 // gvon<pid>-<n>-<scenario>-<kind>-<name>; every daemon runs in the

@@ -46,6 +46,7 @@ func scenario(t *testing.T, short string, fn func(t *testing.T, c *chassis), ext
 			// Before the cleanups: the ports must still be there to trace.
 			defer c.diagnose()
 			fn(t, c)
+			c.checkControllerLog()
 		})
 	}
 }
@@ -87,7 +88,7 @@ func newChassis(t *testing.T, k kind, short string, rec *recorder) *chassis {
 	}
 	c.dir = dir
 	t.Cleanup(func() {
-		if keep := os.Getenv("GVS_OVN_KEEP"); keep != "" && t.Failed() {
+		if keep := os.Getenv("GVS_OVN_KEEP"); keep != "" && (t.Failed() || os.Getenv("GVS_OVN_KEEP_ALL") != "") {
 			dst := filepath.Join(keep, strings.ReplaceAll(t.Name(), "/", "-"))
 			os.RemoveAll(dst)
 			if err := os.Rename(dir, dst); err == nil {
@@ -318,6 +319,38 @@ func (c *chassis) outcome(step, got string) {
 	}
 	if got != want {
 		c.t.Errorf("%s: %s with gvs, %s with Debian's ovs-vswitchd", step, got, want)
+	}
+}
+
+// checkControllerLog requires a quiet ovn-controller: any OpenFlow error
+// makes it drop the connection and reconnect, so it must have connected to
+// br-int.mgmt once per connection (as many times as with Debian's
+// ovs-vswitchd) and logged no warning or error besides the expected ones
+// (no VIF plug provider here; br-int.mgmt missing until it creates br-int).
+func (c *chassis) checkControllerLog() {
+	c.t.Helper()
+	data, err := os.ReadFile(c.path("ovn-controller.log"))
+	if err != nil {
+		c.t.Errorf("ovn-controller.log: %v", err)
+		return
+	}
+	connects := 0
+	var bad []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, "br-int.mgmt: connected") {
+			connects++
+		}
+		if !strings.Contains(l, "|WARN|") && !strings.Contains(l, "|ERR|") && !strings.Contains(l, "|EMER|") {
+			continue
+		}
+		if strings.Contains(l, "|vif_plug_provider|") || strings.Contains(l, "br-int.mgmt: connection failed (No such file or directory)") {
+			continue
+		}
+		bad = append(bad, l)
+	}
+	c.outcome("ovn-controller's OpenFlow connections", fmt.Sprint(connects))
+	if len(bad) > 0 {
+		c.t.Errorf("ovn-controller logged %d warnings or errors:\n%s", len(bad), strings.Join(bad, "\n"))
 	}
 }
 
