@@ -35,11 +35,11 @@ type hostConfig struct {
 	lsp  string // "": a host on another bridge, not bound to OVN
 	// bridge is the bridge of the host's port ("" br-int).
 	bridge string
-	mac  string
-	ip4  string // "198.18.0.1/24"
-	ip6  string // "2001:2::1/64" (no duplicate address detection)
-	gw   string // "" none
-	gw6  string // "" none
+	mac    string
+	ip4    string // "198.18.0.1/24"
+	ip6    string // "2001:2::1/64" (no duplicate address detection)
+	gw     string // "" none
+	gw6    string // "" none
 }
 
 // addHost creates the host's namespace and veth pair (tx checksum offload
