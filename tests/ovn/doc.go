@@ -43,6 +43,8 @@
 //     ovn-controller patches br-int to the provider bridge br-phys
 //     (ovn-bridge-mappings), where a namespace outside OVN, with no route
 //     back, answers ping, and its TCP server sees the router's address.
+//     TestGatewaySNATOnSwitch: the same with the external host on a port of
+//     the external logical switch (no localnet, no provider bridge).
 //   - TestLoadBalancer: an OVN load balancer on the client's switch, VIP
 //     198.18.6.100:80, three backends behind a logical router: 30 TCP
 //     connections reach all three, each connection's exchanges are

@@ -69,7 +69,11 @@ func (c *chassis) addHost(hc hostConfig) *host {
 	}
 	c.run(ipPath, "-n", c.sw, "link", "set", "dev", h.port, "up")
 	if hc.lsp == "" {
-		c.vsctl("add-port", hc.bridge, h.port)
+		bridge := hc.bridge
+		if bridge == "" {
+			bridge = integrationBridge
+		}
+		c.vsctl("add-port", bridge, h.port)
 		return h
 	}
 	c.vsctl("add-port", integrationBridge, h.port, "--", "set", "interface", h.port, "external-ids:iface-id="+hc.lsp)
