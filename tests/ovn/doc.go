@@ -50,6 +50,10 @@
 //     connections reach all three, each connection's exchanges are
 //     answered by one backend.
 //
+// TestPerfOVN (GVS_OVN_PERF=1, not part of make test) logs figures with
+// each switch: iperf3 TCP between two logical ports, and the time until
+// 100 logical ports added at once are up.
+//
 // After each scenario ovn-controller must have stayed quiet
 // (checkControllerLog): as many connections to br-int.mgmt as with Debian's
 // ovs-vswitchd (an OpenFlow error makes it reconnect) and no warning or
