@@ -74,6 +74,10 @@ var ErrUnsupportedType = errors.New("Address family not supported by protocol")
 
 // openError words a failed AddPort as Open vSwitch's Interface.error does.
 func openError(name string, err error) string {
+	var ie *InterfaceError
+	if errors.As(err, &ie) {
+		return ie.Msg
+	}
 	reason := err.Error()
 	switch {
 	case errors.Is(err, netdev.ErrNoDevice):
@@ -166,6 +170,7 @@ func (r *Reconciler) apply(d *desired, changed changedPorts) {
 		}
 	}
 	slices.Sort(doomed)
+	patchesBefore := r.patchPeers()
 	r.delPorts(doomed)
 	want := map[string]*desiredBridge{}
 	for _, b := range d.bridges {
@@ -216,6 +221,7 @@ func (r *Reconciler) apply(d *desired, changed changedPorts) {
 		}
 	}
 	r.addPorts(adding, errs)
+	r.refreshPatches(patchesBefore)
 	r.applyOpenFlow(d, warned)
 	if fs, ok := r.dp.(FlowSyncer); ok {
 		fs.SyncFlows()
@@ -370,3 +376,27 @@ func sameSpec(a, b PortSpec) bool {
 }
 
 func macEqual(a, b net.HardwareAddr) bool { return string(a) == string(b) }
+
+// patchPeers maps each patch port in the datapath to its options:peer.
+func (r *Reconciler) patchPeers() map[string]string {
+	m := map[string]string{}
+	for name, ap := range r.state.ports {
+		if ap.spec.Type == "patch" {
+			m[name] = ap.spec.Options["peer"]
+		}
+	}
+	return m
+}
+
+// refreshPatches re-reads every patch port's state when the pass added,
+// removed or re-pointed one: adding or removing a port pairs or unpairs
+// its peer, whose Interface.error changes though the peer did not.
+func (r *Reconciler) refreshPatches(before map[string]string) {
+	after := r.patchPeers()
+	if maps.Equal(before, after) {
+		return
+	}
+	for name := range after {
+		r.readState(name)
+	}
+}

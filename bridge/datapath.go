@@ -147,7 +147,17 @@ type PortState struct {
 	Status        map[string]string
 	// OFPort is the port's OpenFlow number (Interface.ofport).
 	OFPort int
+	// Error is a working port's Interface.error ("" for none): a patch
+	// port without a usable peer, in Open vSwitch's words.
+	Error string
 }
+
+// InterfaceError is an error the datapath words as Open vSwitch writes it
+// to Interface.error (a patch port's configuration: "p0: patch type
+// requires valid 'peer' argument"); the reconciler writes it unchanged.
+type InterfaceError struct{ Msg string }
+
+func (e *InterfaceError) Error() string { return e.Msg }
 
 // PortStats are a port's counters, for Interface.statistics.
 type PortStats struct {
@@ -157,4 +167,8 @@ type PortStats struct {
 	// standard ones as Open vSwitch writes a netdev's custom statistics;
 	// nil for devices without.
 	Custom map[string]uint64
+	// PacketsOnly: the port counts packets and bytes only (a patch
+	// port, as Open vSwitch's netdev_vport), and Interface.statistics
+	// has just those four.
+	PacketsOnly bool
 }

@@ -53,7 +53,13 @@
 //     protocol)"), as is a missing device ("... (No such device)"); a
 //     failed interface has ofport -1 and never stops the other ports.
 //     Options: n_rxq (system, afxdp), rx-mode (system), xdp-mode and
-//     tx-batch-size (afxdp), as the netdev backends read them.
+//     tx-batch-size (afxdp), as the netdev backends read them. Type
+//     patch (options:peer) has no device: its configuration errors are
+//     the datapath's words (InterfaceError, written unchanged), a
+//     working patch port without its peer carries PortState.Error, and
+//     every patch port's state is read again when a pass adds, removes
+//     or re-points one (its peer's pairing changed); its statistics are
+//     packets and bytes only (PortStats.PacketsOnly).
 //     A failed interface is tried again when its configuration changes
 //     or a link event names its device (PortsChanged: a device that
 //     appears later is picked up then), not on every pass. A port whose

@@ -242,6 +242,8 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 		row.Error = nil
 		if msg := r.state.errors[old.UUID]; msg != "" {
 			row.Error = &msg
+		} else if ps != nil && ps.Error != "" {
+			row.Error = ptr(ps.Error)
 		}
 		if ps != nil {
 			row.AdminState = upDown(ps.Link.AdminUp)
@@ -269,6 +271,9 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 				var counters PortStats
 				if cs := r.state.counters[di.spec.Name]; cs != nil {
 					counters = *cs
+				} else {
+					// A patch port counts packets and bytes only.
+					counters.PacketsOnly = di.spec.Type == "patch"
 				}
 				row.Statistics = statistics(counters)
 			}
@@ -304,6 +309,10 @@ func (r *Reconciler) ifaceUpdate(c client.Client, di *desiredIface, ofports map[
 // never replaces a standard one of the same name.
 func statistics(ps PortStats) map[string]int {
 	s := ps.Stats
+	if ps.PacketsOnly {
+		return map[string]int{"rx_packets": int(s.RxPackets), "rx_bytes": int(s.RxBytes),
+			"tx_packets": int(s.TxPackets), "tx_bytes": int(s.TxBytes)}
+	}
 	m := map[string]int{
 		"rx_packets": int(s.RxPackets), "rx_bytes": int(s.RxBytes),
 		"tx_packets": int(s.TxPackets), "tx_bytes": int(s.TxBytes),

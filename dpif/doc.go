@@ -157,7 +157,11 @@
 // the key's conntrack fields (and, under NAT, rewrites the packet and
 // its key); they are metadata, so the recirculation that normally
 // follows keeps them for the next pass's lookup. ct_clear zeroes them.
-// A received packet has none.
+// A received packet has none. IP fragments reaching a ct action go
+// through the datapath's fragment reassembler (dpif/ipf, ct_ipf.go)
+// first: held until their set is complete, tracked reassembled, then
+// sent on as the original fragments with the conntrack fields and NAT
+// of the whole.
 //
 // Packet metadata (in_port, recirc_id, dp_hash, pkt_mark, skb_priority,
 // conntrack, tunnel: the Key's fields before EtherType) lives in the

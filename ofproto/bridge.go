@@ -42,6 +42,10 @@ type BridgeConfig struct {
 	Meters pipeline.MeterProvider
 	// Log receives the bridge's warnings.
 	Log *slog.Logger
+	// DatapathType is the bridge's datapath type as Open vSwitch names
+	// its backer ("system", "netdev", "dummy"): patch ports pair only
+	// within one type.
+	DatapathType string
 }
 
 // Bridge is one OpenFlow bridge: its pipeline (tables, groups, meters),
@@ -53,11 +57,12 @@ type BridgeConfig struct {
 // Named Bridge while the NORMAL-only Bridge of this package still
 // serves the datapath; it takes that name when translation replaces it.
 type Bridge struct {
-	name string
-	log  *slog.Logger
-	now  func() time.Time
-	pipe *pipeline.Pipeline
-	macs *maclearn.Table
+	name   string
+	dpType string // BridgeConfig.DatapathType
+	log    *slog.Logger
+	now    func() time.Time
+	pipe   *pipeline.Pipeline
+	macs   *maclearn.Table
 
 	xcfg      atomic.Pointer[xlate.Config]
 	ports     atomic.Pointer[portSnapshot]
@@ -116,7 +121,7 @@ func NewBridge(name string, cfg BridgeConfig) *Bridge {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	b := &Bridge{
-		name: name, log: cfg.Log, now: cfg.Now,
+		name: name, dpType: cfg.DatapathType, log: cfg.Log, now: cfg.Now,
 		macs:     maclearn.NewTable(cfg.MACTableSize, cfg.MACAgingTime),
 		alloc:    NewPortNumbers(),
 		byName:   map[string]*portState{},
@@ -404,6 +409,11 @@ type PortSpec struct {
 	// queue (queue 0, statistics unknown), and only packet and byte
 	// counters (port statistics report the others as unknown).
 	DummyQueue bool
+	// Patch: a patch port (Interface type=patch) with options:peer
+	// PatchPeer. It has no datapath port (DPPort is ignored); the
+	// switch pairs it with its peer (patch.go).
+	Patch     bool
+	PatchPeer string
 }
 
 // Errors of port configuration.
@@ -462,6 +472,10 @@ func (b *Bridge) AddPorts(specs []PortSpec) (ofports []uint32, errs []error) {
 		p := &portState{vlan: s.VLAN, hw: s.MAC, created: now, dummyQueue: s.DummyQueue}
 		p.curr, p.currSpeed = speedFeatures(s.SpeedMbps)
 		p.Port = xlate.Port{OFPort: n, DPPort: s.DPPort, Name: s.Name, LinkDown: s.LinkDown, Live: !s.LinkDown, VLAN: vlans[i]}
+		if s.Patch {
+			p.Port.DPPort = xlate.NoDPPort
+			p.Port.Patch = &xlate.PatchPort{PeerName: s.PatchPeer, Counters: new(xlate.PatchCounters)}
+		}
 		b.byName[s.Name] = p
 		ofports[i] = n
 		added = append(added, p)
@@ -613,7 +627,9 @@ func (b *Bridge) publishPortsLocked() {
 		xp := new(xlate.Port)
 		*xp = p.Port
 		s.byOF[xp.OFPort] = xp
-		s.byDP[xp.DPPort] = xp
+		if xp.DPPort != xlate.NoDPPort {
+			s.byDP[xp.DPPort] = xp
+		}
 		s.sorted = append(s.sorted, xp)
 	}
 	slices.SortFunc(s.sorted, func(x, y *xlate.Port) int { return int(x.OFPort) - int(y.OFPort) })

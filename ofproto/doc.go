@@ -23,6 +23,12 @@
 // AddNormalFlow, as connmgr_flushed), otherwise to SetFailMode and
 // SetHaveControllers. A new bridge has empty tables, as a new ofproto.
 //
+// Patch ports (PortSpec.Patch) have no datapath port; after every port
+// change in any bridge the Switch pairs each with the port its
+// options:peer names, in a bridge of the same datapath type, when that
+// port names it back (patch.go, Open vSwitch's ofport_update_peer); a
+// change of pairing republishes the bridge's ports and revalidates.
+//
 // After a bulk table change (at least 10,000 rules added, replaced or
 // removed since the last time) has settled for 300 ms, the bridge returns
 // the freed heap to the operating system (memtrim.go,

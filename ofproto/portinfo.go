@@ -62,7 +62,10 @@ func (b *Bridge) SetPortCounters(fn func(dpPort uint32) (PortCounters, bool)) { 
 // portStats is one port's OpenFlow port statistics.
 func (b *Bridge) portStats(p *xlate.Port) ofp.PortStats {
 	st := ofp.PortStats{PortNo: p.OFPort}
-	if fn := b.counters.Load(); fn != nil {
+	if p.Patch != nil {
+		c := p.Patch.Counters.Snapshot()
+		st.RxPackets, st.TxPackets, st.RxBytes, st.TxBytes = c.RxPackets, c.TxPackets, c.RxBytes, c.TxBytes
+	} else if fn := b.counters.Load(); fn != nil {
 		if c, ok := (*fn)(p.DPPort); ok {
 			st.RxPackets, st.TxPackets, st.RxBytes, st.TxBytes = c.RxPackets, c.TxPackets, c.RxBytes, c.TxBytes
 			st.RxDropped, st.TxDropped, st.RxErrors, st.TxErrors = c.RxDropped, c.TxDropped, c.RxErrors, c.TxErrors
@@ -74,7 +77,9 @@ func (b *Bridge) portStats(p *xlate.Port) ofp.PortStats {
 		created, dummy = ps.created, ps.dummyQueue
 	}
 	b.mu.Unlock()
-	if dummy {
+	if dummy || p.Patch != nil {
+		// A patch port, like Open vSwitch's netdev_vport, counts only
+		// packets and bytes too.
 		// Open vSwitch's dummy netdev counts packets and bytes only; the
 		// rest is unknown (all ones, "?" in ovs-ofctl).
 		const unknown = ^uint64(0)

@@ -110,10 +110,13 @@ func (s *Switch) publishPorts() {
 	ports := upcall.Ports{}
 	for _, b := range s.bridges {
 		for _, p := range b.Ports() {
-			ports[p.DPPort] = upcall.Binding{Bridge: b, Port: p}
+			if p.DPPort != xlate.NoDPPort {
+				ports[p.DPPort] = upcall.Binding{Bridge: b, Port: p}
+			}
 		}
 	}
 	s.h.SetPorts(ports)
+	s.pairPatchesLocked()
 }
 
 // packetOut runs a packet out through the upcall layer (translation with

@@ -51,8 +51,7 @@ const (
 	// devices too.
 	DummySystem
 	// DummyOverride (--enable-dummy=override): every port type is a
-	// dummy device ("patch" excepted in Open vSwitch, which gvs does
-	// not have yet).
+	// dummy device, "patch" excepted as in Open vSwitch.
 	DummyOverride
 )
 
@@ -115,6 +114,9 @@ type Datapath struct {
 	// (nil: none yet), ct what its tracker has of it (conntrack.go).
 	ctWant *bridge.ConntrackConfig
 	ct     ctApplied
+	// patches are the patch ports (patch.go): no device, no datapath
+	// port.
+	patches map[string]*patchPort
 }
 
 type port struct {
@@ -238,8 +240,12 @@ func (d *Datapath) ensureLocked() error {
 }
 
 func bridgeConfig(name string, c bridge.BridgeConfig, log *slog.Logger) ofproto.BridgeConfig {
+	dpType := c.DatapathType
+	if dpType == "" {
+		dpType = "system"
+	}
 	return ofproto.BridgeConfig{MACTableSize: c.MACTableSize, MACAgingTime: c.MACAgingTime, ForwardBPDU: c.ForwardBPDU,
-		Log: log.With("module", "ofproto", "bridge", name)}
+		Log: log.With("module", "ofproto", "bridge", name), DatapathType: dpType}
 }
 
 func (d *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
@@ -344,6 +350,41 @@ func (d *Datapath) AddPort(spec bridge.PortSpec) error {
 // bridges. A spec that fails opened nothing: its device, if opened, is
 // closed again.
 func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
+	var patchAt, devAt []int
+	for i, spec := range specs {
+		if spec.Type == "patch" {
+			patchAt = append(patchAt, i)
+		} else {
+			devAt = append(devAt, i)
+		}
+	}
+	if len(patchAt) == 0 {
+		return d.addDevicePorts(specs)
+	}
+	errs := make([]error, len(specs))
+	if len(devAt) > 0 {
+		devSpecs := make([]bridge.PortSpec, len(devAt))
+		for j, i := range devAt {
+			devSpecs[j] = specs[i]
+		}
+		for j, err := range d.addDevicePorts(devSpecs) {
+			errs[devAt[j]] = err
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.ensureLocked(); err != nil {
+		for _, i := range patchAt {
+			errs[i] = err
+		}
+		return errs
+	}
+	d.addPatchesLocked(specs, patchAt, errs)
+	return errs
+}
+
+// addDevicePorts is AddPorts for ports with a device.
+func (d *Datapath) addDevicePorts(specs []bridge.PortSpec) []error {
 	errs := make([]error, len(specs))
 	d.mu.Lock()
 	if err := d.ensureLocked(); err != nil {
@@ -361,7 +402,7 @@ func (d *Datapath) AddPorts(specs []bridge.PortSpec) []error {
 		switch {
 		case d.bridges[spec.Bridge] == nil:
 			errs[i] = fmt.Errorf("%w: %s", ofproto.ErrNoBridge, spec.Bridge)
-		case d.ports[spec.Name] != nil || inBatch[spec.Name]:
+		case d.ports[spec.Name] != nil || d.patches[spec.Name] != nil || inBatch[spec.Name]:
 			errs[i] = fmt.Errorf("%s: %w", spec.Name, dpif.ErrDevInUse)
 		}
 		inBatch[spec.Name] = true
@@ -628,6 +669,9 @@ func (d *Datapath) SyncFlows() {
 func (d *Datapath) SetPort(spec bridge.PortSpec) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if pp := d.patches[spec.Name]; pp != nil {
+		return d.setPatchLocked(pp, spec)
+	}
 	p := d.ports[spec.Name]
 	if p == nil {
 		return fmt.Errorf("%s: %w", spec.Name, dpif.ErrNoPort)
@@ -679,6 +723,10 @@ func (d *Datapath) delPortsLocked(names []string) []error {
 	var nos []uint32
 	var idx []int
 	for i, name := range names {
+		if ok, err := d.delPatchLocked(name); ok {
+			errs[i] = err
+			continue
+		}
 		p := d.ports[name]
 		if p == nil {
 			errs[i] = fmt.Errorf("%s: %w", name, dpif.ErrNoPort)
@@ -727,6 +775,10 @@ func (d *Datapath) dropSparesIfUnused() {
 // port, which opens the new one.
 func (d *Datapath) PortState(name string) (bridge.PortState, error) {
 	d.mu.Lock()
+	if pp := d.patches[name]; pp != nil {
+		defer d.mu.Unlock()
+		return d.patchState(pp), nil
+	}
 	p := d.ports[name]
 	var st bridge.PortState
 	gone := false
@@ -752,6 +804,10 @@ func (d *Datapath) PortState(name string) (bridge.PortState, error) {
 // PortStats reads the device's counters.
 func (d *Datapath) PortStats(name string) (bridge.PortStats, error) {
 	d.mu.Lock()
+	if pp := d.patches[name]; pp != nil {
+		defer d.mu.Unlock()
+		return d.patchStats(pp), nil
+	}
 	p := d.ports[name]
 	d.mu.Unlock()
 	if p == nil {
@@ -805,7 +861,7 @@ func (d *Datapath) closeLocked() error {
 	// All ports leave the datapath in one step; their devices are
 	// closed concurrently. The spare sockets go with the last system
 	// port.
-	errs := d.delPortsLocked(slices.Sorted(maps.Keys(d.ports)))
+	errs := d.delPortsLocked(append(slices.Sorted(maps.Keys(d.patches)), slices.Sorted(maps.Keys(d.ports))...))
 	d.bridges = map[string]*ofproto.Bridge{}
 	d.dpTypes = map[string]string{}
 	d.created = map[string]time.Time{}

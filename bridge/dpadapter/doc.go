@@ -14,6 +14,12 @@
 // ovs-vswitchd). It also offers the switch to package metrics and package
 // appctl as a source.Switch (View).
 //
+// Patch ports (type patch, patch.go) open no device and take no datapath
+// port: the adapter checks their options as Open vSwitch's
+// set_patch_config, gives them a random address and adds them to their
+// bridge, which the switch pairs; their state and counters come from the
+// bridge. dpif/show lists them with datapath port "none".
+//
 // The bridges number their ports (ofproto.PortNumbers, from PortSpec's
 // OFPortRequest and PreviousOFPort); PortState reports each port's number
 // for the reconciler to write back. A new bridge is standalone (the

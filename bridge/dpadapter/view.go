@@ -62,6 +62,9 @@ func (v View) Bridges() []source.Bridge {
 			}
 		}
 	}
+	for i := range out {
+		out[i].Ports = append(out[i].Ports, d.patchViewPorts(out[i].Name)...)
+	}
 	d.mu.Unlock()
 	for i := range out {
 		var ofports map[string]int

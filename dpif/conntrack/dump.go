@@ -38,7 +38,8 @@ func (t *Tracker) sweep(now int64) int {
 }
 
 // Dump implements Conntrack: each live connection of zone (AllZones:
-// all) as an Entry.
+// all) as an Entry. The Entry is reused from call to call: fn copies
+// what it keeps.
 func (t *Tracker) Dump(zone int32, fn func(*Entry) bool) {
 	now := t.now()
 	var e Entry

@@ -122,3 +122,18 @@ func (t *Tracker) tftpExpect(c *conn, reply bool) {
 	e := algTFTPExpectation(&orig, &rep, natKindOf(c), reply)
 	t.exp.add(&expectation{algExpectation: e, parentKey: c.key[0], mark: mark, label: label})
 }
+
+// algCtlOf classifies a packet as Open vSwitch's get_alg_ctl_type does
+// in its datapath, where the ct action names a helper but no port: UDP
+// to port 69 is TFTP, TCP from or to port 21 is FTP, whatever the
+// helper (it decides only whether a connection committed with it keeps
+// it, and which helper runs).
+func algCtlOf(k *packet.Key) Helper {
+	switch {
+	case k.IPProto == packet.ProtoUDP && k.DstPort == algTFTPPort:
+		return HelperTFTP
+	case k.IPProto == packet.ProtoTCP && (k.SrcPort == algFTPPort || k.DstPort == algFTPPort):
+		return HelperFTP
+	}
+	return HelperNone
+}

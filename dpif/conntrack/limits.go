@@ -50,7 +50,9 @@ func (t *Tracker) SetZoneLimits(limits []ZoneLimit) {
 // ZoneLimits reports the default limit first (Zone DefaultZoneLimit),
 // then each zone asked for with the limit that applies to it, or, when
 // none is asked for, every zone with a limit of its own; with the zone's
-// connection count.
+// connection count (0 under no limit, as dpctl/ct-get-limits prints).
+// A default limit applies to each zone on its own, as in Open vSwitch
+// from 3.2 (3.1 counted all the zones under it together).
 func (t *Tracker) ZoneLimits(zones []uint16) []ZoneLimit {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -66,7 +68,13 @@ func (t *Tracker) ZoneLimits(zones []uint16) []ZoneLimit {
 		return out
 	}
 	for _, z := range zones {
-		out = append(out, ZoneLimit{Zone: int32(z), Limit: t.zoneLimitOf(z), Count: t.zoneCount[z].Load()})
+		// A zone no limit applies to reports no count, as Open vSwitch
+		// counts connections only against a limit.
+		l := ZoneLimit{Zone: int32(z), Limit: t.zoneLimitOf(z)}
+		if l.Limit != 0 {
+			l.Count = t.zoneCount[z].Load()
+		}
+		out = append(out, l)
 	}
 	return out
 }

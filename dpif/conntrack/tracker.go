@@ -183,7 +183,7 @@ func (t *Tracker) Execute(b *packet.Buffer, req *Request) {
 	// zone (and that found its connection, with no NAT since) is not run
 	// through the protocol tracker again: Open vSwitch's process_one_fast
 	// on the connection cached in the packet's metadata.
-	ctl := algCtlType(k, req.Helper)
+	ctl := algCtlOf(k)
 	if k.CTState&StateTracked != 0 && k.CTZone == zone && !req.Force && ctl == HelperNone &&
 		k.CTState&(StateSrcNAT|StateDstNAT) == 0 {
 		if !extract(b, zone, &ctx) {

@@ -291,9 +291,12 @@ func (h *Handler) input(b *Binding, k *packet.Key) (xlate.Input, bool) {
 		return in, true
 	}
 	fz := h.recirc.Lookup(k.RecircID)
-	if fz == nil || fz.Bridge != xlate.Bridge(b.Bridge) {
+	if fz == nil {
 		return in, false
 	}
+	// The state may belong to another bridge than the input port's: one
+	// behind a patch port. Translation resumes in the state's bridge, as
+	// Open vSwitch's thaw switches to it.
 	in.Frozen, in.Flow, in.Table = fz, fz.Thaw(k), fz.Table
 	in.Actions = fz.Actions
 	return in, true

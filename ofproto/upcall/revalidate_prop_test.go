@@ -190,7 +190,9 @@ func TestConcurrentUpcallsAndRevalidation(t *testing.T) {
 			}
 		}()
 	}
-	for i := 0; i < 50 || h.Stats().Installs < 500 && i < 20000; i++ {
+	// Until the upcalls have installed flows and a round has seen some
+	// (the upcall goroutines may all start after the first rounds).
+	for i := 0; i < 50 || (h.Stats().Installs < 500 || h.Stats().Revalidated == 0) && i < 20000; i++ {
 		br.AddRule(&xlatetest.Rule{Prio: uint16(10 + i%3), M: inPort(uint32(1 + i%3)), Acts: []xlate.Action{&ofpact.Output{Port: uint32(1 + (i+1)%3)}}})
 		h.Changed()
 		h.Revalidate()

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"gvs/dpif"
+	"gvs/ofproto/mac"
 	"gvs/ofproto/xlate"
 	"gvs/packet"
 )
@@ -111,7 +112,8 @@ func (r *revalidator) round1() RoundStats {
 			r.ukeys[fh] = uk
 		}
 		uk.seen = r.round
-		macSeq := macSeqOf(b.Bridge)
+		// Patch ports: NORMAL in a peer bridge counts as well.
+		macSeq := macSeqOf(b.Bridge) + uk.cache.PeerMACSeq()
 		if !uk.translated || uk.revalidated != changes || uk.cache.UsesMACs && uk.macSeq != macSeq {
 			if !r.revalidate(&b, uk, fh, &fe) {
 				r.delete(fh, uk)
@@ -224,6 +226,8 @@ func cloneCache(c *xlate.Cache) xlate.Cache {
 		Learned:     append([]xlate.LearnedFlow(nil), c.Learned...),
 		UsesMACs:    c.UsesMACs,
 		FinTimeouts: append([]xlate.FinTimeout(nil), c.FinTimeouts...),
+		Patches:     append([]xlate.PatchCrossing(nil), c.Patches...),
+		PeerMACs:    append([]*mac.Table(nil), c.PeerMACs...),
 	}
 }
 

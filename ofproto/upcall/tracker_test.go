@@ -31,7 +31,8 @@ func tcpFrame(dst, src [6]byte, sip, dip byte, sport, dport uint16, flags byte, 
 // TestConntrackTCPThroughTracker: a TCP connection through the
 // datapath's real tracker (conntrack.New) and a firewall like the FTP
 // scenario's: the SYN to port 21 commits with alg=ftp, every later packet
-// in either direction passes as +est.
+// in either direction passes as +est; the passive data connection the
+// server's 227 announced passes as +rel, another is refused.
 func TestConntrackTCPThroughTracker(t *testing.T) {
 	tr := conntrack.New(conntrack.Config{TCPLiberal: true})
 	tr.Start()
@@ -56,6 +57,8 @@ func TestConntrackTCPThroughTracker(t *testing.T) {
 	fx.br.AddRule(&xlatetest.Rule{Prio: 100, M: m(0, 0, 0, 0, 0), Acts: []xlate.Action{&ofpact.CT{ZoneImm: 11, RecircTable: 1}}})
 	fx.br.AddRule(&xlatetest.Rule{Table: 1, Prio: 100, M: m(1, trk|nw, trk|nw|rel|inv, 6, 21), Acts: []xlate.Action{
 		&ofpact.CT{ZoneImm: 11, Flags: ofpact.CTCommit, Alg: ofpact.CTAlgFTP, RecircTable: ofpact.CTNoRecirc}, &ofpact.Output{Port: 2}}})
+	fx.br.AddRule(&xlatetest.Rule{Table: 1, Prio: 100, M: m(1, trk|nw|rel, trk|nw|rel|inv, 6, 0), Acts: []xlate.Action{
+		&ofpact.CT{ZoneImm: 11, Flags: ofpact.CTCommit, RecircTable: ofpact.CTNoRecirc}, &ofpact.Output{Port: 2}}})
 	fx.br.AddRule(&xlatetest.Rule{Table: 1, Prio: 90, M: m(1, trk|est, trk|est|inv, 0, 0), Acts: []xlate.Action{&ofpact.Output{Port: 2}}})
 	fx.br.AddRule(&xlatetest.Rule{Table: 1, Prio: 90, M: m(2, trk|est, trk|est|inv, 0, 0), Acts: []xlate.Action{&ofpact.Output{Port: 1}}})
 	fx.br.AddRule(&xlatetest.Rule{Table: 1, Prio: 1, Acts: nil})
@@ -75,6 +78,9 @@ func TestConntrackTCPThroughTracker(t *testing.T) {
 		{2, tcpFrame(a, b, 2, 1, 21, 40000, 0x18, 512, 107, "227 Entering Passive Mode (198,18,0,2,156,64).\r\n"), 1},
 		// Not announced: refused.
 		{1, tcpFrame(b, a, 1, 2, 40001, 40002, 0x02, 900, 0, ""), 0},
+		// The data connection the 227 announced: +rel, committed.
+		{1, tcpFrame(b, a, 1, 2, 40003, 40000, 0x02, 900, 0, ""), 2},
+		{2, tcpFrame(a, b, 2, 1, 40000, 40003, 0x12, 7000, 901, ""), 1},
 	}
 	for i, s := range steps {
 		got := fx.send(s.in, s.f)

@@ -37,13 +37,15 @@ func (ctx *context) doActions(acts []Action, last bool) {
 		}
 		switch a := a.(type) {
 		case *ofpact.Output:
+			ctx.outputLast = last && i == len(acts)-1
 			ctx.output(a.Port, a.MaxLen)
+			ctx.outputLast = false
 		case *ofpact.Group:
 			if ctx.needsDPHash(a.ID) {
 				// Freeze here: the datapath hashes the packet and
 				// recirculates, and the group picks its bucket from
 				// dp_hash on the next pass.
-				_, _, basis := ctx.br.Group(ctx.in.Version, a.ID).Selection()
+				_, _, basis := ctx.br.Group(ctx.version, a.ID).Selection()
 				ctx.detail("no live bucket") // as Open vSwitch reports the first pass
 				ctx.startFreeze(freezeHash, acts[i:])
 				ctx.hashBasis = uint32(basis)
@@ -86,6 +88,20 @@ func (ctx *context) doActions(acts []Action, last bool) {
 					ctx.warn(fmt.Sprintf("output_trunc does not support port: %d", a.Port))
 				}
 			default:
+				if a.Port == f.InPort {
+					if ctx.trace != nil {
+						ctx.detail("skipping output to input port")
+					}
+					break
+				}
+				if p := ctx.br.Port(a.Port); p == nil || isPatch(p) {
+					// Open vSwitch refuses truncation before a port
+					// without a datapath port (a patch port).
+					if ctx.trace != nil {
+						ctx.errorMsg(fmt.Sprintf("output_trunc does not support patch port %d", a.Port))
+					}
+					break
+				}
 				ctx.commit()
 				ctx.emit(dpif.Trunc(a.MaxLen))
 				ctx.output(a.Port, 0)
@@ -618,7 +634,7 @@ func (ctx *context) unrollTo(table uint8, rule Rule, cookie uint64) {
 // action with the continuation for a pause, hash+recirc for dp_hash.
 func (ctx *context) finishFreeze() {
 	fz := &Frozen{
-		Bridge: ctx.br, Version: ctx.in.Version, Flow: ctx.flow, Table: ctx.freezeTable,
+		Bridge: ctx.br, Version: ctx.version, Flow: ctx.flow, Table: ctx.freezeTable,
 		Actions:     append([]Action{}, ctx.frozenActs...),
 		ActionSet:   append([]Action(nil), ctx.actionSet...),
 		Stack:       append([]mf.Value(nil), ctx.stack...),

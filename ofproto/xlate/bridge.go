@@ -140,6 +140,10 @@ type Port struct {
 	// VLAN is the port's NORMAL VLAN behaviour (tag, trunks, vlan_mode);
 	// nil means a trunk of every VLAN.
 	VLAN *mac.VLANPort
+	// Patch is set for a patch port (type=patch): its counters, and
+	// its peer once both ends exist and name each other. A patch port
+	// has no datapath port (DPPort is NoDPPort). See patch.go.
+	Patch *PatchPort
 }
 
 // Rule is one OpenFlow rule, as the classifier returns it. The actions

@@ -140,7 +140,7 @@ func (ctx *context) ctClear() {
 // translation goes on with the actions after the ct action.
 func (ctx *context) recirculateAndFork(table uint8, zone uint16) {
 	fz := &Frozen{
-		Bridge: ctx.br, Version: ctx.in.Version, Flow: ctx.flow, Table: table,
+		Bridge: ctx.br, Version: ctx.version, Flow: ctx.flow, Table: table,
 		ActionSet:   append([]Action(nil), ctx.actionSet...),
 		Stack:       append([]mf.Value(nil), ctx.stack...),
 		Cookie:      ctx.cookie,

@@ -34,6 +34,20 @@
 // lookup (or ct_clear, or a freeze) read it. ofproto/trace follows each
 // such recirculation (TraceText, TraceOptions.CTNext).
 //
+// # Patch ports
+//
+// A Port with Patch set has no datapath port: output to it continues the
+// translation in the peer bridge (patch.go, Open vSwitch's
+// patch_port_output), whose lookups, rules, groups, meters and MAC table
+// are used until the crossing returns; the flow, stack, action set and
+// conntrack state of the calling bridge are restored afterwards, and the
+// peer's exit and errors do not propagate. The xlate cache records each
+// crossing (Cache.Patches: the ports' counters) and the peer bridges' MAC
+// tables NORMAL consulted (Cache.PeerMACs, whose change counts the
+// revalidator watches). A frozen state records the bridge it was frozen
+// in; resuming it translates in that bridge (thawBridge) even when the
+// packet's input port belongs to another.
+//
 // # Open vSwitch's behaviour
 //
 // Where it shows (datapath actions, megaflows, ofproto/trace text), the

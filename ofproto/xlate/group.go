@@ -16,7 +16,7 @@ const maxLivenessRecursion = 32
 // exist and the current action list stops (Open vSwitch's
 // xlate_group_action).
 func (ctx *context) group(id uint32) bool {
-	g := ctx.br.Group(ctx.in.Version, id)
+	g := ctx.br.Group(ctx.version, id)
 	if g == nil {
 		if ctx.trace != nil {
 			ctx.warn(fmt.Sprintf("output to nonexistent group %d", id))
@@ -118,7 +118,7 @@ func (ctx *context) bucketAlive(t GroupType, b *Bucket, depth int) bool {
 }
 
 func (ctx *context) groupAlive(id uint32, depth int) bool {
-	g := ctx.br.Group(ctx.in.Version, id)
+	g := ctx.br.Group(ctx.version, id)
 	if g == nil {
 		return false
 	}
@@ -225,7 +225,7 @@ func (ctx *context) needsDPHash(id uint32) bool {
 	if ctx.in.Recirc == nil || ctx.hashed() {
 		return false
 	}
-	g := ctx.br.Group(ctx.in.Version, id)
+	g := ctx.br.Group(ctx.version, id)
 	if g == nil || g.GroupType() != GroupSelect {
 		return false
 	}

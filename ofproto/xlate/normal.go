@@ -63,8 +63,13 @@ func (ctx *context) normal() {
 	ctx.gratuitousARP()
 	macs := ctx.br.MACs()
 	ctx.res.Cache.UsesMACs = true
+	ctx.notePeerMACs(macs)
 	if !fromController && !isMulticast(f.SrcMAC) {
-		ctx.res.Cache.Normal = append(ctx.res.Cache.Normal, MACLearning{VLAN: vlan, MAC: f.SrcMAC, Port: inPort})
+		l := MACLearning{VLAN: vlan, MAC: f.SrcMAC, Port: inPort}
+		if ctx.br != ctx.in.Bridge {
+			l.Table = macs
+		}
+		ctx.res.Cache.Normal = append(ctx.res.Cache.Normal, l)
 		if ctx.in.SideEffects && macs != nil {
 			if macs.Learn(vlan, f.SrcMAC, inPort, ctx.now()) != mac.Refreshed && ctx.trace != nil {
 				ctx.detail(fmt.Sprintf("learned that %s is on port %s in VLAN %d", net.HardwareAddr(f.SrcMAC[:]), in.Name, vlan))

@@ -56,6 +56,15 @@ func (ctx *context) outputPort(ofport uint32) {
 		ctx.detail("OFPPC_NO_FWD set, skipping output")
 		return
 	}
+	if p.Patch != nil {
+		last := ctx.outputLast
+		ctx.outputLast = false
+		if p.Patch.Peer == nil {
+			return // a patch port without its peer goes nowhere
+		}
+		ctx.patchOutput(p, last)
+		return
+	}
 	ctx.commit()
 	ctx.emit(dpif.Output(p.DPPort))
 }

@@ -2,6 +2,7 @@ package xlate
 
 import (
 	"gvs/dpif"
+	"gvs/ofproto/mac"
 	"gvs/ofproto/mf"
 )
 
@@ -113,6 +114,11 @@ type Cache struct {
 	// FinTimeouts are the fin_timeout actions run: applied to their rules
 	// when the flow sees a TCP FIN or RST.
 	FinTimeouts []FinTimeout
+	// Patches are the patch ports the packet crossed (their counters are
+	// credited with the flow's statistics); PeerMACs the MAC tables of
+	// bridges behind patch ports that NORMAL consulted (PeerMACSeq).
+	Patches  []PatchCrossing
+	PeerMACs []*mac.Table
 }
 
 // FinTimeout is a fin_timeout action and the rule it shortens.
@@ -142,6 +148,9 @@ func (c *Cache) Reset() {
 	clear(c.FinTimeouts)
 	c.Rules, c.Groups, c.Normal, c.Learned = c.Rules[:0], c.Groups[:0], c.Normal[:0], c.Learned[:0]
 	c.FinTimeouts = c.FinTimeouts[:0]
+	clear(c.Patches)
+	clear(c.PeerMACs)
+	c.Patches, c.PeerMACs = c.Patches[:0], c.PeerMACs[:0]
 	c.UsesMACs = false
 }
 
@@ -157,6 +166,9 @@ type MACLearning struct {
 	VLAN uint16
 	MAC  [6]byte
 	Port uint32
+	// Table is the MAC table learnt in when it is not the translation's
+	// own bridge's (NORMAL behind a patch port); nil otherwise.
+	Table *mac.Table
 }
 
 // PacketInReason is OpenFlow's packet-in reason, as Open vSwitch's enum
@@ -279,9 +291,19 @@ func PushStatsLearning(br Bridge, c *Cache, s Stats, learn bool) {
 			}
 		}
 	}
+	for _, p := range c.Patches {
+		p.credit(s)
+	}
 	if len(c.Normal) > 0 && !s.Used.IsZero() {
-		if macs := br.MACs(); macs != nil {
+		if own := br.MACs(); own != nil || len(c.PeerMACs) > 0 {
 			for _, l := range c.Normal {
+				macs := own
+				if l.Table != nil {
+					macs = l.Table
+				}
+				if macs == nil {
+					continue
+				}
 				if learn {
 					macs.Refresh(l.VLAN, l.MAC, l.Port, s.Used)
 				} else {

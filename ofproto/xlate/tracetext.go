@@ -102,9 +102,9 @@ func TraceText(br Bridge, flow mf.Flow, opt TraceOptions) string {
 // it failed.
 func traceOnce(b *strings.Builder, br Bridge, flow mf.Flow, fz *Frozen, opt *TraceOptions) ([]traceRecirc, bool) {
 	tr := NewTrace(opt.FormatAction)
-	if fz != nil && fz.Bridge != nil {
-		br = fz.Bridge // the state's bridge, as Open vSwitch's thaw switches to it
-	}
+	// A frozen state of another bridge (behind a patch port) resumes in
+	// its own bridge, but the trace names the input port's, as Open
+	// vSwitch's (Translate switches).
 	in := Input{Bridge: br, Version: br.Version(), Flow: flow, Actions: opt.Actions, Packet: opt.Packet,
 		SideEffects: opt.Packet != nil, Trace: tr, Recirc: opt.Recirc}
 	if fz != nil {

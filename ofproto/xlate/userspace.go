@@ -13,7 +13,7 @@ import (
 // comes up with its cookie.
 func (ctx *context) controllerUserspace(a controllerArgs, fz *Frozen) bool {
 	if fz == nil {
-		fz = &Frozen{Bridge: ctx.br, Version: ctx.in.Version, Flow: ctx.flow, Table: ctx.tableID, Cookie: ctx.cookie,
+		fz = &Frozen{Bridge: ctx.br, Version: ctx.version, Flow: ctx.flow, Table: ctx.tableID, Cookie: ctx.cookie,
 			Conntracked: ctx.conntracked}
 	}
 	fz.Userdata, fz.Reason, fz.Pause = a.userdata, a.reason, a.pause

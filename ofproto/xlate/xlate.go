@@ -48,8 +48,11 @@ type context struct {
 	in  *Input
 	br  Bridge
 	cfg *Config
-	res *Result
-	wc  *mf.Wildcards
+	// version is the table version of br: Input.Version, or the peer
+	// bridge's own while translating behind a patch port.
+	version uint64
+	res     *Result
+	wc      *mf.Wildcards
 
 	// flow is the flow as the actions so far made it; base is the flow
 	// as the datapath actions emitted so far leave the packet (commit
@@ -92,6 +95,12 @@ type context struct {
 	ctNAT *ofpact.NAT
 	// lookupCTOrig: the next table lookup is resubmit(,N,ct)'s.
 	lookupCTOrig bool
+	// cloneRule: the next rule's actions are the first behind a patch
+	// port (clone_xlate_actions, with cloneLast as is_last_action).
+	cloneRule, cloneLast bool
+	// outputLast: the output action being translated is the last of the
+	// translation (Open vSwitch's is_last_action).
+	outputLast bool
 
 	trace *Trace
 }
@@ -109,7 +118,7 @@ func (t *Translator) Translate(in *Input) *Result {
 
 	ctx := &t.ctx
 	*ctx = context{
-		in: in, br: in.Bridge, cfg: in.Bridge.Config(), res: res, wc: &res.Wildcards,
+		in: in, br: in.Bridge, cfg: in.Bridge.Config(), version: in.Version, res: res, wc: &res.Wildcards,
 		flow: in.Flow, base: in.Flow, tableID: in.Table,
 		// No rule yet (a packet out's actions): Open vSwitch's
 		// rule_cookie starts as all ones, which packet-ins carry.
@@ -137,6 +146,9 @@ func (t *Translator) Translate(in *Input) *Result {
 
 	if ctx.trace != nil {
 		ctx.trace.enter(nodeBridge, fmt.Sprintf("bridge(%q)", ctx.br.Name()))
+	}
+	ctx.thawBridge()
+	if ctx.trace != nil {
 		if fz := in.Frozen; fz != nil {
 			ctx.traceThaw(fz)
 		}
@@ -164,6 +176,8 @@ func (t *Translator) Translate(in *Input) *Result {
 		// Open vSwitch drops on an error: no datapath actions, but the
 		// wildcards stay (the same packets fail the same way).
 		res.Actions = res.Actions[:0]
+	} else {
+		optimizeTrailingClone(res)
 	}
 	// No commit here: changes after the last output reach no port.
 	ctx.finishWildcards()
@@ -299,7 +313,7 @@ func (ctx *context) lookupAndRun(inPort uint32, table uint8, mayPacketIn, honorM
 			continue
 		}
 		ctx.tableID = uint8(t)
-		rule = ctx.br.LookupRule(ctx.in.Version, uint8(t), &ctx.flow, ctx.wc)
+		rule = ctx.br.LookupRule(ctx.version, uint8(t), &ctx.flow, ctx.wc)
 		if rule != nil {
 			break
 		}
@@ -356,7 +370,12 @@ func (ctx *context) runRule(rule Rule, deepens bool) {
 		ctx.depth++
 	}
 	ctx.rule, ctx.cookie = rule, rule.Cookie()
-	ctx.doActions(rule.Actions(), true)
+	if ctx.cloneRule {
+		ctx.cloneRule = false
+		ctx.cloneRuleActions(rule.Actions(), ctx.cloneLast)
+	} else {
+		ctx.doActions(rule.Actions(), true)
+	}
 	if deepens {
 		ctx.depth--
 	}
@@ -383,7 +402,7 @@ func (ctx *context) tableMiss(miss TableMiss, mayPacketIn bool) {
 	// connection's miss_send_len applies when it is sent).
 	if !send {
 		if ctx.trace != nil {
-			saved := ctx.trace.enter(nodeTable, fmt.Sprintf("%2d. No match.", ctx.tableID))
+			saved := ctx.trace.enter(nodeTable, ctx.missText("No match.", 2))
 			ctx.trace.report(nodeAction, "drop")
 			ctx.trace.leave(saved)
 		}
@@ -391,7 +410,7 @@ func (ctx *context) tableMiss(miss TableMiss, mayPacketIn bool) {
 	}
 	var saved *[]*traceNode
 	if ctx.trace != nil {
-		saved = ctx.trace.enter(nodeTable, fmt.Sprintf("%2d. No match, and a \"packet-in\" is called for.", ctx.tableID))
+		saved = ctx.trace.enter(nodeTable, ctx.missText("No match, and a \"packet-in\" is called for.", 1))
 		ctx.trace.action(missAction())
 	}
 	ctx.controller(controllerArgs{maxLen: 0xffff, reason: ReasonImplicitMiss})

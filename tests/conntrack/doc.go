@@ -34,7 +34,8 @@
 //     fragments are UDP's.
 //
 // Comparison: at each checkpoint the scenario dumps
-// `ovs-appctl dpctl/dump-conntrack` and `dump-conntrack -s`; the ovs
+// `ovs-appctl dpctl/dump-conntrack`, `dump-conntrack -s` and
+// `dpctl/ct-stats-show` (compared exactly: counts only); the ovs
 // subtest records them and the gvs subtest must match them after
 // normalisation (normalise, normaliseStats: ports of 10000 and above
 // become E, timeouts are compared within a few seconds, lines are

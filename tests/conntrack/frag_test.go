@@ -53,8 +53,9 @@ table=1,priority=1,actions=drop
 //     sends to B through router R, whose link to the switch has MTU 1000:
 //     R fragments A's full-size segments (B's segments fit: A advertises
 //     a small MSS). 1 MB goes A -> B, B answers with its SHA-256.
-//   - UDP over IPv4 and IPv6 fragments: X and Y (MTU 1280) exchange
-//     3000-byte datagrams, which their kernels send as fragments.
+//   - UDP and ICMP echo over IPv4 and IPv6 fragments: X and Y (MTU
+//     1280) exchange 3000-byte datagrams and echoes, which their kernels
+//     send as fragments.
 //
 // TCP over IPv6 fragments cannot be produced with Linux endpoints (TCP
 // sizes segments to the path MTU, IPv6 routers never fragment), so IPv6
@@ -104,14 +105,16 @@ func TestFragments(t *testing.T) {
 			t.Logf("v4: B reassembled %d datagrams of the TCP transfer", got)
 		}
 		fragUDP(e, x, y, false)
+		fragPing(e, x, y, false)
 		time.Sleep(300 * time.Millisecond) // the last ACKs of the closes
 		raw := e.checkpoint("frag-v4")
-		expectEntries(e, raw, "frag-v4", map[string]int{"tcp zone=13": 1, "udp zone=13": 1})
-		// IPv6: UDP fragments.
+		expectEntries(e, raw, "frag-v4", map[string]int{"tcp zone=13": 1, "udp zone=13": 1, "icmp zone=13": 1})
+		// IPv6: UDP and ICMPv6 echo fragments.
 		e.flushConntrack()
 		fragUDP(e, x, y, true)
+		fragPing(e, x, y, true)
 		raw = e.checkpoint("frag-v6")
-		expectEntries(e, raw, "frag-v6", map[string]int{"udp zone=13": 1})
+		expectEntries(e, raw, "frag-v6", map[string]int{"udp zone=13": 1, "icmpv6 zone=13": 1})
 		status, err := e.appctlErr("dpctl/ipf-get-status")
 		if err != nil {
 			t.Fatalf("ovs-appctl dpctl/ipf-get-status: %v\n%s", err, status)
@@ -161,6 +164,15 @@ func fragTCP(e *env, a, b *host) bool {
 		return false
 	}
 	return true
+}
+
+// fragPing sends fragUDPSize-byte echo requests from x to y: fragments
+// both ways.
+func fragPing(e *env, x, y *host, v6 bool) {
+	ok, err := x.pingSize(y.ip(v6), fragUDPSize, 3, time.Second)
+	if err != nil || !ok {
+		e.t.Errorf("ping (v6=%v) with %d bytes over fragments: no reply (%v)", v6, fragUDPSize, err)
+	}
 }
 
 // fragUDP sends a fragUDPSize datagram from x to y and y echoes it.

@@ -174,6 +174,11 @@ func (e *env) launch(ns, binary string, args ...string) {
 			<-done
 			e.t.Errorf("%s ignored SIGTERM for 5 s", name)
 		}
+		// A daemon built with -race (GVS_E2E_RACE=1) reports races on
+		// stderr without failing anything; a panic likewise.
+		if b, err := os.ReadFile(out.Name()); err == nil && (bytes.Contains(b, []byte("WARNING: DATA RACE")) || bytes.Contains(b, []byte("panic:"))) {
+			e.t.Errorf("%s's stderr reports a race or a panic:\n%s", name, b)
+		}
 	})
 }
 
@@ -310,11 +315,14 @@ func (e *env) checkpoint(step string, also ...func(string) string) string {
 	key := step
 	if e.kind == kindOVS {
 		e.rec.stats[key] = e.statsDump(also)
+		e.rec.dumps[key+" ct-stats-show"] = e.ctStatsShow()
+		e.t.Logf("%s: ct-stats-show:\n%s", step, e.rec.dumps[key+" ct-stats-show"])
 		e.rec.dumps[key] = got
 		e.t.Logf("%s: dump-conntrack (normalised):\n%s", step, firstLines(got, 12))
 		return raw
 	}
 	e.checkStats(step, also)
+	e.checkCounts(step)
 	want, ok := e.rec.dumps[key]
 	if !ok {
 		e.t.Logf("%s: no reference dump (the ovs subtest did not get this far or did not run)", step)
@@ -428,5 +436,26 @@ func (e *env) checkStats(step string, also []func(string) string) {
 		if d := got[i].timeout - want[i].timeout; d > timeoutSlack || d < -timeoutSlack {
 			e.t.Errorf("%s: timeout=%d, Debian's ovs-vswitchd has timeout=%d for %s", step, got[i].timeout, want[i].timeout, got[i].text)
 		}
+	}
+}
+
+// ctStatsShow is dpctl/ct-stats-show: the table's connections counted by
+// protocol and TCP state, exact (nothing in it depends on timing).
+func (e *env) ctStatsShow() string {
+	e.t.Helper()
+	out, err := e.appctlErr("dpctl/ct-stats-show")
+	if err != nil {
+		e.t.Errorf("ovs-appctl dpctl/ct-stats-show: %v\n%s", err, out)
+		return ""
+	}
+	return strings.TrimRight(out, "\n")
+}
+
+// checkCounts compares dpctl/ct-stats-show with the reference's.
+func (e *env) checkCounts(step string) {
+	e.t.Helper()
+	got := e.ctStatsShow()
+	if want, ok := e.rec.dumps[step+" ct-stats-show"]; ok && got != want {
+		e.t.Errorf("%s: dpctl/ct-stats-show differs from Debian's ovs-vswitchd:\n%s", step, lineDiff(want, got))
 	}
 }

@@ -223,6 +223,12 @@ const pingID = 0x4743
 // ping sends ICMP (v6: ICMPv6) echo requests from the host to dst and
 // reports whether one of count got a reply within timeout each.
 func (h *host) ping(dst string, count int, timeout time.Duration) (bool, error) {
+	return h.pingSize(dst, 56, count, timeout)
+}
+
+// pingSize is ping with size bytes of payload (above the MTU: the kernel
+// sends each request as fragments).
+func (h *host) pingSize(dst string, size, count int, timeout time.Duration) (bool, error) {
 	v6 := netip.MustParseAddr(dst).Is6()
 	ok := false
 	err := inNetns(h.ns, func() error {
@@ -236,9 +242,9 @@ func (h *host) ping(dst string, count int, timeout time.Duration) (bool, error) 
 		}
 		defer c.Close()
 		addr := &net.IPAddr{IP: net.ParseIP(dst)}
-		buf := make([]byte, 1500)
+		buf := make([]byte, 65536)
 		for seq := range count {
-			if _, err := c.WriteTo(echoRequest(reqType, pingID, uint16(seq+1), v6), addr); err != nil {
+			if _, err := c.WriteTo(echoRequest(reqType, pingID, uint16(seq+1), size, v6), addr); err != nil {
 				return err
 			}
 			deadline := time.Now().Add(timeout)
@@ -262,8 +268,8 @@ func (h *host) ping(dst string, count int, timeout time.Duration) (bool, error) 
 
 // echoRequest builds an echo request; for ICMPv6 the kernel fills the
 // checksum.
-func echoRequest(typ byte, id, seq uint16, v6 bool) []byte {
-	b := make([]byte, 8+56)
+func echoRequest(typ byte, id, seq uint16, size int, v6 bool) []byte {
+	b := make([]byte, 8+size)
 	b[0] = typ
 	binary.BigEndian.PutUint16(b[4:], id)
 	binary.BigEndian.PutUint16(b[6:], seq)
@@ -274,8 +280,11 @@ func echoRequest(typ byte, id, seq uint16, v6 bool) []byte {
 		return b
 	}
 	var sum uint32
-	for i := 0; i < len(b); i += 2 {
+	for i := 0; i+1 < len(b); i += 2 {
 		sum += uint32(binary.BigEndian.Uint16(b[i:]))
+	}
+	if len(b)%2 == 1 {
+		sum += uint32(b[len(b)-1]) << 8
 	}
 	for sum > 0xffff {
 		sum = sum>>16 + sum&0xffff
@@ -310,4 +319,3 @@ func (h *host) mustNotPing(dst string) {
 
 // isRefused reports whether err is ECONNREFUSED.
 func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
-
