@@ -326,7 +326,8 @@ func (c *chassis) outcome(step, got string) {
 // makes it drop the connection and reconnect, so it must have connected to
 // br-int.mgmt once per connection (as many times as with Debian's
 // ovs-vswitchd) and logged no warning or error besides the expected ones
-// (no VIF plug provider here; br-int.mgmt missing until it creates br-int).
+// (no VIF plug provider here; br-int.mgmt missing or not listening yet
+// before the first connection).
 func (c *chassis) checkControllerLog() {
 	c.t.Helper()
 	data, err := os.ReadFile(c.path("ovn-controller.log"))
