@@ -16,8 +16,8 @@
 // serves the northbound and southbound databases (schemas from
 // /usr/share/ovn); ovn-northd joins them; Open_vSwitch external_ids give
 // ovn-controller its system-id, ovn-remote, a Geneve encapsulation and
-// ovn-bridge-datapath-type=netdev, and ovn-controller creates br-int
-// itself. A host is a namespace whose veth peer is added to br-int with
+// ovn-bridge-datapath-type=netdev, and ovn-controller, started in the
+// switch's namespace as on a host, creates br-int itself. A host is a namespace whose veth peer is added to br-int with
 // external_ids:iface-id naming its logical switch port; a port counts as
 // up once the logical switch port has up=true and the Interface has
 // external_ids:ovn-installed="true", then ovn-nbctl --wait=hv sync must
@@ -45,6 +45,13 @@
 //     back, answers ping, and its TCP server sees the router's address.
 //     TestGatewaySNATOnSwitch: the same with the external host on a port of
 //     the external logical switch (no localnet, no provider bridge).
+//   - TestTwoChassis: a second chassis (addChassis: its own switch
+//     namespace, directory, switch and ovn-controller, the same control
+//     plane), the two joined by an underlay veth between their br-phys
+//     bridges holding the Geneve addresses: a logical switch spanning both
+//     and a router to a switch on the second carry ping and TCP over
+//     Geneve. gvs has no tunnel ports yet: its subtests skip, saying so,
+//     unless GVS_OVN_TUNNELS=1.
 //   - TestLoadBalancer: an OVN load balancer on the client's switch, VIP
 //     198.18.6.100:80, three backends behind a logical router: 30 TCP
 //     connections reach all three, each connection's exchanges are

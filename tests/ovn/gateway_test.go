@@ -34,7 +34,7 @@ func gatewaySNAT(t *testing.T, c *chassis, localnet bool) {
 		}
 		c.nbctl("ls-add", "ls8")
 		c.nbctl("ls-add", "ext")
-		c.nbctl("lr-add", "gw0", "--", "set", "logical_router", "gw0", "options:chassis="+c.prefix+"hv1")
+		c.nbctl("lr-add", "gw0", "--", "set", "logical_router", "gw0", "options:chassis="+c.systemID)
 		c.nbctl("lrp-add", "gw0", "gw0-ls8", "0a:00:00:00:08:fe", "198.18.8.254/24")
 		c.nbctl("lrp-add", "gw0", "gw0-ext", "0a:00:00:00:07:fe", "198.18.7.1/24")
 		for _, ls := range []string{"ls8", "ext"} {

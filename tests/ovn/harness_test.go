@@ -60,6 +60,10 @@ type chassis struct {
 	prefix string // namespace name prefix, unique to this run
 	sw     string // the switch's namespace: the vswitchd and its port ends
 	dir    string // rundir, dbdir, logdir of every daemon: short, for socket paths
+	ctl    string // the directory of the NB and SB sockets (dir, or the first chassis')
+	// systemID and encapIP are the chassis' OVN identity and Geneve
+	// address.
+	systemID, encapIP string
 	rec    *recorder
 	hosts  []*host
 	// traces are ofproto/trace flow specs logged on failure.
@@ -86,7 +90,8 @@ func newChassis(t *testing.T, k kind, short string, rec *recorder) *chassis {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.dir = dir
+	c.dir, c.ctl = dir, dir
+	c.systemID, c.encapIP = c.prefix+"hv1", "198.18.255.1"
 	t.Cleanup(func() {
 		if keep := os.Getenv("GVS_OVN_KEEP"); keep != "" && (t.Failed() || os.Getenv("GVS_OVN_KEEP_ALL") != "") {
 			dst := filepath.Join(keep, strings.ReplaceAll(t.Name(), "/", "-"))
@@ -130,6 +135,9 @@ func (c *chassis) environ() []string {
 
 func (c *chassis) path(name string) string { return filepath.Join(c.dir, name) }
 
+// ctlPath is a file of the control plane's directory.
+func (c *chassis) ctlPath(name string) string { return filepath.Join(c.ctl, name) }
+
 // startSwitch starts the chassis switch: Debian's ovsdb-server (root
 // namespace) and ovs-vswitchd, or gvs-vswitchd with its embedded database;
 // the vswitchd runs in c.sw.
@@ -155,9 +163,8 @@ func (c *chassis) startSwitch() {
 }
 
 // startControlPlane starts the OVN side: the NB and SB databases on
-// Debian's ovsdb-server (gvs-ovsdb-server for kindGVSDB), ovn-northd, and ovn-controller pointed at the
-// switch's database. ovn-controller creates br-int itself, on the netdev
-// datapath (ovn-bridge-datapath-type).
+// Debian's ovsdb-server (gvs-ovsdb-server for kindGVSDB), ovn-northd, and
+// the chassis' ovn-controller.
 func (c *chassis) startControlPlane() {
 	c.t.Helper()
 	server := debianServer
@@ -171,19 +178,49 @@ func (c *chassis) startControlPlane() {
 			"--log-file="+c.path(db.name+".log"), "-vconsole:off")
 		c.waitFile(c.path(db.name + ".sock"))
 	}
-	c.launch("", northdPath, "--ovnnb-db=unix:"+c.path("nb.sock"), "--ovnsb-db=unix:"+c.path("sb.sock"),
+	c.launch("", northdPath, "--ovnnb-db=unix:"+c.ctlPath("nb.sock"), "--ovnsb-db=unix:"+c.ctlPath("sb.sock"),
 		"--pidfile", "--log-file", "-vconsole:off")
+	c.startController()
+}
+
+// startController starts ovn-controller pointed at the switch's database
+// and the southbound database, with the chassis' system-id and Geneve
+// encapsulation address. ovn-controller creates br-int itself, on the
+// netdev datapath (ovn-bridge-datapath-type).
+func (c *chassis) startController() {
+	c.t.Helper()
 	c.vsctl("set", "open_vswitch", ".",
-		"external-ids:system-id="+c.prefix+"hv1",
-		"external-ids:ovn-remote=unix:"+c.path("sb.sock"),
+		"external-ids:system-id="+c.systemID,
+		"external-ids:ovn-remote=unix:"+c.ctlPath("sb.sock"),
 		"external-ids:ovn-encap-type=geneve",
-		"external-ids:ovn-encap-ip=198.18.255.1",
+		"external-ids:ovn-encap-ip="+c.encapIP,
 		"external-ids:ovn-bridge-datapath-type=netdev")
-	c.launch("", controllerPath, "unix:"+c.path("db.sock"), "--pidfile", "--log-file", "-vconsole:off")
+	// In the switch's namespace, as on a host: it looks up devices of the
+	// switch (the provider bridge of the encapsulation address).
+	c.launch(c.sw, controllerPath, "unix:"+c.path("db.sock"), "--pidfile", "--log-file", "-vconsole:off")
 	c.vsctl("wait-until", "bridge", integrationBridge)
-	// The chassis is registered and has caught up with the (empty)
-	// northbound database.
+	// The chassis is registered and has caught up with the northbound
+	// database.
 	c.nbctl("--wait=hv", "sync")
+}
+
+// addChassis starts a second chassis of the same kind for c's control
+// plane: its own switch namespace (name+"sw"), directory, switch and
+// ovn-controller (system-id ...name), Geneve from encapIP.
+func (c *chassis) addChassis(name, encapIP string) *chassis {
+	c.t.Helper()
+	c2 := &chassis{t: c.t, kind: c.kind, prefix: c.prefix, rec: c.rec, ctl: c.ctl,
+		systemID: c.prefix + name, encapIP: encapIP}
+	dir, err := os.MkdirTemp("", "gvon")
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c2.dir = dir
+	c.t.Cleanup(func() { os.RemoveAll(dir) })
+	c2.sw = c2.newNS(name + "sw")
+	c2.startSwitch()
+	c2.startController()
+	return c2
 }
 
 // launch starts binary in namespace ns ("" the root one) in the
@@ -288,13 +325,13 @@ func (c *chassis) vsctl(args ...string) string {
 // nbctl runs ovn-nbctl against the northbound database.
 func (c *chassis) nbctl(args ...string) string {
 	c.t.Helper()
-	return c.mustTool(nbctlPath, append([]string{"--timeout=60", "--db=unix:" + c.path("nb.sock")}, args...)...)
+	return c.mustTool(nbctlPath, append([]string{"--timeout=60", "--db=unix:" + c.ctlPath("nb.sock")}, args...)...)
 }
 
 // sbctl runs ovn-sbctl against the southbound database.
 func (c *chassis) sbctl(args ...string) string {
 	c.t.Helper()
-	return c.mustTool(sbctlPath, append([]string{"--timeout=30", "--db=unix:" + c.path("sb.sock")}, args...)...)
+	return c.mustTool(sbctlPath, append([]string{"--timeout=30", "--db=unix:" + c.ctlPath("sb.sock")}, args...)...)
 }
 
 func (c *chassis) appctl(args ...string) (string, error) {
@@ -383,7 +420,7 @@ func (c *chassis) diagnose() {
 	for _, tr := range c.traces {
 		show("ofproto/trace "+tr, appctlPath, "-t", "ovs-vswitchd", "ofproto/trace", integrationBridge, tr)
 	}
-	show("ovn-sbctl show", sbctlPath, "--db=unix:"+c.path("sb.sock"), "show")
+	show("ovn-sbctl show", sbctlPath, "--db=unix:"+c.ctlPath("sb.sock"), "show")
 	fmt.Fprintf(&b, "--- ovn-controller.log (warnings):\n%s\n", tailMatching(c.path("ovn-controller.log"), 40, "|WARN|", "|ERR|", "|EMER|"))
 	fmt.Fprintf(&b, "--- ovs-vswitchd.log (tail):\n%s\n", tailMatching(c.path("ovs-vswitchd.log"), 40))
 	s, _ := os.ReadFile(c.path(filepath.Base(suite.gvsBinary) + ".stderr"))
