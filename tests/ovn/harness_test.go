@@ -38,10 +38,21 @@ type recorder struct {
 // "ovs", first: it proves the test) and then with gvs-vswitchd ("gvs"),
 // each with a control plane and namespaces of its own.
 func scenario(t *testing.T, short string, fn func(t *testing.T, c *chassis), extra ...string) {
+	scenarioSkipping(t, short, nil, fn, extra...)
+}
+
+// scenarioSkipping is scenario with a skip rule: skip(k) != "" skips the
+// subtest of kind k, with that reason, before anything starts.
+func scenarioSkipping(t *testing.T, short string, skip func(kind) string, fn func(t *testing.T, c *chassis), extra ...string) {
 	requireEnv(t, extra...)
 	rec := &recorder{outcomes: map[string]string{}}
 	for _, k := range []kind{kindOVS, kindGVS, kindGVSDB} {
 		t.Run(string(k), func(t *testing.T) {
+			if skip != nil {
+				if why := skip(k); why != "" {
+					t.Skip(why)
+				}
+			}
 			c := newChassis(t, k, short, rec)
 			// Before the cleanups: the ports must still be there to trace.
 			defer c.diagnose()
@@ -64,8 +75,8 @@ type chassis struct {
 	// systemID and encapIP are the chassis' OVN identity and Geneve
 	// address.
 	systemID, encapIP string
-	rec    *recorder
-	hosts  []*host
+	rec               *recorder
+	hosts             []*host
 	// traces are ofproto/trace flow specs logged on failure.
 	traces []string
 }

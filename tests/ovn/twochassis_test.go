@@ -16,10 +16,13 @@ import (
 // gvs has no tunnel ports yet (issue 16): its subtests run only with
 // GVS_OVN_TUNNELS=1, and say so when skipped; the ovs subtest always runs.
 func TestTwoChassis(t *testing.T) {
-	scenario(t, "hv", func(t *testing.T, c *chassis) {
-		if c.kind != kindOVS && os.Getenv("GVS_OVN_TUNNELS") == "" {
-			t.Skip("gvs has no geneve ports yet (issue 16); GVS_OVN_TUNNELS=1 runs this")
+	skip := func(k kind) string {
+		if k != kindOVS && os.Getenv("GVS_OVN_TUNNELS") == "" {
+			return "gvs has no geneve ports yet (issue 16); GVS_OVN_TUNNELS=1 runs this"
 		}
+		return ""
+	}
+	scenarioSkipping(t, "hv", skip, func(t *testing.T, c *chassis) {
 		c2 := c.addChassis("hv2", "198.18.255.2")
 		defer c2.diagnose()
 		// The underlay: br-phys on each chassis, a veth pair between them.
