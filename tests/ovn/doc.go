@@ -27,11 +27,13 @@
 //   - TestLogicalSwitch: one logical switch, two ports: ports up, ping and
 //     TCP both ways over IPv4, ping and TCP over IPv6.
 //   - TestRouterACL: a logical router between two switches: ping to the
-//     router and across it, TCP across it; then to-lport ACLs on the
-//     second switch, allow-related for ICMP and drop for other IPv4 to
-//     vm2: ping passes, TCP to vm2 does not connect (a timeout with Open
-//     vSwitch: the SYN is dropped), TCP from vm2 still does (its replies
-//     are established in conntrack).
+//     router and across it, TCP across it, over IPv4 and IPv6 (the router
+//     resolves neighbours through ovn-controller); then to-lport ACLs on
+//     the second switch, allow-related for ICMP and drop (logged, with a
+//     meter) for other IPv4 to vm2: ping passes, TCP to vm2 does not
+//     connect (a timeout with Open vSwitch: the SYN is dropped), TCP from
+//     vm2 still does (its replies are established in conntrack), and
+//     ovn-controller's log shows the drop (acl_log, name and verdict).
 //   - TestNativeDHCP: OVN's native DHCPv4 (pinctrl: packet-in, then
 //     NXT_RESUME with the result in reg0[3]) leases the port's address to
 //     busybox udhcpc, with router and lease time; IPv6 router
