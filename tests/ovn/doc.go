@@ -54,10 +54,10 @@
 //     and a router to a switch on the second carry ping and TCP over
 //     Geneve. gvs has no tunnel ports yet: its subtests skip, saying so,
 //     unless GVS_OVN_TUNNELS=1.
-//   - TestLoadBalancer: an OVN load balancer on the client's switch, VIP
-//     198.18.6.100:80, three backends behind a logical router: 30 TCP
-//     connections reach all three, each connection's exchanges are
-//     answered by one backend.
+//   - TestLoadBalancer: OVN load balancers on the client's switch, VIPs
+//     198.18.6.100:80 and [2001:2:0:6::100]:80, three backends behind a
+//     logical router: 30 TCP connections to each VIP reach all three
+//     backends, each connection's exchanges are answered by one backend.
 //
 // TestPerfOVN (GVS_OVN_PERF=1, not part of make test) logs figures with
 // each switch: iperf3 TCP between two logical ports, and the time until
