@@ -114,6 +114,13 @@ func newChassis(t *testing.T, k kind, short string, rec *recorder) *chassis {
 		}
 		os.RemoveAll(dir)
 	})
+	// A start that fails shows why (the scenario's own deferred
+	// diagnose is not in place yet).
+	defer func() {
+		if t.Failed() {
+			c.diagnose()
+		}
+	}()
 	c.sw = c.newNS("sw")
 	c.startSwitch()
 	c.startControlPlane()
@@ -433,6 +440,14 @@ func (c *chassis) diagnose() {
 	}
 	show("ovn-sbctl show", sbctlPath, "--db=unix:"+c.ctlPath("sb.sock"), "show")
 	fmt.Fprintf(&b, "--- ovn-controller.log (warnings):\n%s\n", tailMatching(c.path("ovn-controller.log"), 40, "|WARN|", "|ERR|", "|EMER|"))
+	for _, f := range []string{"ovn-northd.log", "nb.log", "sb.log"} {
+		fmt.Fprintf(&b, "--- %s (warnings):\n%s\n", f, tailMatching(c.ctlPath(f), 20, "|WARN|", "|ERR|", "|EMER|"))
+	}
+	show("NB_Global nb_cfg, sb_cfg, hv_cfg", nbctlPath, "--db=unix:"+c.ctlPath("nb.sock"), "--timeout=5",
+		"--columns=nb_cfg,sb_cfg,hv_cfg", "list", "NB_Global")
+	show("SB_Global nb_cfg", sbctlPath, "--db=unix:"+c.ctlPath("sb.sock"), "--timeout=5", "--columns=nb_cfg", "list", "SB_Global")
+	show("Chassis_Private nb_cfg", sbctlPath, "--db=unix:"+c.ctlPath("sb.sock"), "--timeout=5",
+		"--columns=name,nb_cfg", "list", "Chassis_Private")
 	fmt.Fprintf(&b, "--- ovs-vswitchd.log (tail):\n%s\n", tailMatching(c.path("ovs-vswitchd.log"), 40))
 	s, _ := os.ReadFile(c.path(filepath.Base(suite.gvsBinary) + ".stderr"))
 	b.Write(s)
