@@ -64,9 +64,9 @@
 // 100 logical ports added at once are up.
 //
 // After each scenario ovn-controller must have stayed quiet
-// (checkControllerLog): as many connections to br-int.mgmt as with Debian's
-// ovs-vswitchd (an OpenFlow error makes it reconnect) and no warning or
-// error in its log besides those expected at start.
+// (checkControllerLog): no OpenFlow connection to br-int.mgmt lost (an
+// OpenFlow error makes it reconnect) and no warning or error in its log
+// besides those expected at start.
 //
 // On failure a subtest logs the number of br-int's OpenFlow flows,
 // dpctl/dump-flows, ofproto/trace of the scenario's key packets,
