@@ -1,6 +1,7 @@
 package classifier
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -83,7 +84,7 @@ func NewWithPrefixes[T any](fields ...PrefixField) *Classifier[T] {
 			dup = dup || t.field.Offset == f.Offset
 		}
 		if !dup && len(c.tries) < MaxPrefixes {
-			c.tries = append(c.tries, &trie{field: f})
+			c.tries = append(c.tries, newTrie(f))
 		}
 	}
 	c.subs.Store(new([]subEntry[T]))
@@ -125,7 +126,7 @@ func (c *Classifier[T]) Insert(r *Rule[T], v Version) {
 	st := c.byMask[r.Match.Wildcards]
 	if st == nil {
 		c.nextSeed++
-		st = newSubtable[T](&r.Match.Wildcards, c.nextSeed*0x9e3779b97f4a7c15, c.tries)
+		st = newSubtable[T](&r.Match.Wildcards, c.nextSeed, c.tries)
 		c.byMask[r.Match.Wildcards] = st
 	}
 	// Into the tries before any lookup can find r in st.
@@ -190,6 +191,9 @@ func (c *Classifier[T]) Collect() {
 			c.Remove(r)
 		}
 	}
+	// The emptied list is reused for the next hidden rules: clear it so
+	// the removed rules (and what they hold) are not kept reachable.
+	clear(c.doomed)
 	c.doomed, c.hidden = c.hidden, c.doomed[:0]
 }
 
@@ -224,7 +228,7 @@ func (c *Classifier[T]) publish() {
 		if a.maxPri != b.maxPri {
 			return b.maxPri - a.maxPri
 		}
-		return int(a.st.seq - b.st.seq)
+		return cmp.Compare(a.st.seq, b.st.seq)
 	})
 	c.subs.Store(&subs)
 }

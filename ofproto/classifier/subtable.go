@@ -112,8 +112,8 @@ const (
 	tombstoneHash = 1
 )
 
-func newSubtable[T any](mask *mf.Wildcards, seed uint64, tries []*trie) *subtable[T] {
-	st := &subtable[T]{mask: *mask, seq: seed, seed: seed, priCount: map[int]int{}}
+func newSubtable[T any](mask *mf.Wildcards, seq uint64, tries []*trie) *subtable[T] {
+	st := &subtable[T]{mask: *mask, seq: seq, seed: seq * 0x9e3779b97f4a7c15, priCount: map[int]int{}}
 	mw := mask.Masks.Words()
 	var fieldStage [numStages]int8 // stage -> index in stageEnd
 	for s := range numStages {
@@ -130,7 +130,7 @@ func newSubtable[T any](mask *mf.Wildcards, seed uint64, tries []*trie) *subtabl
 		}
 	}
 	if pm := portsValue(&mask.Masks); pm[0] != 0 {
-		st.portsTrie = &trie{field: portsField}
+		st.portsTrie = newTrie(portsField)
 		st.portsMask = pm
 		st.portsPlen = 64 - bits.TrailingZeros64(pm[0])
 		var ports mf.Flow

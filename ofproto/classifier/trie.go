@@ -122,31 +122,86 @@ func commonBits(a, b prefixValue, n int) int {
 	return min(c, n)
 }
 
-// trieNode is one node of a prefix trie. Every node holds its whole
-// prefix from the root (value, plen), so removing a node splices its only
-// child into its parent unchanged. value and plen never change once a
-// node is reachable; rules and the edges are read by lookups while the
-// writer changes them.
-type trieNode struct {
-	value prefixValue // bits beyond plen are zero
-	plen  int
+// trieNode is one node of a prefix trie of values V. Every node holds its
+// whole prefix from the root (value, plen), so removing a node splices its
+// only child into its parent unchanged. value and plen never change once
+// a node is reachable; rules and the edges are read by lookups while the
+// writer changes them. An IPv4 trie's node is 32 bytes.
+type trieNode[V comparable] struct {
+	value V // bits beyond plen are zero
+	plen  uint8
 	rules atomic.Int32 // rules whose prefix is exactly (value, plen)
-	edges [2]atomic.Pointer[trieNode]
+	edges [2]atomic.Pointer[trieNode[V]]
 }
 
-func (n *trieNode) isLeaf() bool {
+func (n *trieNode[V]) isLeaf() bool {
 	return n.edges[0].Load() == nil && n.edges[1].Load() == nil
+}
+
+// bitOps are the bit operations a trie needs on its values.
+type bitOps[V comparable] interface {
+	common(a, b V, n int) int // leading bits shared, at most n
+	bit(v V, i int) int       // bit i (0: the most significant)
+	mask(v V, n int) V        // v with only its first n bits
+}
+
+// ops32 are 32-bit values (IPv4 addresses, the L4 ports).
+type ops32 struct{}
+
+func (ops32) common(a, b uint32, n int) int { return min(bits.LeadingZeros32(a^b), n) }
+func (ops32) bit(v uint32, i int) int       { return int(v>>(31-i)) & 1 }
+func (ops32) mask(v uint32, n int) uint32 {
+	if n <= 0 {
+		return 0
+	}
+	return v & (^uint32(0) << (32 - n))
+}
+
+// ops128 are 128-bit values (IPv6 addresses).
+type ops128 struct{}
+
+func (ops128) common(a, b prefixValue, n int) int { return commonBits(a, b, n) }
+func (ops128) bit(v prefixValue, i int) int       { return v.bit(i) }
+func (ops128) mask(v prefixValue, n int) prefixValue {
+	return maskValue(v, n)
+}
+
+// bitTrie is the trie proper, over values V of nbits bits. One writer;
+// lock-free readers, as Open vSwitch's RCU trie: a node becomes reachable
+// whole, with one atomic store into its parent.
+type bitTrie[V comparable, O bitOps[V]] struct {
+	root  atomic.Pointer[trieNode[V]]
+	ops   O
+	nbits int
 }
 
 // trie is a classifier's prefix trie of one field: the prefixes of the
 // rules of every subtable whose mask on the field is a CIDR prefix, each
 // counted once per rule, invisible rules included (a superset only costs
-// precision, never correctness). One writer; lock-free readers, as Open
-// vSwitch's RCU trie: a node becomes reachable whole, with one atomic
-// store into its parent.
+// precision, never correctness). A 32-bit field keeps its values as
+// uint32 (smaller nodes), a 128-bit one as prefixValue.
 type trie struct {
 	field PrefixField
-	root  atomic.Pointer[trieNode]
+	t32   *bitTrie[uint32, ops32]
+	t128  *bitTrie[prefixValue, ops128]
+}
+
+func newTrie(f PrefixField) *trie {
+	t := &trie{field: f}
+	if f.Bits == 32 {
+		t.t32 = &bitTrie[uint32, ops32]{nbits: 32}
+	} else {
+		t.t128 = &bitTrie[prefixValue, ops128]{nbits: f.Bits}
+	}
+	return t
+}
+
+// empty reports whether the trie holds no prefix.
+func (t *trie) empty() bool {
+	if t.t32 != nil {
+		return t.t32.root.Load() == nil
+	}
+	return t.t128.root.Load() == nil
 }
 
 // plenSet has bit plen-1 set for each prefix length plen (1..128).
@@ -171,21 +226,47 @@ func (t *trie) lookup(flow *mf.Flow) (plens plenSet, maskbits int) {
 }
 
 // lookupValue is lookup for a value of the trie's field.
-func (t *trie) lookupValue(v prefixValue) (plens plenSet, maskbits int) {
-	var prev *trieNode
+func (t *trie) lookupValue(v prefixValue) (plenSet, int) {
+	if t.t32 != nil {
+		return t.t32.lookup(uint32(v[0] >> 32))
+	}
+	return t.t128.lookup(v)
+}
+
+// insert counts one rule with prefix (v, plen). Writer.
+func (t *trie) insert(v prefixValue, plen int) {
+	if t.t32 != nil {
+		t.t32.insert(uint32(v[0]>>32), plen)
+	} else {
+		t.t128.insert(v, plen)
+	}
+}
+
+// remove uncounts one rule with prefix (v, plen). Writer.
+func (t *trie) remove(v prefixValue, plen int) {
+	if t.t32 != nil {
+		t.t32.remove(uint32(v[0]>>32), plen)
+	} else {
+		t.t128.remove(v, plen)
+	}
+}
+
+func (t *bitTrie[V, O]) lookup(v V) (plens plenSet, maskbits int) {
+	var prev *trieNode[V]
 	node := t.root.Load()
 	for node != nil {
-		eq := commonBits(node.value, v, node.plen)
-		if eq < node.plen {
+		plen := int(node.plen)
+		eq := t.ops.common(node.value, v, plen)
+		if eq < plen {
 			return plens, eq + 1
 		}
 		if node.rules.Load() > 0 {
-			plens.add(node.plen)
+			plens.add(plen)
 		}
-		if node.plen >= t.field.Bits {
-			return plens, t.field.Bits
+		if plen >= t.nbits {
+			return plens, t.nbits
 		}
-		prev, node = node, node.edges[v.bit(node.plen)].Load()
+		prev, node = node, node.edges[t.ops.bit(v, plen)].Load()
 	}
 	// Fell off at a missing branch: the value's next bit matters only if
 	// the other branch exists.
@@ -193,72 +274,71 @@ func (t *trie) lookupValue(v prefixValue) (plens plenSet, maskbits int) {
 	case prev == nil:
 		return plens, 0
 	case prev.isLeaf():
-		return plens, prev.plen
+		return plens, int(prev.plen)
 	}
-	return plens, prev.plen + 1
+	return plens, int(prev.plen) + 1
 }
 
-// insert counts one rule with prefix (v, plen). Writer.
-func (t *trie) insert(v prefixValue, plen int) {
-	v = maskValue(v, plen)
+func (t *bitTrie[V, O]) newNode(v V, plen int, rules int32) *trieNode[V] {
+	n := &trieNode[V]{value: v, plen: uint8(plen)}
+	n.rules.Store(rules)
+	return n
+}
+
+func (t *bitTrie[V, O]) insert(v V, plen int) {
+	v = t.ops.mask(v, plen)
 	link := &t.root
 	for {
 		n := link.Load()
 		if n == nil {
-			nn := &trieNode{value: v, plen: plen}
-			nn.rules.Store(1)
-			link.Store(nn)
+			link.Store(t.newNode(v, plen, 1))
 			return
 		}
-		eq := commonBits(n.value, v, min(n.plen, plen))
+		nplen := int(n.plen)
+		eq := t.ops.common(n.value, v, min(nplen, plen))
 		switch {
-		case eq == n.plen && eq == plen:
+		case eq == nplen && eq == plen:
 			n.rules.Add(1)
 			return
-		case eq == n.plen:
-			link = &n.edges[v.bit(n.plen)]
+		case eq == nplen:
+			link = &n.edges[t.ops.bit(v, nplen)]
 			continue
 		case eq == plen:
 			// The new prefix is a prefix of n's: a node above n.
-			nn := &trieNode{value: v, plen: plen}
-			nn.rules.Store(1)
-			nn.edges[n.value.bit(plen)].Store(n)
+			nn := t.newNode(v, plen, 1)
+			nn.edges[t.ops.bit(n.value, plen)].Store(n)
 			link.Store(nn)
 			return
 		default:
 			// They part at bit eq: a branch node with both below.
-			leaf := &trieNode{value: v, plen: plen}
-			leaf.rules.Store(1)
-			br := &trieNode{value: maskValue(v, eq), plen: eq}
-			br.edges[v.bit(eq)].Store(leaf)
-			br.edges[n.value.bit(eq)].Store(n)
+			br := t.newNode(t.ops.mask(v, eq), eq, 0)
+			br.edges[t.ops.bit(v, eq)].Store(t.newNode(v, plen, 1))
+			br.edges[t.ops.bit(n.value, eq)].Store(n)
 			link.Store(br)
 			return
 		}
 	}
 }
 
-// remove uncounts one rule with prefix (v, plen), dropping nodes that no
-// longer hold rules or branch. Writer.
-func (t *trie) remove(v prefixValue, plen int) {
-	v = maskValue(v, plen)
-	var path [130]*atomic.Pointer[trieNode] // links from the root down
+// remove drops nodes that no longer hold rules or branch.
+func (t *bitTrie[V, O]) remove(v V, plen int) {
+	v = t.ops.mask(v, plen)
+	var path [130]*atomic.Pointer[trieNode[V]] // links from the root down
 	depth := 0
 	link := &t.root
 	for {
 		n := link.Load()
-		if n == nil || commonBits(n.value, v, min(n.plen, plen)) < n.plen {
+		if n == nil || t.ops.common(n.value, v, min(int(n.plen), plen)) < int(n.plen) {
 			return // not there (cannot happen for a counted prefix)
 		}
 		path[depth] = link
 		depth++
-		if n.plen == plen {
+		if int(n.plen) == plen {
 			break
 		}
-		link = &n.edges[v.bit(n.plen)]
+		link = &n.edges[t.ops.bit(v, int(n.plen))]
 	}
-	n := path[depth-1].Load()
-	if n.rules.Add(-1) > 0 {
+	if path[depth-1].Load().rules.Add(-1) > 0 {
 		return
 	}
 	// Splice out nodes with no rules and at most one child, bottom up.

@@ -273,7 +273,7 @@ func TestPrefixTrieUnwildcardsOnlyTheTellingBits(t *testing.T) {
 // duplicates.
 func TestPrefixTrieInsertRemove(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	tr := &trie{field: PrefixNwDst}
+	tr := newTrie(PrefixNwDst)
 	type pfx struct {
 		v    prefixValue
 		plen int
@@ -307,7 +307,7 @@ func TestPrefixTrieInsertRemove(t *testing.T) {
 			check()
 		}
 	}
-	if tr.root.Load() != nil {
+	if !tr.empty() {
 		t.Fatal("trie not empty after removing every prefix")
 	}
 }

@@ -128,15 +128,15 @@ func TestConntrackTraceAgainstOpenVSwitch(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r.t = t
-			file := filepath.Join(r.dir, "flows")
-			if err := os.WriteFile(file, []byte(strings.Join(c.flows, "\n")+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
 			r.run("ovs-ofctl", "-O", "OpenFlow15", "del-flows", "br0")
-			r.run("ovs-ofctl", "-O", "OpenFlow15", "add-flows", "br0", file)
-			dump := r.run("ovs-ofctl", "-O", "OpenFlow15", "dump-flows", "br0", "--no-stats")
+			// The bridge under test gets Open vSwitch's text of each flow in
+			// the order the flows were added, as Open vSwitch got them:
+			// overlapping rules of equal priority are looked up in the
+			// order their subtables were made, in both switches, while
+			// dump-flows lists them in a hash order that changes from run
+			// to run.
 			dumpFile := filepath.Join(r.dir, "dump")
-			os.WriteFile(dumpFile, []byte(dump), 0o644)
+			os.WriteFile(dumpFile, []byte(strings.Join(flowsInAddOrder(r, c.flows), "\n")+"\n"), 0o644)
 			br := r.bridge(t, dumpFile)
 			for _, tr := range c.trace {
 				args := []string{"ofproto/trace", "br0", tr.flow}
@@ -233,4 +233,21 @@ func TestConntrackTimeoutPolicyAgainstOpenVSwitch(t *testing.T) {
 	if l := line(got, "Datapath actions: "); l != "Datapath actions: ct(commit,zone=5,timeout=1),ct(zone=5),ct(commit,zone=6),2" {
 		t.Fatalf("%s", l)
 	}
+}
+
+// flowsInAddOrder adds flows to the reference switch one at a time and
+// returns its dump-flows text of each, in the order they were added.
+func flowsInAddOrder(r *refSwitch, flows []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, fl := range flows {
+		r.run("ovs-ofctl", "-O", "OpenFlow15", "add-flow", "br0", fl)
+		for _, l := range strings.Split(r.run("ovs-ofctl", "-O", "OpenFlow15", "dump-flows", "br0", "--no-stats"), "\n") {
+			if strings.TrimSpace(l) != "" && !seen[l] {
+				seen[l] = true
+				out = append(out, l)
+			}
+		}
+	}
+	return out
 }
