@@ -169,7 +169,7 @@ func ParseConfig(name, typ string, options map[string]string) (cfg Config, warni
 	if typ == "vxlan" {
 		fullType = "VXLAN (without GPE)"
 		if cfg.GPE {
-			fullType, l2, l3 = "VXLAN-GPE", false, true
+			fullType, l3 = "VXLAN-GPE", true
 		}
 	}
 	switch pt, ok := options["packet_type"]; {

@@ -37,10 +37,10 @@ func bufferWith(frame []byte) *packet.Buffer {
 }
 
 var (
-	local4  = netip.MustParseAddr("198.18.0.1")
-	remote4 = netip.MustParseAddr("198.18.0.2")
-	local6  = netip.MustParseAddr("2001:2::1")
-	remote6 = netip.MustParseAddr("2001:2::2")
+	local4     = netip.MustParseAddr("198.18.1.1")
+	remote4    = netip.MustParseAddr("198.18.1.2")
+	local6     = netip.MustParseAddr("2001:2::1")
+	remote6    = netip.MustParseAddr("2001:2::2")
 	genevePing = []byte{0xff, 0xff, 0x80, 0x01, 0, 0, 0, 0x0a} // class 0xffff, type 0x80 (critical), 4 bytes
 )
 
@@ -280,7 +280,11 @@ func TestPopDrops(t *testing.T) {
 		{"ip options", VXLAN, func() []byte { f := build(VXLAN, false, nil); f[14] = 0x46; fixIP(f); return f }(), DropIPOptions},
 		{"gre on a vxlan port", VXLAN, build(GRE, false, nil), DropWrongProtocol},
 		{"udp checksum", Geneve, func() []byte { f := build(Geneve, true, nil); f[len(f)-1] ^= 0xff; return f }(), DropChecksum},
-		{"gre checksum", GRE, func() []byte { f := build(GRE, false, func(p *BuildParams) { p.Csum = true }); f[len(f)-1] ^= 0xff; return f }(), DropChecksum},
+		{"gre checksum", GRE, func() []byte {
+			f := build(GRE, false, func(p *BuildParams) { p.Csum = true })
+			f[len(f)-1] ^= 0xff
+			return f
+		}(), DropChecksum},
 		{"geneve version", Geneve, func() []byte { f := build(Geneve, false, nil); f[42] |= 0x40; return f }(), DropBadVersion},
 		{"gre version", GRE, func() []byte { f := build(GRE, false, nil); f[35] |= 1; return f }(), DropBadVersion},
 		{"gre routing flag", GRE, func() []byte { f := build(GRE, false, nil); f[34] |= 0x40; return f }(), DropBadVersion},
