@@ -199,9 +199,10 @@ func TestPushMatchesOpenVSwitch(t *testing.T) {
 		// device carries it); gvs's Build puts it in only when asked
 		// (BuildParams.GBP), as Linux's vxlan device does
 		// (TestPopLinuxDevices).
-		{"vxlan gbp port", "vxlan", []string{"remote_ip=198.18.1.2", "key=5", "exts=gbp"},
+		// (A GBP port needs a dst_port of its own.)
+		{"vxlan gbp port", "vxlan", []string{"remote_ip=198.18.1.2", "key=5", "exts=gbp", "dst_port=4791"},
 			"set_field:0x1234->tun_gbp_id,set_field:0x48->tun_gbp_flags", 0,
-			func() BuildParams { p := base(VXLAN, false); p.TunID = 5; return p }(), PopConfig{GBP: true}},
+			func() BuildParams { p := base(VXLAN, false); p.TunID, p.DstPort = 5, 4791; return p }(), PopConfig{GBP: true}},
 		{"gre key seq csum", "gre", []string{"remote_ip=198.18.1.2", "key=77", "seq=true", "csum=true"}, "", 0,
 			func() BuildParams {
 				p := base(GRE, false)
@@ -362,4 +363,3 @@ func TestConfigMatchesOpenVSwitch(t *testing.T) {
 		}
 	}
 }
-
