@@ -62,6 +62,14 @@ func clearTunnel(k *packet.Key) {
 	k.TunMetadata = [16]byte{}
 }
 
+// l4Trust is what the receiving device said of the outer checksum
+// (the packet's virtio_net_hdr): verified, or partial (not computed yet,
+// as a local sender's offload leaves it) with its start at partialAt.
+type l4Trust struct {
+	valid     bool
+	partialAt int // 0: none (the L4 header is never at offset 0)
+}
+
 // PopConfig is what Pop needs of the receiving port.
 type PopConfig struct {
 	Kind Kind
@@ -74,12 +82,25 @@ type PopConfig struct {
 // DropNone the frame is the inner Ethernet frame; on any other result
 // the buffer's window is unchanged and the Key's tunnel fields are
 // zero. Bytes after the outer IP packet (Ethernet padding) are cut.
+//
+// A UDP or GRE checksum is verified unless the packet's virtio_net_hdr
+// (b.HasVnet) says it was verified or is partial there (a local sender's
+// offload, as on a veth); the header is then adjusted to the inner
+// frame: a partial checksum inside it moves, one in the outer headers
+// and "verified" are dropped.
 func Pop(b *packet.Buffer, c PopConfig) Drop {
 	k := &b.Key
 	clearTunnel(k)
 	d := b.Data()
 	var end int
-	n, drop := parseOuter(d, c, k, &end)
+	var trust l4Trust
+	if b.HasVnet {
+		trust.valid = b.Vnet.Flags&packet.VnetDataValid != 0
+		if b.Vnet.Flags&packet.VnetNeedsCsum != 0 {
+			trust.partialAt = int(b.Vnet.CsumStart)
+		}
+	}
+	n, drop := parseOuter(d, c, k, &end, trust)
 	if drop != DropNone {
 		clearTunnel(k)
 		return drop
@@ -87,12 +108,31 @@ func Pop(b *packet.Buffer, c PopConfig) Drop {
 	b.SetLen(end)
 	b.Pull(n)
 	b.Offsets = packet.Offsets{}
+	if b.HasVnet {
+		// The header described the outer packet: a partial checksum
+		// in the outer headers is moot once they are gone, one in
+		// the inner packet moves with it; the sender's "verified"
+		// was about the outer checksum.
+		v := &b.Vnet
+		v.Flags &^= packet.VnetDataValid
+		if v.Flags&packet.VnetNeedsCsum != 0 {
+			if int(v.CsumStart) >= n {
+				v.CsumStart -= uint16(n)
+			} else {
+				v.Flags &^= packet.VnetNeedsCsum
+				v.CsumStart, v.CsumOffset = 0, 0
+			}
+		}
+		if int(v.HdrLen) >= n {
+			v.HdrLen -= uint16(n)
+		}
+	}
 	return DropNone
 }
 
 // parseOuter validates the outer headers of d and returns their length.
 // *end is where the outer IP packet ends.
-func parseOuter(d []byte, c PopConfig, k *packet.Key, end *int) (int, Drop) {
+func parseOuter(d []byte, c PopConfig, k *packet.Key, end *int, trust l4Trust) (int, Drop) {
 	if len(d) < ethLen {
 		return 0, DropTruncated
 	}
@@ -177,7 +217,7 @@ func parseOuter(d []byte, c PopConfig, k *packet.Key, end *int) (int, Drop) {
 			}
 			return 0, DropWrongProtocol
 		}
-		return parseUDP(pkt, l3, l4, etype == ethTypeIPv6, c, k)
+		return parseUDP(pkt, l3, l4, etype == ethTypeIPv6, c, k, trust.valid || trust.partialAt == l4)
 	case GRE:
 		if proto != protoGRE {
 			if etype == ethTypeIPv6 && isIPv6Extension(proto) {
@@ -185,7 +225,7 @@ func parseOuter(d []byte, c PopConfig, k *packet.Key, end *int) (int, Drop) {
 			}
 			return 0, DropWrongProtocol
 		}
-		return parseGRE(pkt, l4, k)
+		return parseGRE(pkt, l4, k, trust.valid || trust.partialAt == l4)
 	}
 	return 0, DropWrongProtocol
 }
@@ -199,7 +239,7 @@ func isIPv6Extension(p uint8) bool {
 	return false
 }
 
-func parseUDP(pkt []byte, l3, l4 int, ipv6 bool, c PopConfig, k *packet.Key) (int, Drop) {
+func parseUDP(pkt []byte, l3, l4 int, ipv6 bool, c PopConfig, k *packet.Key, trusted bool) (int, Drop) {
 	base := udpLen + vxlanLen // geneve's base header is as long
 	if len(pkt)-l4 < base {
 		return 0, DropTruncated
@@ -223,7 +263,7 @@ func parseUDP(pkt []byte, l3, l4 int, ipv6 bool, c PopConfig, k *packet.Key) (in
 			copy(dst[:], pkt[l3+16:])
 			sum = packet.PseudoHeaderSumV4(src, dst, protoUDP, uint16(ulen))
 		}
-		if packet.Checksum(udp, sum) != 0xffff {
+		if !trusted && packet.Checksum(udp, sum) != 0xffff {
 			return 0, DropChecksum
 		}
 		k.TunFlags |= FlagCsum
@@ -274,7 +314,7 @@ func parseUDP(pkt []byte, l3, l4 int, ipv6 bool, c PopConfig, k *packet.Key) (in
 	return l4 + udpLen + geneveBaseLen + optLen, DropNone
 }
 
-func parseGRE(pkt []byte, l4 int, k *packet.Key) (int, Drop) {
+func parseGRE(pkt []byte, l4 int, k *packet.Key, trusted bool) (int, Drop) {
 	if len(pkt)-l4 < greBaseLen {
 		return 0, DropTruncated
 	}
@@ -294,7 +334,7 @@ func parseGRE(pkt []byte, l4 int, k *packet.Key) (int, Drop) {
 	}
 	o := greBaseLen
 	if flags&greFlagCsum != 0 {
-		if packet.Checksum(g, 0) != 0xffff {
+		if !trusted && packet.Checksum(g, 0) != 0xffff {
 			return 0, DropChecksum
 		}
 		k.TunFlags |= FlagCsum

@@ -380,3 +380,54 @@ func FuzzPop(f *testing.F) {
 		}
 	})
 }
+
+// TestPopVnet: a partial outer checksum (a local sender's offload) is
+// not verified and leaves no trace in the inner frame's header; a
+// partial inner one moves with the frame.
+func TestPopVnet(t *testing.T) {
+	p := params(VXLAN, true)
+	h, err := Build(&p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := innerFrame()
+	b := bufferWith(in)
+	if err := Push(b, &h, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	outer := append([]byte(nil), b.Data()...)
+	binary.BigEndian.PutUint16(outer[h.L4+6:], 0x1234) // not the real sum
+
+	b = bufferWith(outer)
+	if d := Pop(b, PopConfig{Kind: VXLAN}); d != DropChecksum {
+		t.Fatalf("without a vnet header: %v", d)
+	}
+	b.HasVnet = true
+	b.Vnet = packet.VnetHdr{Flags: packet.VnetNeedsCsum, CsumStart: h.L4, CsumOffset: 6, HdrLen: h.Len + 42}
+	if d := Pop(b, PopConfig{Kind: VXLAN}); d != DropNone {
+		t.Fatalf("partial outer checksum: %v", d)
+	}
+	if b.Vnet != (packet.VnetHdr{HdrLen: 42}) || b.Key.TunFlags&FlagCsum == 0 {
+		t.Errorf("vnet %+v flags %#x", b.Vnet, b.Key.TunFlags)
+	}
+
+	b = bufferWith(outer)
+	b.HasVnet = true
+	b.Vnet = packet.VnetHdr{Flags: packet.VnetNeedsCsum, CsumStart: h.Len + 34, CsumOffset: 6}
+	if d := Pop(b, PopConfig{Kind: VXLAN}); d != DropChecksum {
+		t.Fatalf("partial inner checksum, bad outer one: %v", d)
+	}
+	b.HasVnet, b.Vnet = false, packet.VnetHdr{}
+	good := append([]byte(nil), outer...)
+	binary.BigEndian.PutUint16(good[h.L4+6:], 0)
+	binary.BigEndian.PutUint16(good[h.L4+6:], ^packet.Checksum(good[h.L4:], pseudoSum(good, true, protoUDP, len(good)-int(h.L4))))
+	b = bufferWith(good)
+	b.HasVnet = true
+	b.Vnet = packet.VnetHdr{Flags: packet.VnetNeedsCsum | packet.VnetDataValid, CsumStart: h.Len + 34, CsumOffset: 6}
+	if d := Pop(b, PopConfig{Kind: VXLAN}); d != DropNone {
+		t.Fatal(d)
+	}
+	if b.Vnet != (packet.VnetHdr{Flags: packet.VnetNeedsCsum, CsumStart: 34, CsumOffset: 6}) {
+		t.Errorf("inner partial checksum: %+v", b.Vnet)
+	}
+}
