@@ -336,7 +336,15 @@ func TestConfigMatchesOpenVSwitch(t *testing.T) {
 		{"geneve", []string{"remote_ip=not-an-ip"}},
 		{"geneve", []string{"remote_ip=198.18.1.2", "tos=0x3"}},
 		{"ip6gre", []string{"remote_ip=2001:2::2", "csum=true", "seq=true"}},
+		{"geneve", []string{"remote_ip=198.18.1.2", "in_key=5", "out_key=flow", "ttl=inherit", "tos=0x20", "dst_port=7000"}},
+		{"geneve", []string{"remote_ip=198.18.1.2", "key=0x10", "local_ip=198.18.1.1", "df_default=false", "egress_pkt_mark=12"}},
+		{"vxlan", []string{"remote_ip=198.18.1.5", "exts=gbp", "dst_port=4791", "ttl=5", "tos=inherit", "csum=true"}},
+		{"vxlan", []string{"remote_ip=flow", "local_ip=flow", "key=7", "bogus=1"}},
+		{"gre", []string{"remote_ip=198.18.1.2", "in_key=1", "out_key=2", "packet_type=legacy_l3", "seq=true"}},
+		{"gre", []string{"remote_ip=198.18.1.9", "packet_type=ptap", "ttl=300", "dst_port=5"}},
 	}
+	want := map[string]string{} // dpif/show's text per port
+	listeners := map[string]int{}
 	for i, c := range cases {
 		name := "x" + strconv.Itoa(i)
 		args := []string{"add-port", "int-br", name, "--", "set", "Interface", name, "type=" + c.typ}
@@ -353,13 +361,48 @@ func TestConfigMatchesOpenVSwitch(t *testing.T) {
 		} else if u, err := strconv.Unquote(ovsErr); err == nil {
 			ovsErr = u
 		}
-		_, _, err := ParseConfig(name, c.typ, opts)
+		cfg, _, err := ParseConfig(name, c.typ, opts)
 		got := ""
 		if err != nil {
 			got = err.Error()
+		} else {
+			want[name] = "(" + cfg.DpifShow(c.typ) + ")"
+			listeners[DatapathPortName(c.typ, cfg.DstPort)]++
 		}
 		if got != ovsErr {
 			t.Errorf("%s %v\nOpen vSwitch: %q\ngvs:          %q", c.typ, c.options, ovsErr, got)
 		}
+	}
+	// "    x15 17/7000: (geneve: ...)": the configuration as read back.
+	for _, line := range strings.Split(r.appctl("dpif/show"), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || want[f[0]] == "" {
+			continue
+		}
+		if got := strings.Join(f[2:], " "); got != want[f[0]] {
+			t.Errorf("dpif/show %s\nOpen vSwitch: %s\ngvs:          %s", f[0], got, want[f[0]])
+		}
+		delete(want, f[0])
+	}
+	if len(want) > 0 {
+		t.Errorf("ports missing from Open vSwitch's dpif/show: %v", want)
+	}
+	// tnl/ports/show: names and sharing (the numbers are the datapath's).
+	for _, line := range strings.Split(r.appctl("tnl/ports/show"), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || !strings.HasPrefix(f[2], "ref_cnt=") {
+			continue
+		}
+		n, _ := strconv.Atoi(strings.TrimPrefix(f[2], "ref_cnt="))
+		dp, _ := strconv.ParseUint(strings.Trim(f[1], "()"), 10, 32)
+		if got := ListeningPortLine(f[0], uint32(dp), listeners[f[0]]); got != line {
+			t.Errorf("tnl/ports/show\nOpen vSwitch: %s\ngvs:          %s", line, got)
+		}
+		if n == listeners[f[0]] {
+			delete(listeners, f[0])
+		}
+	}
+	if len(listeners) > 0 {
+		t.Errorf("listening ports Open vSwitch lacks or counts otherwise: %v", listeners)
 	}
 }
