@@ -254,6 +254,9 @@ func TestPushMatchesOpenVSwitch(t *testing.T) {
 			if ovsHeader != h.String() {
 				t.Fatalf("tnl_push header\nOpen vSwitch: %s\ngvs:          %s\ntrace:\n%s", ovsHeader, h.String(), trace)
 			}
+			if parsed, err := ParseHeader(ovsHeader); err != nil || parsed != h {
+				t.Errorf("ParseHeader of Open vSwitch's text: %v\n% x\n% x", err, parsed.Data(), h.Data())
+			}
 
 			before := len(pcapFrames(r.dir + "/p0.pcap"))
 			r.appctl("netdev-dummy/receive", "vm", hex.EncodeToString(in))
