@@ -155,10 +155,9 @@ func hashForPort(port uint16) uint32 {
 // header Build makes prints as the tnl_push header Open vSwitch's
 // translation makes (ofproto/trace), and Push of the inner frame gives
 // the bytes Open vSwitch's userspace datapath sends (netdev-dummy/receive,
-// read back from the underlay port's pcap). The UDP source port comes
-// from Open vSwitch's frame: it hashes the inner flow with its own hash
-// function, which gvs's datapath does not share. Pop of Open vSwitch's
-// frame gives back the inner frame and the tunnel metadata.
+// read back from the underlay port's pcap), the UDP source port from
+// OVSFlowHash of the inner packet included. Pop of Open vSwitch's frame
+// gives back the inner frame and the tunnel metadata.
 func TestPushMatchesOpenVSwitch(t *testing.T) {
 	r := startRefSwitch(t)
 	base := func(kind Kind, v6 bool) BuildParams {
@@ -230,15 +229,29 @@ func TestPushMatchesOpenVSwitch(t *testing.T) {
 			if c.actions != "" {
 				acts = c.actions + "," + acts
 			}
-			r.run("ovs-ofctl", "add-flow", "int-br", "priority=40000,in_port=1,udp,tp_dst="+port+",actions="+acts)
+			// A distinct source MAC per case picks its flow.
+			srcMAC := byte(0x40 + i)
+			r.run("ovs-ofctl", "add-flow", "int-br", "priority=40000,in_port=1,dl_src=02:00:00:00:00:"+hex.EncodeToString([]byte{srcMAC})+",actions="+acts)
 
-			in := innerFrame()
-			in[6+5] = byte(0x40 + i) // a distinct flow per case
-			binary.BigEndian.PutUint16(in[36:], uint16(10+i))
-			in[15] = c.inTOS
-			binary.BigEndian.PutUint16(in[24:], 0)
-			binary.BigEndian.PutUint16(in[24:], packet.IPv4HeaderChecksum(in[14:34]))
-			binary.BigEndian.PutUint16(in[40:], 0) // no inner UDP checksum
+			// The inner packets vary so that every branch of
+			// OVSFlowHash meets Open vSwitch's own hash.
+			var in []byte
+			switch i % 3 {
+			case 0:
+				in = innerFrame()
+				binary.BigEndian.PutUint16(in[36:], uint16(10+i))
+				in[15] = c.inTOS
+				binary.BigEndian.PutUint16(in[24:], 0)
+				binary.BigEndian.PutUint16(in[24:], packet.IPv4HeaderChecksum(in[14:34]))
+				binary.BigEndian.PutUint16(in[40:], 0) // no inner UDP checksum
+			case 1:
+				in = innerFrameV6(uint16(10 + i))
+				in[14] |= c.inTOS >> 4
+				in[15] |= c.inTOS << 4
+			case 2:
+				in = innerICMP(c.inTOS)
+			}
+			in[6+5] = srcMAC
 
 			h, err := Build(&c.want)
 			if err != nil {
@@ -270,9 +283,14 @@ func TestPushMatchesOpenVSwitch(t *testing.T) {
 				t.Fatalf("Open vSwitch sent %d frames", len(sent)-before)
 			}
 			ovsOut := sent[before]
-			var hash uint32
+			var inKey packet.Key
+			packet.Parse(in, &inKey)
+			hash := OVSFlowHash(&inKey)
 			if h.Kind.UDP() && len(ovsOut) > int(h.L4)+2 {
-				hash = hashForPort(binary.BigEndian.Uint16(ovsOut[h.L4:]))
+				if ovsPort := binary.BigEndian.Uint16(ovsOut[h.L4:]); ovsPort != SourcePort(hash, DefaultSrcPortMin, DefaultSrcPortMax) {
+					t.Errorf("UDP source port: Open vSwitch %d, gvs %d (OVSFlowHash %#x)", ovsPort, SourcePort(hash, DefaultSrcPortMin, DefaultSrcPortMax), hash)
+					hash = hashForPort(ovsPort)
+				}
 			}
 			var seq uint32
 			if h.GRESeq && len(ovsOut) >= int(h.Len) {
