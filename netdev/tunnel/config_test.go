@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"gvs/packet"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -92,5 +94,36 @@ func BenchmarkPop(b *testing.B) {
 				Pop(buf, PopConfig{Kind: kind})
 			}
 		})
+	}
+}
+
+func TestSendFields(t *testing.T) {
+	cfg, _, err := ParseConfig("v", "vxlan", map[string]string{"remote_ip": "198.18.1.2", "key": "flow", "csum": "true",
+		"ttl": "inherit", "tos": "inherit", "egress_pkt_mark": "9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k packet.Key
+	packet.Parse(innerFrame(), &k)
+	k.IPTOS, k.IPTTL, k.TunID, k.TunFlags = 0x47, 33, 0x99, FlagOAM|FlagKey|FlagDontFragment
+	cfg.SetSendFields(&k)
+	if k.TunDst != [4]byte{198, 18, 1, 2} || k.TunTOS != 0x46 || k.TunTTL != 33 || k.TunID != 0x99 || k.PktMark != 9 ||
+		k.TunFlags != FlagOAM|FlagCsum|FlagDontFragment|FlagKey {
+		t.Errorf("send fields %+v", k)
+	}
+	p, ok := cfg.Params(&k, netip.MustParseAddr("198.18.1.1"), [6]byte{1}, [6]byte{2}, nil)
+	if !ok || p.Dst != netip.MustParseAddr("198.18.1.2") || !p.Csum || !p.OAM || !p.DontFragment || p.TOS != 0x46 || p.DstPort != VXLANPort {
+		t.Errorf("params %+v", p)
+	}
+	if _, err := Build(&p); err != nil {
+		t.Error(err)
+	}
+	// No IP: the configured values; a fixed key replaces the flow's.
+	cfg, _, _ = ParseConfig("g", "gre", map[string]string{"remote_ip": "2001:2::2", "out_key": "5", "tos": "0x20"})
+	k = packet.Key{EtherType: packet.EtherTypeARP, IPTOS: 3, TunID: 1}
+	cfg.SetSendFields(&k)
+	if k.TunIPv6Dst != netip.MustParseAddr("2001:2::2").As16() || k.TunTOS != 0x20 || k.TunTTL != 64 || k.TunID != 5 ||
+		k.TunFlags != FlagDontFragment|FlagKey {
+		t.Errorf("send fields %+v", k)
 	}
 }

@@ -20,8 +20,29 @@
 //     Key tunnel metadata as Open vSwitch's netdev-native-tnl does; a bad
 //     packet yields a Drop reason for the caller to count and drop.
 //   - Header.AppendFormat and FormatPush print the header as
-//     ovs-appctl dpctl/dump-flows prints tnl_push(...); ParseHeader reads
-//     that text back.
+//     ovs-appctl dpctl/dump-flows prints tnl_push(...); ParseHeader and
+//     ParsePush read that text back.
+//   - Config.SetSendFields and Config.Params are the translation side
+//     (Open vSwitch's tnl_port_send): the flow's tunnel fields for output
+//     to a port, and the BuildParams for them. OVSFlowHash is Open
+//     vSwitch's 5-tuple hash of the inner packet: with it, Push picks the
+//     UDP source port ovs-vswitchd picks.
+//   - MapGeneveOptions and UnmapGeneveOption convert between the raw
+//     options Pop leaves (FlagUDPIF) and the TLV-mapped tun_metadata0
+//     value the OpenFlow layer reads (right-aligned in TunMetadata).
+//   - Config.Args/DpifShow, DatapathPortName and ListeningPortLine give
+//     the pieces of ovs-appctl dpif/show and tnl/ports/show.
+//
+// Compatibility is checked against Debian's ovs-vswitchd (ovs_test.go)
+// and Linux's tunnel devices in a namespace (linux_test.go). Known
+// differences: with csum=true and seq=true Open vSwitch computes the GRE
+// checksum before writing the sequence number (so it is wrong for every
+// sequence number but 0); Push checksums what it sends. Open vSwitch
+// 3.1's userspace datapath leaves the vxlan GBP extension out of what it
+// sends and drops what carries it; Params puts it in when the port has
+// exts=gbp, as Linux's vxlan device and the kernel datapath do. Pop does
+// not look past IPv6 extension headers (DropIPOptions) and takes only
+// Ethernet payloads (legacy_l3 GRE and VXLAN-GPE: DropPayloadType).
 //
 // # Goroutines and ownership
 //

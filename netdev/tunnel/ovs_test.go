@@ -173,26 +173,28 @@ func TestPushMatchesOpenVSwitch(t *testing.T) {
 		inTOS   uint8
 		want    BuildParams
 		pop     PopConfig
+		flow    func(k *packet.Key) // the OpenFlow actions' effect on the flow
 	}{
-		{"geneve key", "geneve", []string{"remote_ip=198.18.1.2", "key=123"}, "", 0, base(Geneve, false), PopConfig{}},
+		{"geneve key", "geneve", []string{"remote_ip=198.18.1.2", "key=123"}, "", 0, base(Geneve, false), PopConfig{}, nil},
 		{"geneve options oam", "geneve", []string{"remote_ip=198.18.1.2", "key=flow"},
 			"set_field:0x7b->tun_id,set_field:0xa->tun_metadata0,set_field:+oam->tun_flags", 0,
-			func() BuildParams { p := base(Geneve, false); p.GeneveOptions, p.OAM = genevePing, true; return p }(), PopConfig{}},
+			func() BuildParams { p := base(Geneve, false); p.GeneveOptions, p.OAM = genevePing, true; return p }(), PopConfig{},
+			func(k *packet.Key) { k.TunID, k.TunFlags = 0x7b, k.TunFlags|FlagOAM }},
 		{"geneve ipv6", "geneve", []string{"remote_ip=2001:2::2", "key=123", "ttl=9"}, "", 0,
-			func() BuildParams { p := base(Geneve, true); p.TTL = 9; return p }(), PopConfig{}},
+			func() BuildParams { p := base(Geneve, true); p.TTL = 9; return p }(), PopConfig{}, nil},
 		{"vxlan flow key csum ttl tos inherit", "vxlan", []string{"remote_ip=198.18.1.2", "key=flow", "csum=true", "ttl=7", "tos=inherit"},
 			"set_field:0x99->tun_id", 0x44,
 			func() BuildParams {
 				p := base(VXLAN, false)
 				p.TunID, p.Csum, p.TTL, p.TOS = 0x99, true, 7, 0x44
 				return p
-			}(), PopConfig{}},
+			}(), PopConfig{}, func(k *packet.Key) { k.TunID = 0x99 }},
 		{"vxlan dst_port no df", "vxlan", []string{"remote_ip=198.18.1.2", "key=5", "dst_port=4790", "df_default=false", "tos=0x20"}, "", 0,
 			func() BuildParams {
 				p := base(VXLAN, false)
 				p.TunID, p.DstPort, p.DontFragment, p.TOS = 5, 4790, false, 0x20
 				return p
-			}(), PopConfig{}},
+			}(), PopConfig{}, nil},
 		// Open vSwitch 3.1's native tunnelling leaves the GBP
 		// extension out of what it sends (the kernel datapath's vxlan
 		// device carries it); gvs's Build puts it in only when asked
@@ -201,17 +203,17 @@ func TestPushMatchesOpenVSwitch(t *testing.T) {
 		// (A GBP port needs a dst_port of its own.)
 		{"vxlan gbp port", "vxlan", []string{"remote_ip=198.18.1.2", "key=5", "exts=gbp", "dst_port=4791"},
 			"set_field:0x1234->tun_gbp_id,set_field:0x48->tun_gbp_flags", 0,
-			func() BuildParams { p := base(VXLAN, false); p.TunID, p.DstPort = 5, 4791; return p }(), PopConfig{GBP: true}},
+			func() BuildParams { p := base(VXLAN, false); p.TunID, p.DstPort = 5, 4791; return p }(), PopConfig{GBP: true}, nil},
 		{"gre key seq csum", "gre", []string{"remote_ip=198.18.1.2", "key=77", "seq=true", "csum=true"}, "", 0,
 			func() BuildParams {
 				p := base(GRE, false)
 				p.TunID, p.GRESeq, p.Csum = 77, true, true
 				return p
-			}(), PopConfig{}},
+			}(), PopConfig{}, nil},
 		{"gre no key", "gre", []string{"remote_ip=198.18.1.2"}, "", 0,
-			func() BuildParams { p := base(GRE, false); p.TunID, p.GREKey = 0, false; return p }(), PopConfig{}},
+			func() BuildParams { p := base(GRE, false); p.TunID, p.GREKey = 0, false; return p }(), PopConfig{}, nil},
 		{"ip6gre key", "ip6gre", []string{"remote_ip=2001:2::2", "key=5"}, "", 0,
-			func() BuildParams { p := base(GRE, true); p.TunID = 5; return p }(), PopConfig{}},
+			func() BuildParams { p := base(GRE, true); p.TunID = 5; return p }(), PopConfig{}, nil},
 	}
 	r.run("ovs-ofctl", "add-tlv-map", "int-br", "{class=0xffff,type=0x80,len=4}->tun_metadata0")
 	for i, c := range cases {
@@ -269,6 +271,35 @@ func TestPushMatchesOpenVSwitch(t *testing.T) {
 			}
 			if parsed, err := ParseHeader(ovsHeader); err != nil || parsed != h {
 				t.Errorf("ParseHeader of Open vSwitch's text: %v\n% x\n% x", err, parsed.Data(), h.Data())
+			}
+			// The same header from the port's options and the flow, the
+			// way the datapath layer makes it: ParseConfig,
+			// SetSendFields, Params, Build.
+			opts := map[string]string{}
+			for _, o := range c.options {
+				k, v, _ := strings.Cut(o, "=")
+				opts[k] = v
+			}
+			cfg, _, err := ParseConfig("t"+port, c.typ, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !cfg.GBP { // Open vSwitch's userspace leaves GBP out; gvs does not
+				var k packet.Key
+				packet.Parse(in, &k)
+				if c.flow != nil {
+					c.flow(&k)
+				}
+				cfg.SetSendFields(&k)
+				src := local4
+				if cfg.Remote.Is6() {
+					src = local6
+				}
+				p, ok := cfg.Params(&k, src, c.want.DstMAC, c.want.SrcMAC, c.want.GeneveOptions)
+				h2, err := Build(&p)
+				if !ok || err != nil || h2 != h {
+					t.Errorf("from the configuration and flow: %v %v\n%s\n%s", ok, err, h2.String(), h.String())
+				}
 			}
 
 			before := len(pcapFrames(r.dir + "/p0.pcap"))

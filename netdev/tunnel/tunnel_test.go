@@ -476,3 +476,31 @@ func TestPopVnet(t *testing.T) {
 		t.Errorf("inner partial checksum: %+v", b.Vnet)
 	}
 }
+
+func TestGeneveOptionMapping(t *testing.T) {
+	m := TLVMapping{Class: 0xffff, Type: 0x80, Len: 4}
+	var v [16]byte
+	raw := append([]byte{0x01, 0x02, 0x03, 0x00}, genevePing...) // an unmapped, non-critical option first
+	if ok, err := MapGeneveOptions(raw, &m, &v); !ok || err != nil || v != [16]byte{15: 0x0a} {
+		t.Fatalf("map: %v %v %x", ok, err, v)
+	}
+	var buf [20]byte
+	if n := UnmapGeneveOption(buf[:], m, &v); n != 8 || !bytes.Equal(buf[:n], genevePing) {
+		t.Errorf("unmap: % x", buf[:n])
+	}
+	if _, err := MapGeneveOptions(genevePing, nil, &v); err != ErrCriticalOption {
+		t.Errorf("critical unmapped: %v", err)
+	}
+	if _, err := MapGeneveOptions(genevePing, &TLVMapping{Class: 0xffff, Type: 0x80, Len: 8}, &v); err != ErrOptionLength {
+		t.Errorf("length: %v", err)
+	}
+	if _, err := MapGeneveOptions(genevePing[:6], &m, &v); err != ErrOptionList {
+		t.Errorf("truncated: %v", err)
+	}
+	if ok, err := MapGeneveOptions(nil, &m, &v); ok || err != nil {
+		t.Errorf("none: %v %v", ok, err)
+	}
+	if n := testing.AllocsPerRun(100, func() { MapGeneveOptions(raw, &m, &v); UnmapGeneveOption(buf[:], m, &v) }); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}
