@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,7 +77,8 @@ func startRefSwitch(t *testing.T) *refSwitch {
 		"--", "add-port", "br0", "p0", "--", "set", "Interface", "p0", "type=dummy", "ofport_request=1",
 		"options:tx_pcap="+dir+"/p0.pcap")
 	r.vsctl("add-br", "int-br", "--", "set", "bridge", "int-br", "datapath_type=dummy", "fail-mode=secure",
-		"--", "add-port", "int-br", "vm", "--", "set", "Interface", "vm", "type=dummy", "ofport_request=1")
+		"--", "add-port", "int-br", "vm", "--", "set", "Interface", "vm", "type=dummy", "ofport_request=1",
+		"options:tx_pcap="+dir+"/vm.pcap")
 	r.appctl("netdev-dummy/ip4addr", "br0", "198.18.1.1/24")
 	r.appctl("netdev-dummy/ip6addr", "br0", "2001:2::1/64")
 	r.appctl("ovs/route/add", "198.18.1.2/24", "br0")
@@ -456,5 +458,153 @@ func TestConfigMatchesOpenVSwitch(t *testing.T) {
 	}
 	if len(listeners) > 0 {
 		t.Errorf("listening ports Open vSwitch lacks or counts otherwise: %v", listeners)
+	}
+}
+
+// tunnelText returns the fields of a datapath flow's tunnel(...) key
+// that Pop fills and the megaflow keeps (the flows here match on no TTL,
+// port or option), in Open vSwitch's format_odp_tun_attr order.
+func tunnelText(k *packet.Key) string {
+	s := "tunnel("
+	if k.TunFlags&FlagKey != 0 {
+		s += "tun_id=0x" + strconv.FormatUint(k.TunID, 16) + ","
+	}
+	if k.TunSrc != [4]byte{} {
+		s += "src=" + netip.AddrFrom4(k.TunSrc).String() + ",dst=" + netip.AddrFrom4(k.TunDst).String() + ","
+	} else {
+		s += "ipv6_src=" + netip.AddrFrom16(k.TunIPv6Src).String() + ",ipv6_dst=" + netip.AddrFrom16(k.TunIPv6Dst).String() + ","
+	}
+	if k.TunTOS != 0 {
+		s += "tos=0x" + strconv.FormatUint(uint64(k.TunTOS), 16) + ","
+	}
+	if k.TunFlags&FlagUDPIF != 0 {
+		// Options present or not, geneve's key says it has them
+		// (unmatched: "{}" for each).
+		s += "geneve("
+		for opts := k.TunMetadata[:k.TunMetaLen]; len(opts) >= 4; opts = opts[4+int(opts[3]&0x1f)*4:] {
+			s += "{}"
+		}
+		s += "),"
+	}
+	flag := func(f uint16, name string) string {
+		if k.TunFlags&f != 0 {
+			return "+" + name
+		}
+		return "-" + name
+	}
+	s += "flags(" + flag(FlagDontFragment, "df") + flag(FlagCsum, "csum") + flag(FlagKey, "key")
+	if k.TunFlags&FlagOAM != 0 {
+		s += "+oam"
+	}
+	return s + "))"
+}
+
+// TestPopMatchesOpenVSwitch: tunnel packets Push builds, received by
+// Debian's ovs-vswitchd on its underlay port, are decapsulated by it to
+// the frame Pop gives (read from the inner port's pcap), and its
+// datapath flow after tnl_pop carries the tunnel metadata Pop fills.
+func TestPopMatchesOpenVSwitch(t *testing.T) {
+	r := startRefSwitch(t)
+	ovsMAC := [6]byte{0xaa, 0x55, 0xaa, 0x55, 0, 0}
+	peerMAC := [6]byte{0xf8, 0xbc, 0x12, 0x44, 0x34, 0xb6}
+	// The far side: packets from 198.18.1.2 (2001:2::2) to us.
+	far := func(kind Kind, v6 bool, mod func(*BuildParams)) BuildParams {
+		p := params(kind, v6)
+		p.DstMAC, p.SrcMAC = ovsMAC, peerMAC
+		p.Src, p.Dst = remote4, local4
+		if v6 {
+			p.Src, p.Dst = remote6, local6
+		}
+		p.TOS = 0
+		if mod != nil {
+			mod(&p)
+		}
+		return p
+	}
+	cases := []struct {
+		name    string
+		typ     string
+		options []string
+		p       BuildParams
+	}{
+		{"geneve", "geneve", []string{"remote_ip=198.18.1.2", "key=123"}, far(Geneve, false, nil)},
+		{"geneve csum options tos", "geneve", []string{"remote_ip=198.18.1.2", "key=123", "dst_port=6082"},
+			far(Geneve, false, func(p *BuildParams) {
+				p.Csum, p.GeneveOptions, p.DstPort, p.TOS, p.TTL = true, genevePing, 6082, 0x20, 9
+			})},
+		{"geneve ipv6", "geneve", []string{"remote_ip=2001:2::2", "key=123"}, far(Geneve, true, nil)},
+		{"vxlan", "vxlan", []string{"remote_ip=198.18.1.2", "key=flow"}, far(VXLAN, false, func(p *BuildParams) { p.TunID = 0x4567 })},
+		{"gre key csum", "gre", []string{"remote_ip=198.18.1.2", "key=77"}, far(GRE, false, func(p *BuildParams) { p.TunID, p.Csum = 77, true })},
+		{"ip6gre", "ip6gre", []string{"remote_ip=2001:2::2", "key=5"}, far(GRE, true, func(p *BuildParams) { p.TunID = 5 })},
+	}
+	r.run("ovs-ofctl", "add-tlv-map", "int-br", "{class=0xffff,type=0x80,len=4}->tun_metadata0")
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			parent := r.t
+			r.t = t
+			defer func() { r.t = parent }()
+			port := strconv.Itoa(30 + i)
+			args := []string{"add-port", "int-br", "t" + port, "--", "set", "Interface", "t" + port, "type=" + c.typ, "ofport_request=" + port}
+			for _, o := range c.options {
+				args = append(args, "options:"+o)
+			}
+			r.vsctl(args...)
+			// One tunnel port at a time: Open vSwitch 3.1 sends an
+			// ip6gre packet to the gre datapath port (tnl_pop) when
+			// both kinds exist, and then finds no receiving port.
+			defer r.vsctl("del-port", "int-br", "t"+port)
+			r.run("ovs-ofctl", "add-flow", "int-br", "in_port="+port+",actions=output:1")
+			r.appctl("dpctl/del-flows")
+
+			in := innerFrame()
+			in[11] = byte(0x80 + i)
+			h, err := Build(&c.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := bufferWith(in)
+			if err := Push(b, &h, uint32(i)*0x1000000, 0); err != nil {
+				t.Fatal(err)
+			}
+			frame := append([]byte(nil), b.Data()...)
+
+			pb := bufferWith(frame)
+			if d := Pop(pb, PopConfig{Kind: c.p.Kind}); d != DropNone {
+				t.Fatalf("pop: %v", d)
+			}
+
+			before := len(pcapFrames(r.dir + "/vm.pcap"))
+			r.appctl("netdev-dummy/receive", "p0", hex.EncodeToString(frame))
+			var got [][]byte
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				if got = pcapFrames(r.dir + "/vm.pcap"); len(got) > before {
+					break
+				}
+			}
+			if len(got) != before+1 {
+				log, _ := os.ReadFile(filepath.Join(r.dir, "vswitchd.log"))
+				t.Fatalf("Open vSwitch delivered %d frames\n%s\nlog:\n%s", len(got)-before, r.appctl("dpctl/dump-flows"), log)
+			}
+			if !bytes.Equal(got[before], pb.Data()) {
+				t.Errorf("inner frame\nOpen vSwitch % x\ngvs          % x", got[before], pb.Data())
+			}
+			want := tunnelText(&pb.Key)
+			var dump string
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				if dump = r.appctl("dpctl/dump-flows"); strings.Contains(dump, "tunnel(") {
+					break
+				}
+			}
+			found := ""
+			for _, line := range strings.Split(dump, "\n") {
+				if i := strings.Index(line, "tunnel("); i >= 0 {
+					j := strings.Index(line[i:], "))")
+					found = line[i : i+j+2]
+				}
+			}
+			if found != want {
+				t.Errorf("tunnel key\nOpen vSwitch: %s\ngvs:          %s\n%s", found, want, dump)
+			}
+		})
 	}
 }
