@@ -57,6 +57,10 @@ var (
 	ErrOptions  = errors.New("tunnel: geneve options must be whole 4-byte words, at most 252 bytes")
 	ErrKind     = errors.New("tunnel: unknown tunnel kind")
 	ErrHeadroom = errors.New("tunnel: not enough headroom for the outer header")
+	// ErrGSO: Push takes no GSO super-frame (a virtio_net_hdr cannot ask
+	// the outer device to segment a tunnelled packet); segment first
+	// (packet.Segmenter).
+	ErrGSO = errors.New("tunnel: segment the frame before encapsulating it")
 )
 
 // Build makes the outer header for p, as Open vSwitch's
@@ -210,10 +214,38 @@ func geneveCritical(opts []byte) bool {
 // datapath already has), mapped onto the UDP source port; seq is the
 // port's next GRE sequence number, used when h carries one. It returns
 // ErrHeadroom, changing nothing, if b lacks the headroom.
+//
+// A partial inner checksum (b.HasVnet with VnetNeedsCsum) stays for the
+// outer device to complete: its offsets move with the frame, and the
+// outer UDP or GRE checksum counts it as completed (local checksum
+// offload: after completion the inner L4 bytes sum to the complement of
+// the pseudo-header sum the field holds now). Push refuses GSO frames
+// (ErrGSO), changing nothing.
 func Push(b *packet.Buffer, h *Header, flowHash uint32, seq uint32) error {
 	n := int(h.Len)
 	if b.Headroom() < n {
 		return ErrHeadroom
+	}
+	partial := -1 // where the inner partial checksum starts, in the outer frame
+	if b.HasVnet {
+		v := &b.Vnet
+		if v.IsGSO() {
+			return ErrGSO
+		}
+		if v.Flags&packet.VnetNeedsCsum != 0 {
+			if int(v.CsumStart)%2 != 0 || int(v.CsumStart)+int(v.CsumOffset)+2 > b.Len() {
+				// Odd or out of range: finish it here instead.
+				packet.CompletePartialChecksum(b.Data(), int(v.CsumStart), int(v.CsumOffset))
+				v.Flags &^= packet.VnetNeedsCsum
+				v.CsumStart, v.CsumOffset = 0, 0
+			} else {
+				v.CsumStart += uint16(n)
+				partial = int(v.CsumStart)
+			}
+		}
+		if v.HdrLen != 0 {
+			v.HdrLen += uint16(n)
+		}
 	}
 	inner := b.Len()
 	d := b.Prepend(n)
@@ -236,7 +268,7 @@ func Push(b *packet.Buffer, h *Header, flowHash uint32, seq uint32) error {
 		binary.BigEndian.PutUint16(seg[4:], uint16(l4Len))
 		if h.UDPCsum {
 			binary.BigEndian.PutUint16(seg[6:], 0)
-			c := ^packet.Checksum(seg, pseudoSum(d, h.IPv6, protoUDP, l4Len))
+			c := ^l4Sum(d, l4, partial, b.Vnet.CsumOffset, pseudoSum(d, h.IPv6, protoUDP, l4Len))
 			if c == 0 {
 				c = 0xffff
 			}
@@ -255,11 +287,23 @@ func Push(b *packet.Buffer, h *Header, flowHash uint32, seq uint32) error {
 		}
 		if h.GRECsum {
 			binary.BigEndian.PutUint16(seg[4:], 0)
-			binary.BigEndian.PutUint16(seg[4:], ^packet.Checksum(seg, 0))
+			binary.BigEndian.PutUint16(seg[4:], ^l4Sum(d, l4, partial, b.Vnet.CsumOffset, 0))
 		}
 	}
 	b.Offsets = packet.Offsets{L3: ethLen, L4: uint16(l4)}
 	return nil
+}
+
+// l4Sum is the one's complement sum of d[l4:] added to initial; with an
+// inner partial checksum starting at partial (even, after l4), the bytes
+// from there count as they will once the field at partial+offset is
+// completed: the complement of the pseudo-header sum it holds now.
+func l4Sum(d []byte, l4, partial int, offset uint16, initial uint16) uint16 {
+	if partial < 0 {
+		return packet.Checksum(d[l4:], initial)
+	}
+	s := packet.Checksum(d[l4:partial], initial)
+	return packet.CombineChecksum(s, ^binary.BigEndian.Uint16(d[partial+int(offset):]))
 }
 
 // pseudoSum returns the folded pseudo-header sum of the IP header after

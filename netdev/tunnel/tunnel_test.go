@@ -504,3 +504,47 @@ func TestGeneveOptionMapping(t *testing.T) {
 		t.Errorf("%v allocations", n)
 	}
 }
+
+// TestPushPartialChecksum: an inner UDP checksum left partial stays for
+// the outer device; once it completes it, both checksums hold.
+func TestPushPartialChecksum(t *testing.T) {
+	for _, kind := range []Kind{Geneve, GRE} {
+		p := params(kind, kind == Geneve)
+		p.Csum = true
+		h, err := Build(&p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := innerFrame()
+		udp := in[34:]
+		binary.BigEndian.PutUint16(udp[6:], packet.PseudoHeaderSumV4([4]byte(in[26:30]), [4]byte(in[30:34]), 17, uint16(len(udp))))
+		b := bufferWith(in)
+		b.HasVnet = true
+		b.Vnet = packet.VnetHdr{Flags: packet.VnetNeedsCsum, CsumStart: 34, CsumOffset: 6, HdrLen: 42}
+		if err := Push(b, &h, 1, 0); err != nil {
+			t.Fatal(err)
+		}
+		if b.Vnet.CsumStart != 34+h.Len || b.Vnet.HdrLen != 42+h.Len {
+			t.Fatalf("vnet %+v", b.Vnet)
+		}
+		f := append([]byte(nil), b.Data()...)
+		if !packet.CompletePartialChecksum(f, int(b.Vnet.CsumStart), int(b.Vnet.CsumOffset)) {
+			t.Fatal("complete")
+		}
+		checkOuter(t, f, &h, len(in))
+		ib := bufferWith(f)
+		if d := Pop(ib, PopConfig{Kind: kind}); d != DropNone {
+			t.Fatalf("%v: pop %v", kind, d)
+		}
+		iu := ib.Data()[34:]
+		if packet.Checksum(iu, packet.PseudoHeaderSumV4([4]byte(ib.Data()[26:30]), [4]byte(ib.Data()[30:34]), 17, uint16(len(iu)))) != 0xffff {
+			t.Errorf("%v: inner checksum", kind)
+		}
+		g := bufferWith(in)
+		g.HasVnet = true
+		g.Vnet = packet.VnetHdr{GSOType: packet.VnetGSOTCPv4, GSOSize: 1000}
+		if err := Push(g, &h, 1, 0); err != ErrGSO || g.Len() != len(in) {
+			t.Errorf("gso: %v", err)
+		}
+	}
+}
