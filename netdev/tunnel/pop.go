@@ -23,6 +23,7 @@ const (
 	DropPayloadType             // inner protocol is not Ethernet
 	DropOptionsTooLong          // geneve options run past the packet
 	DropOptionsUnsupported      // geneve options longer than the key holds
+	DropFragment                // outer IPv4 fragment (reassemble first)
 	NumDrops                    // number of reasons, for counter arrays
 )
 
@@ -39,6 +40,7 @@ var dropNames = [NumDrops]string{
 	DropPayloadType:        "payload-type",
 	DropOptionsTooLong:     "options-too-long",
 	DropOptionsUnsupported: "options-unsupported",
+	DropFragment:           "fragment",
 }
 
 // String returns a short stable name, suitable as a metric label.
@@ -177,6 +179,9 @@ func parseOuter(d []byte, c PopConfig, k *packet.Key, end *int, trust l4Trust) (
 		}
 		if tot < ihl {
 			return 0, DropTruncated
+		}
+		if binary.BigEndian.Uint16(ip[6:])&0x3fff != 0 { // MF or an offset
+			return 0, DropFragment
 		}
 		copy(k.TunSrc[:], ip[12:16])
 		copy(k.TunDst[:], ip[16:20])

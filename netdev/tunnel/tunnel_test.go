@@ -321,6 +321,8 @@ func TestPopDrops(t *testing.T) {
 		{"arp", Geneve, func() []byte { f := build(Geneve, false, nil); f[13] = 6; return f }(), DropNotIP},
 		{"ip checksum", VXLAN, func() []byte { f := build(VXLAN, false, nil); f[24] ^= 1; return f }(), DropIPChecksum},
 		{"ip options", VXLAN, func() []byte { f := build(VXLAN, false, nil); f[14] = 0x46; fixIP(f); return f }(), DropIPOptions},
+		{"fragment", VXLAN, func() []byte { f := build(VXLAN, false, nil); f[20] |= 0x20; fixIP(f); return f }(), DropFragment},
+		{"later fragment", GRE, func() []byte { f := build(GRE, false, nil); f[21] = 8; fixIP(f); return f }(), DropFragment},
 		{"gre on a vxlan port", VXLAN, build(GRE, false, nil), DropWrongProtocol},
 		{"udp checksum", Geneve, func() []byte { f := build(Geneve, true, nil); f[len(f)-1] ^= 0xff; return f }(), DropChecksum},
 		{"gre checksum", GRE, func() []byte {
@@ -396,16 +398,21 @@ func FuzzPop(f *testing.F) {
 			h, _ := Build(&p)
 			b := bufferWith(innerFrame())
 			Push(b, &h, 5, 6)
-			f.Add(append([]byte(nil), b.Data()...), uint8(kind), true)
+			f.Add(append([]byte(nil), b.Data()...), uint8(kind), true, uint8(0), uint16(0), uint16(0))
+			f.Add(append([]byte(nil), b.Data()...), uint8(kind), false, packet.VnetNeedsCsum, h.L4, uint16(6))
 		}
 	}
-	f.Fuzz(func(t *testing.T, frame []byte, kind uint8, gbp bool) {
+	f.Fuzz(func(t *testing.T, frame []byte, kind uint8, gbp bool, vnetFlags uint8, csumStart, csumOffset uint16) {
 		// The frame sits at the very end of its backing array, so a
 		// read past it panics.
 		b := packet.NewBuffer(MaxHeaderLen, len(frame))
 		b.SetLen(len(frame))
 		copy(b.Data(), frame)
 		c := PopConfig{Kind: Kind(kind % 4), GBP: gbp}
+		if vnetFlags != 0 {
+			b.HasVnet = true
+			b.Vnet = packet.VnetHdr{Flags: vnetFlags, CsumStart: csumStart, CsumOffset: csumOffset}
+		}
 		before := append([]byte(nil), b.Data()...)
 		d := Pop(b, c)
 		if d >= NumDrops {
