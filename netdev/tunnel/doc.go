@@ -40,9 +40,9 @@
 // sequence number but 0); Push checksums what it sends. Open vSwitch
 // 3.1's userspace datapath leaves the vxlan GBP extension out of what it
 // sends and drops what carries it; Params puts it in when the port has
-// exts=gbp, as Linux's vxlan device and the kernel datapath do. Pop does
-// not look past IPv6 extension headers (DropIPOptions) and takes only
-// Ethernet payloads (legacy_l3 GRE and VXLAN-GPE: DropPayloadType).
+// exts=gbp, as Linux's vxlan device and the kernel datapath do. Pop skips
+// IPv6 extension headers but drops fragments (reassemble first), and takes
+// only Ethernet payloads (legacy_l3 GRE and VXLAN-GPE: DropPayloadType).
 //
 // # Goroutines and ownership
 //

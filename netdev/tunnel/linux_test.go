@@ -98,7 +98,7 @@ func TestPopLinuxDevices(t *testing.T) {
 		{dev: "gre4", add: []string{"type", "gretap", "remote", r4, "local", l4, "key", "77", "csum", "seq", "ttl", "55", "tos", "0x08"},
 			pop:  PopConfig{Kind: GRE},
 			want: func(k *packet.Key) { k.TunID, k.TunTTL, k.TunTOS, k.TunFlags = 77, 55, 0x08, FlagKey|FlagCsum }},
-		{dev: "gre6", add: []string{"type", "ip6gretap", "remote", r6, "local", l6, "key", "9", "hoplimit", "56"}, v6: true,
+		{dev: "gre6", add: []string{"type", "ip6gretap", "remote", r6, "local", l6, "key", "9", "hoplimit", "56", "encaplimit", "none"}, v6: true,
 			pop:  PopConfig{Kind: GRE},
 			want: func(k *packet.Key) { k.TunID, k.TunTTL, k.TunFlags = 9, 56, FlagKey }},
 	}

@@ -15,7 +15,7 @@ const (
 	DropTruncated               // shorter than its outer headers claim
 	DropNotIP                   // outer EtherType or IP version is not IPv4/IPv6
 	DropIPChecksum              // bad outer IPv4 header checksum
-	DropIPOptions               // outer IPv4 options or IPv6 extension headers (unsupported, as in Open vSwitch)
+	DropIPOptions               // outer IPv4 options (unsupported, as in Open vSwitch) or IPv6 ESP and the like
 	DropWrongProtocol           // outer IP protocol is not the port's (UDP or GRE)
 	DropChecksum                // bad UDP or GRE checksum
 	DropBadVersion              // geneve version, GRE version or reserved flags
@@ -23,7 +23,7 @@ const (
 	DropPayloadType             // inner protocol is not Ethernet
 	DropOptionsTooLong          // geneve options run past the packet
 	DropOptionsUnsupported      // geneve options longer than the key holds
-	DropFragment                // outer IPv4 fragment (reassemble first)
+	DropFragment                // outer IP fragment (reassemble first)
 	NumDrops                    // number of reasons, for counter arrays
 )
 
@@ -206,9 +206,15 @@ func parseOuter(d []byte, c PopConfig, k *packet.Key, end *int, trust l4Trust) (
 		copy(k.TunIPv6Dst[:], ip[24:40])
 		k.TunTOS = uint8(binary.BigEndian.Uint32(ip[0:]) >> 20)
 		k.TunTTL = ip[7]
-		proto = ip[6]
-		l4 = l3 + ipv6Len
-		ipEnd = l4 + plen
+		ipEnd = l3 + ipv6Len + plen
+		// Extension headers (Linux's ip6gre puts a destination option,
+		// the tunnel encapsulation limit, in front of GRE) are skipped
+		// as Open vSwitch's parser does; a fragment is dropped.
+		var drop Drop
+		proto, l4, drop = skipIPv6Extensions(d[:ipEnd], ip[6], l3+ipv6Len)
+		if drop != DropNone {
+			return 0, drop
+		}
 	default:
 		return 0, DropNotIP
 	}
@@ -233,6 +239,30 @@ func parseOuter(d []byte, c PopConfig, k *packet.Key, end *int, trust l4Trust) (
 		return parseGRE(pkt, l4, k, trust.valid || trust.partialAt == l4)
 	}
 	return 0, DropWrongProtocol
+}
+
+// skipIPv6Extensions walks the extension headers starting at off with
+// next header proto and returns the upper-layer protocol and its offset.
+func skipIPv6Extensions(d []byte, proto uint8, off int) (uint8, int, Drop) {
+	for i := 0; i < 8; i++ {
+		switch proto {
+		case packet.ProtoHopByHop, packet.ProtoRouting, packet.ProtoDstOpts:
+			if len(d) < off+8 {
+				return 0, 0, DropTruncated
+			}
+			proto, off = d[off], off+(int(d[off+1])+1)*8
+		case packet.ProtoAH:
+			if len(d) < off+8 {
+				return 0, 0, DropTruncated
+			}
+			proto, off = d[off], off+(int(d[off+1])+2)*4
+		case packet.ProtoFragment:
+			return 0, 0, DropFragment
+		default:
+			return proto, off, DropNone
+		}
+	}
+	return 0, 0, DropIPOptions // more headers than any tunnel sender puts
 }
 
 func isIPv6Extension(p uint8) bool {

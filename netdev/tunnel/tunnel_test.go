@@ -321,6 +321,19 @@ func TestPopDrops(t *testing.T) {
 		{"arp", Geneve, func() []byte { f := build(Geneve, false, nil); f[13] = 6; return f }(), DropNotIP},
 		{"ip checksum", VXLAN, func() []byte { f := build(VXLAN, false, nil); f[24] ^= 1; return f }(), DropIPChecksum},
 		{"ip options", VXLAN, func() []byte { f := build(VXLAN, false, nil); f[14] = 0x46; fixIP(f); return f }(), DropIPOptions},
+		{"ipv6 fragment", GRE, func() []byte {
+			f := build(GRE, true, nil)
+			ext := []byte{47, 0, 0, 1, 0, 0, 0, 1}
+			f = append(append(append([]byte{}, f[:54]...), ext...), f[54:]...)
+			f[14+6] = 44
+			binary.BigEndian.PutUint16(f[18:], binary.BigEndian.Uint16(f[18:])+8)
+			return f
+		}(), DropFragment},
+		{"ipv6 extension past the packet", GRE, func() []byte {
+			f := build(GRE, true, nil)
+			f[14+6], f[55] = 60, 200
+			return f
+		}(), DropWrongProtocol},
 		{"fragment", VXLAN, func() []byte { f := build(VXLAN, false, nil); f[20] |= 0x20; fixIP(f); return f }(), DropFragment},
 		{"later fragment", GRE, func() []byte { f := build(GRE, false, nil); f[21] = 8; fixIP(f); return f }(), DropFragment},
 		{"gre on a vxlan port", VXLAN, build(GRE, false, nil), DropWrongProtocol},
@@ -431,6 +444,25 @@ func FuzzPop(f *testing.F) {
 			t.Fatal("metadata length")
 		}
 	})
+}
+
+// TestPopIPv6Extensions: a destination options header (Linux's ip6gre
+// encapsulation limit) between IPv6 and GRE is skipped.
+func TestPopIPv6Extensions(t *testing.T) {
+	p := params(GRE, true)
+	h, _ := Build(&p)
+	in := innerFrame()
+	b := bufferWith(in)
+	Push(b, &h, 0, 0)
+	f := b.Data()
+	ext := []byte{47, 0, 4, 1, 4, 1, 1, 0} // next GRE; tunnel encapsulation limit 4, PadN
+	f = append(append(append([]byte{}, f[:54]...), ext...), f[54:]...)
+	f[14+6] = 60
+	binary.BigEndian.PutUint16(f[18:], binary.BigEndian.Uint16(f[18:])+8)
+	b = bufferWith(f)
+	if d := Pop(b, PopConfig{Kind: GRE}); d != DropNone || !bytes.Equal(b.Data(), in) || b.Key.TunID != p.TunID {
+		t.Fatalf("%v % x", d, b.Data())
+	}
 }
 
 // TestPopVnet: a partial outer checksum (a local sender's offload) is
