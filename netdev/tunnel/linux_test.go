@@ -50,7 +50,9 @@ func packetSocket(t *testing.T, ns string, ifindex int) int {
 // TestPopLinuxDevices: frames that Linux's own geneve, vxlan (with GBP),
 // gretap and ip6gretap devices send, captured on the underlay veth,
 // decapsulate to the frame given to the tunnel device, with the tunnel
-// metadata the device was configured with.
+// metadata the device was configured with; Push makes the same bytes
+// (but for the IP id, source port and flow label, the sender's choices),
+// and what Push makes for the way back the device takes and delivers.
 func TestPopLinuxDevices(t *testing.T) {
 	e := nettest.NewPrefixed(t, "gvstn", "gt")
 	ns := e.NS("a")
@@ -239,6 +241,39 @@ func TestPopLinuxDevices(t *testing.T) {
 			}
 			if !bytes.Equal(mine, theirs) {
 				t.Errorf("push\n gvs   % x\n linux % x", mine, theirs)
+			}
+
+			// And the other way: what Push makes for the reverse
+			// direction, sent into ub, comes out of the Linux device.
+			rp := p
+			rp.Src, rp.Dst = p.Dst, p.Src
+			rp.DstMAC, rp.SrcMAC = p.SrcMAC, p.DstMAC
+			rh, err := Build(&rp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back := innerFrame()
+			back[11] = byte(0x70 + i)
+			rb := bufferWith(back)
+			if err := Push(rb, &rh, 12345, 1); err != nil {
+				t.Fatal(err)
+			}
+			if err := unix.Send(capture, append(make([]byte, packet.VnetHdrLen), rb.Data()...), 0); err != nil {
+				t.Fatal(err)
+			}
+			var delivered bool
+			for deadline := time.Now().Add(3 * time.Second); !delivered && time.Now().Before(deadline); {
+				n, _, err := unix.Recvfrom(send, buf, 0)
+				if err != nil {
+					if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR) {
+						continue
+					}
+					t.Fatal(err)
+				}
+				delivered = bytes.Equal(buf[:n], back)
+			}
+			if !delivered {
+				t.Errorf("Linux's %s device did not deliver the frame Push encapsulated:\n% x", c.dev, rb.Data())
 			}
 		})
 	}
