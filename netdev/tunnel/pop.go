@@ -84,6 +84,9 @@ type PopConfig struct {
 // DropNone the frame is the inner Ethernet frame; on any other result
 // the buffer's window is unchanged and the Key's tunnel fields are
 // zero. Bytes after the outer IP packet (Ethernet padding) are cut.
+// Only the tunnel fields change: the Key's packet fields still describe
+// the outer frame until the caller parses the inner one (Open vSwitch
+// recirculates after tnl_pop).
 //
 // A UDP or GRE checksum is verified unless the packet's virtio_net_hdr
 // (b.HasVnet) says it was verified or is partial there (a local sender's
