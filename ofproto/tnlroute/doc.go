@@ -8,7 +8,8 @@
 //     a kernel route has its prefix length as priority (IPv4 prefixes
 //     count from 96, as v4-mapped IPv6), a local one (RTN_LOCAL) that plus
 //     64, a user route that plus 32; a route matches only its own
-//     pkt_mark. Each entry carries the source address chosen as Open
+//     pkt_mark. IPv4 destinations are v4-mapped, so one without an IPv4
+//     route matches ::/0, as in Open vSwitch. Each entry carries the source address chosen as Open
 //     vSwitch chooses it: the output device's address whose network holds
 //     the destination (else the gateway) with the longest mask; a route
 //     whose device has none is not installed.
