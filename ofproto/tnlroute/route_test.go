@@ -78,8 +78,8 @@ func TestLongestPrefixAndPriorities(t *testing.T) {
 	}{
 		{"198.18.1.7", "br-phy", "", "198.18.1.1"},
 		{"198.18.1.200", "br-phy", "198.18.1.9", "198.18.1.1"}, // /25 beats /24
-		{"198.18.1.1", "br-phy", "", "198.18.1.1"},              // local
-		{"8.8.8.8", "eth9", "198.19.0.254", "198.19.0.1"},       // default; src by the gateway
+		{"198.18.1.1", "br-phy", "", "198.18.1.1"},             // local
+		{"8.8.8.8", "eth9", "198.19.0.254", "198.19.0.1"},      // default; src by the gateway
 		{"203.0.113.5", "eth9", "198.19.0.254", "198.19.0.1"},
 	} {
 		r := mustLookup(t, tb, 0, c.dst)
