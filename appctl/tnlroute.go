@@ -25,7 +25,7 @@ import (
 // ovs/route/show lists entries by priority, then prefix (Open vSwitch
 // lists each prefix length's entries in hash order); tnl/neigh/show by
 // bridge, then address (Open vSwitch: hash order).
-func RegisterTunnelRouting(s *unixctl.Server, routes *tnlroute.Table, neigh *tnlroute.Cache) {
+func RegisterTunnelRouting(s Registrar, routes *tnlroute.Table, neigh *tnlroute.Cache) {
 	s.Register("ovs/route/add", "ip_addr/prefix_len out_br_name [gw] [pkt_mark=mark]", 2, 4, func(args []string) (string, error) {
 		r, err := tnlroute.ParseRouteAdd(args)
 		if err != nil {
@@ -91,6 +91,14 @@ func RegisterTunnelRouting(s *unixctl.Server, routes *tnlroute.Table, neigh *tnl
 		})
 	}
 }
+
+// Registrar is where RegisterTunnelRouting puts its commands: a
+// unixctl.Server.
+type Registrar interface {
+	Register(name, usage string, minArgs, maxArgs int, fn func(args []string) (string, error))
+}
+
+var _ Registrar = (*unixctl.Server)(nil)
 
 // FormatRouteShow formats ovs/route/show.
 func FormatRouteShow(entries []tnlroute.Entry) string {

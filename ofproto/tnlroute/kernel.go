@@ -2,6 +2,7 @@ package tnlroute
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -29,6 +30,10 @@ func (k KernelAddrs) Addrs(dev string) ([]netip.Prefix, error) {
 	}
 	link, err := h.LinkByName(dev)
 	if err != nil {
+		var notFound netlink.LinkNotFoundError
+		if errors.As(err, &notFound) {
+			return nil, unix.ENODEV
+		}
 		return nil, err
 	}
 	list, err := h.AddrList(link, netlink.FAMILY_ALL)
@@ -48,8 +53,9 @@ func (k KernelAddrs) Addrs(dev string) ([]netip.Prefix, error) {
 }
 
 // AddrSources tries each source in turn: the first that knows the device
-// answers (dummy devices before the kernel's, as Open vSwitch opens an
-// existing netdev by name before a system one).
+// answers, also when it has no address (dummy devices before the
+// kernel's, as Open vSwitch opens an existing netdev by name before a
+// system one). A source that does not know a device says unix.ENODEV.
 type AddrSources []AddrSource
 
 // Addrs implements AddrSource.
@@ -57,8 +63,8 @@ func (s AddrSources) Addrs(dev string) ([]netip.Prefix, error) {
 	var err error = unix.ENODEV
 	for _, src := range s {
 		var list []netip.Prefix
-		if list, err = src.Addrs(dev); err == nil {
-			return list, nil
+		if list, err = src.Addrs(dev); !errors.Is(err, unix.ENODEV) {
+			return list, err
 		}
 	}
 	return nil, err
