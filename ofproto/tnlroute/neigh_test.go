@@ -182,3 +182,15 @@ func TestNeighborPathAllocatesNothing(t *testing.T) {
 		t.Errorf("Lookup+Snoop refresh allocate %.1f times", n)
 	}
 }
+
+func BenchmarkNeighborLookup(b *testing.B) {
+	c := NewCache(nil)
+	for i := 0; i < 1000; i++ {
+		c.Set("br-phy", mapped4([4]byte{198, 18, byte(i >> 8), byte(i)}), macA)
+	}
+	ip := mapped4([4]byte{198, 18, 1, 7})
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Lookup("br-phy", ip)
+	}
+}
