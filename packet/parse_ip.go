@@ -95,7 +95,11 @@ func parseIPv6(frame []byte, l3 int, k *Key) (Status, int) {
 			if len(b) < off+fragHdrLen {
 				return StatusTruncatedL3, 0
 			}
-			k.IPFrag |= FragAny
+			// An atomic fragment (offset 0, no more fragments) is a
+			// whole packet, as Open vSwitch's parser treats it.
+			if be16(b[off+2:]) != 0 {
+				k.IPFrag |= FragAny
+			}
 			if be16(b[off+2:])&0xfff8 != 0 {
 				k.IPFrag |= FragLater
 				k.IPProto = b[off]

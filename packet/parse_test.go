@@ -89,6 +89,8 @@ func parseCases() []parseCase {
 			StatusOK, v6Key(ProtoESP, nil), Offsets{14, 54}},
 		{"ipv6 first fragment", cat(ether(EtherTypeIPv6), ipv6(ipv6Spec{next: ProtoFragment, hop: 255}, cat(frag6(ProtoUDP, 0, true), udp(11, 12, make([]byte, 8))))),
 			StatusOK, v6Key(ProtoUDP, func(k *Key) { k.SrcPort, k.DstPort, k.IPFrag = 11, 12, FragAny }), Offsets{14, 62}},
+		{"ipv6 atomic fragment", cat(ether(EtherTypeIPv6), ipv6(ipv6Spec{next: ProtoFragment, hop: 255}, cat(frag6(ProtoUDP, 0, false), udp(11, 12, make([]byte, 8))))),
+			StatusOK, v6Key(ProtoUDP, func(k *Key) { k.SrcPort, k.DstPort = 11, 12 }), Offsets{14, 62}},
 		{"ipv6 later fragment", cat(ether(EtherTypeIPv6), ipv6(ipv6Spec{next: ProtoFragment, hop: 255}, cat(frag6(ProtoUDP, 181, false), udp(11, 12, nil)))),
 			StatusOK, v6Key(ProtoUDP, func(k *Key) { k.IPFrag = FragAny | FragLater }), Offsets{14, 0}},
 		{"icmp6", cat(ether(EtherTypeIPv6), ipv6(ipv6Spec{next: ProtoICMPv6, hop: 255}, icmp(128, 0))),

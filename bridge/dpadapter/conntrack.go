@@ -20,6 +20,9 @@ type ctApplied struct {
 	policies map[uint32]map[string]uint32
 	zones    map[uint16]uint32
 	nextID   uint32
+	// zonePolicies is what the bridges were given for their ct actions:
+	// zones with a policy of their own, shared read-only.
+	zonePolicies map[uint16]uint32
 }
 
 // SetConntrackConfig implements bridge.ConntrackDatapath: it keeps cfg
@@ -89,6 +92,23 @@ func (d *Datapath) applyConntrackLocked() {
 			ct.DelTimeoutPolicy(id)
 			delete(a.ids, uuid)
 			delete(a.policies, id)
+		}
+	}
+	// The translation names a zone's policy in the ct actions that commit
+	// there (timeout=ID), as Open vSwitch's datapath actions do.
+	zp := map[uint16]uint32{}
+	for zone, id := range a.zones {
+		if id != 0 {
+			zp[zone] = id
+		}
+	}
+	if len(zp) == 0 {
+		zp = nil
+	}
+	if !maps.Equal(zp, a.zonePolicies) {
+		a.zonePolicies = zp
+		for _, br := range d.bridges {
+			br.SetCTZoneTimeoutPolicies(zp)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package dpadapter
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -68,6 +69,10 @@ func TestConntrackConfigReachesTheTracker(t *testing.T) {
 	if got := ct.take(); !slices.Equal(got, want) {
 		t.Fatalf("first apply:\n%q\nwant\n%q", got, want)
 	}
+	// The bridges' ct actions name the policy of zones that have one.
+	if got, want := d.ct.zonePolicies, map[uint16]uint32{5: 1, 6: 2, 7: 1}; !maps.Equal(got, want) {
+		t.Fatalf("zone policies for translation %v, want %v", got, want)
+	}
 	// The same again: nothing.
 	d.SetConntrackConfig(cfg)
 	if got := ct.take(); len(got) != 0 {
@@ -82,6 +87,9 @@ func TestConntrackConfigReachesTheTracker(t *testing.T) {
 	want = []string{"policy 1 map[tcp_established:200]", "policy 3 map[icmp_reply:1]", "zone 8=3", "zone 6=0", "del 2"}
 	if got := ct.take(); !slices.Equal(got, want) {
 		t.Fatalf("second apply:\n%q\nwant\n%q", got, want)
+	}
+	if got, want := d.ct.zonePolicies, map[uint16]uint32{5: 1, 7: 1, 8: 3}; !maps.Equal(got, want) {
+		t.Fatalf("zone policies for translation %v, want %v", got, want)
 	}
 }
 

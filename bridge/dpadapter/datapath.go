@@ -265,6 +265,7 @@ func (d *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
 	// connection manager takes the bridge over.
 	br.SetFailMode(ofproto.FailStandalone)
 	br.SetPortAdmin(d.setAdmin)
+	br.SetCTZoneTimeoutPolicies(d.ct.zonePolicies)
 	d.bridges[name] = br
 	d.dpTypes[name] = cfg.DatapathType
 	d.created[name] = time.Now()
@@ -279,6 +280,7 @@ func (d *Datapath) SetBridge(name string, cfg bridge.BridgeConfig) error {
 		return fmt.Errorf("%w: %s", ofproto.ErrNoBridge, name)
 	}
 	br.SetNormalConfig(cfg.MACTableSize, cfg.MACAgingTime, cfg.ForwardBPDU)
+	br.SetDatapathType(bridgeConfig(name, cfg, d.log).DatapathType)
 	d.flowsStale = true
 	// Ports opened already keep their devices; ports added from now on
 	// follow the new type.
