@@ -147,7 +147,8 @@ func (s *snapshot) lookup(mark uint32, dst [16]byte) *Entry {
 }
 
 // Entries returns the table's entries in ovs/route/show's order: by
-// priority, then prefix, mark and address.
+// their prefix length's highest priority, then prefix length, address,
+// mark and priority.
 func (t *Table) Entries() []Entry {
 	s := t.snap.Load()
 	out := make([]Entry, len(s.entries))
@@ -324,16 +325,21 @@ func (t *Table) publishLocked() {
 		}
 		return int(b.plen) - int(a.plen)
 	})
-	slices.SortFunc(s.entries, compareEntries)
+	// Open vSwitch lists subtable by subtable (by maximum priority), each
+	// subtable's matches in hash order, and a match's entries by
+	// priority; the hash order becomes prefix, address and mark here.
+	slices.SortFunc(s.entries, func(a, b *Entry) int {
+		if pa, pb := byPlen[a.Plen].maxPriority, byPlen[b.Plen].maxPriority; pa != pb {
+			return int(pb) - int(pa)
+		}
+		return compareEntries(a, b)
+	})
 	t.snap.Store(s)
 	t.seq.Add(1)
 }
 
 func compareEntries(a, b *Entry) int {
-	switch {
-	case a.Priority != b.Priority:
-		return int(b.Priority) - int(a.Priority)
-	case a.Plen != b.Plen:
+	if a.Plen != b.Plen {
 		return int(b.Plen) - int(a.Plen)
 	}
 	if c := slices.Compare(a.Dst[:], b.Dst[:]); c != 0 {
@@ -345,5 +351,5 @@ func compareEntries(a, b *Entry) int {
 	case a.Mark > b.Mark:
 		return 1
 	}
-	return 0
+	return int(b.Priority) - int(a.Priority)
 }

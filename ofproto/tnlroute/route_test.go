@@ -256,3 +256,25 @@ func BenchmarkLookup(b *testing.B) {
 		tb.Lookup(0, dst, netip.Addr{})
 	}
 }
+
+func TestEntriesOrder(t *testing.T) {
+	tb := newTestTable()
+	tb.ReplaceSystem([]KernelRoute{
+		kroute(t, "198.18.1.0/24", "br-phy", "", false),
+		kroute(t, "198.18.1.1/32", "br-phy", "", true),
+		kroute(t, "0.0.0.0/0", "eth9", "198.19.0.254", false),
+	})
+	if err := tb.AddUser(userRoute(t, "198.18.1.0/24", "br-phy", "198.18.1.254")); err != nil {
+		t.Fatal(err)
+	}
+	got := showEntries(tb.Entries())
+	// The /32 subtable (192) first, then the /24 one (user 152, and
+	// the kernel's entry of the same match after it), then /0.
+	want := "198.18.1.1/32 dev br-phy SRC 198.18.1.1 local\n" +
+		"198.18.1.0/24 dev br-phy GW 198.18.1.254 SRC 198.18.1.1\n" +
+		"198.18.1.0/24 dev br-phy SRC 198.18.1.1\n" +
+		"0.0.0.0/0 dev eth9 GW 198.19.0.254 SRC 198.19.0.1\n"
+	if got != want {
+		t.Errorf("order:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -119,3 +119,21 @@ func TestTunnelRoutingAgainstDebian(t *testing.T) {
 		"ovs-appctl tnl/arp/flush",
 	)
 }
+
+// TestRouteShowOrderAgainstDebian compares ovs/route/show unsorted where
+// Open vSwitch's order is defined: one entry per prefix length, listed by
+// priority.
+func TestRouteShowOrderAgainstDebian(t *testing.T) {
+	p := startPair(t, addPortsArgs(1)...)
+	p.compare(t,
+		"ovs-appctl netdev-dummy/ip4addr br0 198.18.1.1/24",
+		"ovs-appctl netdev-dummy/ip6addr br0 2001:2:0:1::1/64",
+		"ovs-appctl ovs/route/add 0.0.0.0/0 br0 198.18.1.254",
+		"ovs-appctl ovs/route/add 198.18.0.0/16 br0 198.18.1.254",
+		"ovs-appctl ovs/route/add ::/0 br0 2001:2:0:1::fe",
+		"ovs-appctl ovs/route/add 198.18.1.77/32 br0",
+		"ovs-appctl ovs/route/add 2001:2:0:1::/64 br0",
+		"ovs-appctl ovs/route/add 198.18.1.0/24 br0 pkt_mark=7",
+		"ovs-appctl ovs/route/show",
+	)
+}
