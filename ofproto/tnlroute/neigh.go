@@ -71,12 +71,22 @@ func (c *Cache) Lookup(bridge string, ip [16]byte) ([6]byte, bool) {
 		return [6]byte{}, false
 	}
 	now := c.now()
-	if e.expires.Load() <= now {
+	exp := e.expires.Load()
+	if exp <= now {
 		return [6]byte{}, false
 	}
-	e.expires.Store(now + c.aging.Load())
+	// Refreshed only when it moves by more than refreshGranularity:
+	// lookups from many handlers do not all write the entry's line.
+	if next := now + c.aging.Load(); next-exp > int64(refreshGranularity) {
+		e.expires.Store(next)
+	}
 	return e.mac, true
 }
+
+// refreshGranularity is how far behind a lookup's refresh of an entry's
+// expiry may lag: an idle entry expires at most this much before Open
+// vSwitch's would.
+const refreshGranularity = 100 * time.Millisecond
 
 // Set adds or refreshes an entry (tnl/neigh/set, snooping).
 func (c *Cache) Set(bridge string, ip [16]byte, mac [6]byte) {
