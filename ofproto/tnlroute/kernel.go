@@ -36,7 +36,12 @@ func (k KernelAddrs) Addrs(dev string) ([]netip.Prefix, error) {
 		}
 		return nil, err
 	}
-	list, err := h.AddrList(link, netlink.FAMILY_ALL)
+	var list []netlink.Addr
+	for range dumpAttempts {
+		if list, err = h.AddrList(link, netlink.FAMILY_ALL); !errors.Is(err, netlink.ErrDumpInterrupted) {
+			break
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -137,9 +142,19 @@ func (k *Kernel) Run(ctx context.Context) error {
 	}
 }
 
+// dumpAttempts is how often a dump the kernel interrupted (the tables
+// changed under it) is retried at once; a later change retries anyway.
+const dumpAttempts = 3
+
 // reset re-reads every route (route_table_reset).
 func (k *Kernel) reset(h *netlink.Handle) {
-	routes, err := ReadKernelRoutes(h)
+	var routes []KernelRoute
+	var err error
+	for range dumpAttempts {
+		if routes, err = ReadKernelRoutes(h); !errors.Is(err, netlink.ErrDumpInterrupted) {
+			break
+		}
+	}
 	if err != nil {
 		k.Logger.Warn("route table: dump: " + err.Error())
 		return
@@ -148,17 +163,20 @@ func (k *Kernel) reset(h *netlink.Handle) {
 }
 
 // ReadKernelRoutes dumps the routes Open vSwitch 3.1 takes from the
-// kernel, through h.
+// kernel, through h. An error (netlink.ErrDumpInterrupted when the tables
+// changed during the dump) means nothing is returned.
 func ReadKernelRoutes(h *netlink.Handle) ([]KernelRoute, error) {
 	list, err := h.RouteListFiltered(netlink.FAMILY_ALL, &netlink.Route{Table: unix.RT_TABLE_UNSPEC}, netlink.RT_FILTER_TABLE)
 	if err != nil {
 		return nil, err
 	}
-	names := map[int]string{}
-	if links, err := h.LinkList(); err == nil {
-		for _, l := range links {
-			names[l.Attrs().Index] = l.Attrs().Name
-		}
+	links, err := h.LinkList()
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[int]string, len(links))
+	for _, l := range links {
+		names[l.Attrs().Index] = l.Attrs().Name
 	}
 	out := make([]KernelRoute, 0, len(list))
 	for _, r := range list {
