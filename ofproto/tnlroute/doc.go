@@ -33,8 +33,20 @@
 // with it held except the AddrSource while computing source addresses).
 // Kernel.Run is the route table's kernel writer, one goroutine; commands
 // on unixctl goroutines are the user's writers. Cache entries' expiry
-// times are atomics refreshed by Lookup, so a neighbour in use never
-// expires; Cache.Expire (run by Cache.Run's ticker) removes the others.
+// times are atomics refreshed by Lookup (when they move by more than
+// 100 ms), so a neighbour in use never expires; Cache.Expire (run by
+// Cache.Run's ticker) removes the others.
+//
+// Translation's use, as Open vSwitch's terminate_native_tunnel and
+// tnl_route_lookup_flow: a packet output to a bridge port with an
+// address and matching no tunnel port goes to Cache.Snoop when it is
+// addressed to one of the bridge's addresses (AddressedTo) or is a
+// gratuitous ARP (IsGARP), with update false under ofproto/trace;
+// encapsulation asks Table.Lookup(pkt_mark, tunnel destination, local_ip)
+// for the output bridge, gateway and source, then Cache.Lookup(bridge,
+// gateway or destination) for the next hop's MAC. Table.Seq and
+// Cache.Seq move on every change (Open vSwitch's tnl_conf_seq), for
+// revalidation.
 // Snoop adds an entry only when it is new or its MAC changed, so the
 // per-packet path takes the writer mutex only for a new neighbour.
 package tnlroute
