@@ -195,15 +195,15 @@ func sourceAddr(addrs AddrSource, dst [16]byte, dev string) ([16]byte, bool) {
 
 // newEntry builds an entry with its source address; false when the device
 // has no address for it (Open vSwitch then installs nothing).
-func (t *Table) newEntry(mark uint32, dst [16]byte, plen uint8, local bool, priority uint8, dev string, gw [16]byte) (*Entry, bool) {
+func newEntry(addrs AddrSource, mark uint32, dst [16]byte, plen uint8, local bool, priority uint8, dev string, gw [16]byte) (*Entry, bool) {
 	if plen > 128 {
 		return nil, false
 	}
 	mask := prefixMask(plen)
 	e := &Entry{Dst: and16(&dst, &mask), Plen: plen, Mark: mark, Priority: priority, Local: local, Dev: truncName(dev), GW: gw}
-	src, ok := sourceAddr(t.addrs, dst, dev)
+	src, ok := sourceAddr(addrs, dst, dev)
 	if !ok && !isZero(&gw) {
-		src, ok = sourceAddr(t.addrs, gw, dev)
+		src, ok = sourceAddr(addrs, gw, dev)
 	}
 	if !ok {
 		return nil, false
@@ -214,7 +214,7 @@ func (t *Table) newEntry(mark uint32, dst [16]byte, plen uint8, local bool, prio
 
 // AddUser adds or replaces a user route (ovs/route/add).
 func (t *Table) AddUser(r RouteSpec) error {
-	e, ok := t.newEntry(r.Mark, r.Dst, r.Plen, false, r.Plen+userPriorityBoost, r.Dev, r.GW)
+	e, ok := newEntry(t.addrs, r.Mark, r.Dst, r.Plen, false, r.Plen+userPriorityBoost, r.Dev, r.GW)
 	if !ok {
 		return ErrInsert
 	}
@@ -260,12 +260,15 @@ func (t *Table) ReplaceSystem(routes []KernelRoute) {
 		return
 	}
 	fresh := make([]*Entry, 0, len(routes))
+	// Each device's addresses are read once per reset, as Open vSwitch
+	// reads them once (getifaddrs) until the next.
+	addrs := &memoAddrs{src: t.addrs, seen: map[string]memoResult{}}
 	for _, r := range routes {
 		prio := r.Plen
 		if r.Local {
 			prio += localPriorityBoost
 		}
-		if e, ok := t.newEntry(r.Mark, r.Dst, r.Plen, r.Local, prio, r.Dev, r.GW); ok {
+		if e, ok := newEntry(addrs, r.Mark, r.Dst, r.Plen, r.Local, prio, r.Dev, r.GW); ok {
 			fresh = append(fresh, e)
 		}
 	}
@@ -352,4 +355,24 @@ func compareEntries(a, b *Entry) int {
 		return 1
 	}
 	return int(b.Priority) - int(a.Priority)
+}
+
+// memoAddrs remembers each device's answer.
+type memoAddrs struct {
+	src  AddrSource
+	seen map[string]memoResult
+}
+
+type memoResult struct {
+	list []netip.Prefix
+	err  error
+}
+
+func (m *memoAddrs) Addrs(dev string) ([]netip.Prefix, error) {
+	if r, ok := m.seen[dev]; ok {
+		return r.list, r.err
+	}
+	list, err := m.src.Addrs(dev)
+	m.seen[dev] = memoResult{list, err}
+	return list, err
 }
