@@ -87,7 +87,8 @@ func ParseRouteAdd(args []string) (RouteSpec, error) {
 		}
 		r.Mark = mark
 	}
-	r.Dev = truncName(args[1])
+	// The full name finds the device; the entry keeps it cut to 15.
+	r.Dev = args[1]
 	return r, nil
 }
 

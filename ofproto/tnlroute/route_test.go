@@ -278,3 +278,13 @@ func TestEntriesOrder(t *testing.T) {
 		t.Errorf("order:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func TestLongDeviceName(t *testing.T) {
+	tb := NewTable(fakeAddrs{"a-device-name-longer-than-15": {pfx("198.18.1.1/24")}}, false)
+	if err := tb.AddUser(userRoute(t, "198.18.1.0/24", "a-device-name-longer-than-15")); err != nil {
+		t.Fatal(err)
+	}
+	if e := tb.Entries(); len(e) != 1 || e[0].Dev != "a-device-name-l" {
+		t.Errorf("entries %+v", e)
+	}
+}
