@@ -33,9 +33,8 @@ type switchConfig struct {
 	// dummy is --enable-dummy's level (dpadapter.DummyDisabled without).
 	dummy dpadapter.DummyMode
 	// disableSystem: --disable-system, which takes "system" out of
-	// datapath_types. disableSystemRoute: --disable-system-route,
-	// accepted as Open vSwitch's test suite passes it (gvs reads no
-	// kernel routes yet).
+	// datapath_types. disableSystemRoute: --disable-system-route: the
+	// tunnel route table keeps no kernel routes.
 	disableSystem, disableSystemRoute bool
 }
 
@@ -70,6 +69,7 @@ func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop fu
 	if sc.dummy != dpadapter.DummyDisabled {
 		dp.Dummies().RegisterCommands(d.Control)
 	}
+	_, _, stopTunnelRouting := startTunnelRouting(d, sc, dp)
 	var metricsServer *metrics.Server
 	if sc.metricsAddress != "" {
 		if metricsServer, err = serveMetrics(d, sc, view, passes, srv); err != nil {
@@ -95,6 +95,7 @@ func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop fu
 			metricsServer.Close()
 		}
 		commands.Close()
+		stopTunnelRouting()
 		// ovs-vswitchd's plain "exit" leaves its internal ports' tap
 		// devices in place; "exit --cleanup" deletes the datapath and
 		// them. On a signal gvs tears everything down (Open vSwitch
