@@ -370,7 +370,7 @@ func TestDropinToolCreateThroughDanglingLink(t *testing.T) {
 	tools := []struct{ name, path string }{{"debian", toolPath}, {"ours", gvsTool(t)}}
 	type outcome struct {
 		linkKept, targetMode, dbName string
-		missingDir               result
+		missingDir                   result
 	}
 	var got [2]outcome
 	for i, tool := range tools {
