@@ -90,7 +90,7 @@ func ListenTCP(arg string, defaultPort int, logger *slog.Logger) (net.Listener, 
 	if err != nil {
 		text := ErrnoText(err)
 		logger.Error(fmt.Sprintf("%s: bind: %s", arg, text))
-		return nil, errors.New(text)
+		return nil, &sysError{text: text, err: err}
 	}
 	logger.Info(fmt.Sprintf("%s: listening on port %d", arg, ln.Addr().(*net.TCPAddr).Port))
 	return ln, nil
@@ -120,6 +120,15 @@ func ListenUnix(path string) (*net.UnixListener, error) {
 	ul.SetUnlinkOnClose(false)
 	return ul, nil
 }
+
+// sysError reads as the C library's text of the system error it wraps.
+type sysError struct {
+	text string
+	err  error
+}
+
+func (e *sysError) Error() string { return e.text }
+func (e *sysError) Unwrap() error { return e.err }
 
 // ErrnoText is the C library's text for the system error inside err
 // ("Address already in use"), as Open vSwitch's ovs_strerror prints it, or
