@@ -190,28 +190,44 @@ func listeningPort(lines []string, target string) (int, bool) {
 // Open vSwitch's own PARSE_LISTENING_PORT pattern, as its sed applies it.
 var ovsParseListeningPortRE = regexp.MustCompile(`^.*0:.*: listening on port ([0-9]*)$`)
 
+// versionRE is the server's version line, the last of its start-up,
+// logged under the same module by both: "ovsdb-server (Open vSwitch) 3.1.0"
+// and "gvs-ovsdb-server (gvs) 0.1.0".
 var (
+	versionRE   = regexp.MustCompile(`^(ovsdb_server\|INFO\|)\S*ovsdb-server \((?:Open vSwitch|gvs)\) \S+$`)
 	logPrefixRE = regexp.MustCompile(`^[0-9T:.Z-]+\|[0-9]+\|`)
 	portNumRE   = regexp.MustCompile(`port [0-9]+`)
 )
 
-// logShape is the lines of the given modules with time, sequence number
+// logShape is the lines of the given modules (all lines if none is given)
+// with time, sequence number
 // and port numbers masked, sorted (Open vSwitch opens its remotes in hash
 // order), and with d's directory as $DIR.
 func logShape(d *daemonRun, lines []string, modules ...string) []string {
 	var out []string
 	for _, l := range lines {
 		l = logPrefixRE.ReplaceAllString(l, "")
+		keep := len(modules) == 0
 		for _, m := range modules {
-			if strings.HasPrefix(l, m+"|") {
-				l = portNumRE.ReplaceAllString(l, "port N")
-				out = append(out, strings.ReplaceAll(l, d.dir, "$DIR"))
-				break
-			}
+			keep = keep || strings.HasPrefix(l, m+"|")
+		}
+		if keep {
+			l = portNumRE.ReplaceAllString(l, "port N")
+			l = versionRE.ReplaceAllString(l, "$1<program and version>")
+			out = append(out, strings.ReplaceAll(l, d.dir, "$DIR"))
 		}
 	}
 	sort.Strings(out)
 	return dedupe(out)
+}
+
+func hasVersionLine(lines []string) bool {
+	for _, l := range lines {
+		if versionRE.MatchString(logPrefixRE.ReplaceAllString(l, "")) {
+			return true
+		}
+	}
+	return false
 }
 
 func dedupe(s []string) []string {
@@ -254,7 +270,10 @@ func TestDropinListenerLogAndAddresses(t *testing.T) {
 		}
 		d.start(t, "022", args...)
 		d.waitSocket(t)
-		lines := d.waitLog(t, "every listening line", func(lines []string) bool {
+		lines := d.waitLog(t, "every listening line and the version line", func(lines []string) bool {
+			if !hasVersionLine(lines) {
+				return false
+			}
 			for _, tg := range targets {
 				if _, ok := listeningPort(lines, tg); !ok {
 					return false
@@ -264,7 +283,10 @@ func TestDropinListenerLogAndAddresses(t *testing.T) {
 		})
 		o := outcome{reach: map[string]bool{}}
 		o.logShape = logShape(d, lines, "socket_util", "vlog", "ovsdb_jsonrpc_server", "reconnect")
-		o.stderrShape = logShape(d, readLines(filepath.Join(d.dir, "stderr")), "")
+		o.stderrShape = logShape(d, readLines(filepath.Join(d.dir, "stderr")))
+		if len(o.stderrShape) == 0 {
+			t.Errorf("%s: nothing on stderr at start-up; Open vSwitch logs its listeners there", kind.name)
+		}
 		for _, tg := range targets {
 			port, _ := listeningPort(lines, tg)
 			o.reach[tg+" via 127.0.0.1"] = dials("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
