@@ -74,9 +74,9 @@ func ParseTCP(arg string, defaultPort int) (TCPAddr, error) {
 	return TCPAddr{}, addrError("%s: bad IP address \"%s\"", arg, host)
 }
 
-// ListenTCP binds "PORT[:IP]" (the text after "ptcp:" or "pssl:") and logs
-// "PORT[:IP]: listening on port N" at INFO under socket_util, as Open
-// vSwitch's inet_open_passive does; failures are logged there at ERR in
+// ListenTCP binds "PORT[:IP]" (the text after "ptcp:" or "pssl:") and,
+// when the port is 0 (the kernel chooses), logs "0[:IP]: listening on port
+// N" at INFO under socket_util, as Open vSwitch's inet_open_passive does; failures are logged there at ERR in
 // its words too ("ARG: bind: Cannot assign requested address") and
 // returned as the bare system error text.
 func ListenTCP(arg string, defaultPort int, logger *slog.Logger) (net.Listener, error) {
@@ -92,7 +92,10 @@ func ListenTCP(arg string, defaultPort int, logger *slog.Logger) (net.Listener, 
 		logger.Error(fmt.Sprintf("%s: bind: %s", arg, text))
 		return nil, &sysError{text: text, err: err}
 	}
-	logger.Info(fmt.Sprintf("%s: listening on port %d", arg, ln.Addr().(*net.TCPAddr).Port))
+	if addr.Port == 0 {
+		// Only a port the kernel chose is logged, as in Open vSwitch.
+		logger.Info(fmt.Sprintf("%s: listening on port %d", arg, ln.Addr().(*net.TCPAddr).Port))
+	}
 	return ln, nil
 }
 

@@ -87,6 +87,17 @@ func TestListenTCPLogsOpenVSwitchsLine(t *testing.T) {
 		t.Fatal("ptcp:0:127.0.0.1 answers on ::1")
 	}
 
+	// A port given is not logged.
+	buf.Reset()
+	ln2, err := ListenTCP(strconv.Itoa(port)+":[::1]", 6640, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln2.Close()
+	if buf.Len() != 0 {
+		t.Fatalf("logged a port that was given: %q", buf.String())
+	}
+
 	buf.Reset()
 	_, err = ListenTCP("0:198.18.0.1", 6640, logger)
 	if err == nil {

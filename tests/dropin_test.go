@@ -240,12 +240,37 @@ func dedupe(s []string) []string {
 	return out
 }
 
+// freePort is a TCP port on 127.0.0.1 that nothing listens on just now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
 func dials(network, addr string) bool {
 	c, err := net.DialTimeout(network, addr, time.Second)
 	if err == nil {
 		c.Close()
 	}
 	return err == nil
+}
+
+// selfSignedCert makes a key and a self-signed certificate for pssl:.
+func selfSignedCert(t *testing.T) (key, cert string) {
+	t.Helper()
+	requireTools(t, "/usr/bin/openssl")
+	dir := t.TempDir()
+	key, cert = filepath.Join(dir, "key.pem"), filepath.Join(dir, "cert.pem")
+	out, err := exec.Command("/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+		"-subj", "/CN=dropin", "-keyout", key, "-out", cert).CombinedOutput()
+	if err != nil {
+		t.Fatalf("openssl: %v\n%s", err, out)
+	}
+	return key, cert
 }
 
 // The listener lines are Open vSwitch's, in module and text
@@ -261,13 +286,18 @@ func TestDropinListenerLogAndAddresses(t *testing.T) {
 		logShape, stderrShape []string
 		reach                 map[string]bool
 	}
+	key, cert := selfSignedCert(t)
 	var got [2]outcome
 	for i, kind := range []serverKind{ref, ours} {
 		d := newDaemonDir(t, kind, "022")
-		args := []string{"--remote=punix:" + d.sock}
+		args := []string{"--remote=punix:" + d.sock, "--private-key=" + key, "--certificate=" + cert, "--ca-cert=" + cert}
 		for _, tg := range targets {
 			args = append(args, "--remote=ptcp:"+tg)
 		}
+		// pssl: logs the same socket_util line; a port given is not
+		// logged at all.
+		args = append(args, "--remote=pssl:0:127.0.0.2", "--remote=ptcp:"+strconv.Itoa(freePort(t))+":127.0.0.1")
+		targets := append(targets, "0:127.0.0.2")
 		d.start(t, "022", args...)
 		d.waitSocket(t)
 		lines := d.waitLog(t, "every listening line and the version line", func(lines []string) bool {
