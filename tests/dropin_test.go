@@ -382,8 +382,9 @@ func TestDropinBadRemoteLogLines(t *testing.T) {
 	}
 }
 
-// The database file, db.sock, the control socket, the pidfile and the log
-// file get Open vSwitch's modes under each umask: sockets 0770, files 0660
+// The database file (also after the server compacts it), db.sock, the
+// control socket, the pidfile and the log file get Open vSwitch's modes
+// under each umask: sockets 0770, files 0660
 // and the pidfile 0666, less the umask (db.sock is 0750 under Debian's
 // service umask 027).
 func TestDropinFileModes(t *testing.T) {
@@ -405,6 +406,15 @@ func TestDropinFileModes(t *testing.T) {
 					}
 					m[name] = fi.Mode()
 				}
+				// Compaction writes a new file under the server's umask.
+				if out, err := exec.Command(appctlPath, "-t", d.ctl, "ovsdb-server/compact").CombinedOutput(); err != nil {
+					t.Fatalf("%s: compact: %v\n%s", kind.name, err, out)
+				}
+				fi, err := os.Lstat(d.db)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m["database after compaction"] = fi.Mode()
 				modes[i] = m
 			}
 			if fmt.Sprint(modes[0]) != fmt.Sprint(modes[1]) {
@@ -473,25 +483,58 @@ func TestDropinToolCreateThroughDanglingLink(t *testing.T) {
 	compareResults(t, "create through a link into a missing directory", got[0].missingDir, got[1].missingDir)
 }
 
-// The Python IDL across a reconnect: with no transaction history on a
-// standalone database (last-txn-id all zeros) it is sent the full state
-// again; the transcript (testdata/idl_reconnect.py) must match Debian's.
+// The Python IDL across a reconnect, over unix, tcp and tcp6: with no
+// transaction history on a standalone database (last-txn-id all zeros) it
+// is sent the full state again; the transcript (testdata/idl_reconnect.py)
+// must match Debian's. The TCP ports are read from the servers' logs as
+// Open vSwitch's tests read them.
 func TestDropinPythonIDLReconnect(t *testing.T) {
 	requireTools(t, systemPython)
 	if out, err := exec.Command(systemPython, "-c", "import ovs.db.idl").CombinedOutput(); err != nil {
 		t.Skipf("%s cannot import ovs (install python3-openvswitch): %v\n%s", systemPython, err, out)
 	}
-	p := startPair(t)
+	ref, ours := sides(t)
 	script, err := filepath.Abs(filepath.Join("testdata", "idl_reconnect.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res [2]result
-	for i, s := range p.both() {
-		res[i] = newNormalizer(s).result(s.run(t, "", systemPython, script, s.remote, vswitchSchema))
+	transports := []string{"unix", "tcp", "tcp6"}
+	var res [2]map[string]result
+	for i, kind := range []serverKind{ref, ours} {
+		d := newDaemonDir(t, kind, "022")
+		d.start(t, "022", "--remote=punix:"+d.sock, "--remote=ptcp:0:127.0.0.1", "--remote=ptcp:0:[::1]")
+		d.waitSocket(t)
+		lines := d.waitLog(t, "the listening lines", func(lines []string) bool {
+			_, ok4 := listeningPort(lines, "0:127.0.0.1")
+			_, ok6 := listeningPort(lines, "0:[::1]")
+			return ok4 && ok6
+		})
+		port4, _ := listeningPort(lines, "0:127.0.0.1")
+		port6, _ := listeningPort(lines, "0:[::1]")
+		remotes := map[string]string{
+			"unix": "unix:" + d.sock,
+			"tcp":  "tcp:127.0.0.1:" + strconv.Itoa(port4),
+			"tcp6": "tcp:[::1]:" + strconv.Itoa(port6),
+		}
+		res[i] = map[string]result{}
+		for _, tr := range transports {
+			// Each transport starts from an empty database.
+			r, err := runToolInput(&server{dir: d.dir}, strings.NewReader(""), clientPath, "--timeout=5", "transact", remotes[tr],
+				`["Open_vSwitch",{"op":"delete","table":"Bridge","where":[]},{"op":"delete","table":"Open_vSwitch","where":[]}]`)
+			if err != nil || r.exit != 0 {
+				t.Fatalf("%s %s: emptying the database: %v %v", kind.name, tr, err, r)
+			}
+			cmd := exec.Command(systemPython, script, remotes[tr], vswitchSchema)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			cmd.Run()
+			res[i][tr] = result{stdout: stdout.String(), stderr: stderr.String(), exit: exitStatus(cmd.ProcessState)}
+		}
 	}
-	if res[0].exit != 0 || !strings.Contains(res[0].stdout, "rows sent as new=['br-a', 'br-b']") {
-		t.Fatalf("against Debian's server the IDL did not replay the full state (a test bug):\n%s", res[0])
+	for _, tr := range transports {
+		if r := res[0][tr]; r.exit != 0 || !strings.Contains(r.stdout, "rows sent as new=['br-a', 'br-b']") {
+			t.Fatalf("%s: against Debian's server the IDL did not replay the full state (a test bug):\n%s", tr, r)
+		}
+		compareResults(t, "idl_reconnect.py over "+tr, res[0][tr], res[1][tr])
 	}
-	compareResults(t, "idl_reconnect.py", res[0], res[1])
 }
