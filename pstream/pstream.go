@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,14 +18,14 @@ const LogModule = "socket_util"
 
 // TCPAddr is a parsed "PORT[:IP]" passive address.
 type TCPAddr struct {
-	Network string // "tcp4" or "tcp6"
-	IP      net.IP
+	Network string     // "tcp4" or "tcp6"
+	IP      netip.Addr // may carry an IPv6 zone ("fe80::1%eth0")
 	Port    int
 }
 
 // String is the address in Go's listen form.
 func (a TCPAddr) String() string {
-	return net.JoinHostPort(a.IP.String(), strconv.Itoa(a.Port))
+	return netip.AddrPortFrom(a.IP, uint16(a.Port)).String()
 }
 
 // AddrError is a target that does not parse; Open vSwitch logs it under
@@ -39,8 +40,10 @@ func addrError(format string, args ...any) error {
 
 // ParseTCP reads the "PORT[:IP]" part of a ptcp: or pssl: target. An empty
 // port means defaultPort; no IP means 0.0.0.0 (IPv4 only, as in Open
-// vSwitch); an IPv6 address is written in brackets. Errors read as Open
-// vSwitch's, prefixed with the target text.
+// vSwitch). Brackets around the address are optional for IPv4 and needed
+// for IPv6 (whose colons would otherwise end the port). Errors read as
+// Open vSwitch's, prefixed with the target text. Open vSwitch also takes a
+// host name and resolves it; gvs does not (a "bad IP address" error).
 func ParseTCP(arg string, defaultPort int) (TCPAddr, error) {
 	portText, host, _ := strings.Cut(arg, ":")
 	port := defaultPort
@@ -52,26 +55,24 @@ func ParseTCP(arg string, defaultPort int) (TCPAddr, error) {
 		port = int(p)
 	}
 	if host == "" {
-		return TCPAddr{Network: "tcp4", IP: net.IPv4zero, Port: port}, nil
+		return TCPAddr{Network: "tcp4", IP: netip.IPv4Unspecified(), Port: port}, nil
 	}
-	bracketed := strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]")
+	bracketed := strings.HasPrefix(host, "[")
 	if bracketed {
-		host = host[1 : len(host)-1]
+		host = strings.TrimSuffix(host[1:], "]")
 	}
-	ip := net.ParseIP(host)
+	ip, err := netip.ParseAddr(host)
 	switch {
-	case ip == nil:
+	case err != nil:
 		return TCPAddr{}, addrError("%s: bad IP address \"%s\"", arg, host)
-	case ip.To4() != nil && !bracketed:
-		return TCPAddr{Network: "tcp4", IP: ip.To4(), Port: port}, nil
-	case ip.To4() == nil && bracketed:
-		return TCPAddr{Network: "tcp6", IP: ip, Port: port}, nil
-	case ip.To4() == nil:
+	case ip.Is4() || ip.Is4In6() && ip.Zone() == "":
+		return TCPAddr{Network: "tcp4", IP: ip.Unmap(), Port: port}, nil
+	case !bracketed:
 		// "PORT:::1": Open vSwitch reads the first colon of an unbracketed
 		// IPv6 address as the end of the port.
 		return TCPAddr{}, addrError("%s: port must be specified", arg)
 	}
-	return TCPAddr{}, addrError("%s: bad IP address \"%s\"", arg, host)
+	return TCPAddr{Network: "tcp6", IP: ip, Port: port}, nil
 }
 
 // ListenTCP binds "PORT[:IP]" (the text after "ptcp:" or "pssl:") and,

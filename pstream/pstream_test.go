@@ -28,7 +28,11 @@ func TestParseTCP(t *testing.T) {
 		{"99999", "", "", `99999: bad port number "99999"`},
 		{"-1", "", "", `-1: bad port number "-1"`},
 		{"0:::1", "", "", "0:::1: port must be specified"},
-		{"0:[127.0.0.1]", "", "", `0:[127.0.0.1]: bad IP address "127.0.0.1"`},
+		{"0:[127.0.0.1]", "tcp4", "127.0.0.1:0", ""},
+		{"0:[::1", "tcp6", "[::1]:0", ""},
+		{"0:[fe80::1%lo]", "tcp6", "[fe80::1%lo]:0", ""},
+		{"0:::", "", "", "0:::: port must be specified"},
+		{"0:1.2.3", "", "", `0:1.2.3: bad IP address "1.2.3"`},
 		{"0:nohost", "", "", `0:nohost: bad IP address "nohost"`},
 	}
 	for _, c := range cases {
@@ -57,7 +61,7 @@ func FuzzParseTCP(f *testing.F) {
 			}
 			return
 		}
-		if a.Port < 0 || a.Port > 65535 || (a.Network == "tcp4") != (a.IP.To4() != nil) {
+		if a.Port < 0 || a.Port > 65535 || (a.Network == "tcp4") != a.IP.Is4() {
 			t.Fatalf("%q: %+v", arg, a)
 		}
 	})
