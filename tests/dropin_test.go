@@ -541,3 +541,50 @@ func TestDropinPythonIDLReconnect(t *testing.T) {
 		compareResults(t, "idl_reconnect.py over "+tr, res[0][tr], res[1][tr])
 	}
 }
+
+// A database log with a corrupt tail or a record that does not replay is
+// reported with Open vSwitch's ERR line, which its tests grep for
+// (`syntax error: db: parse error.* in header line "xxx"`, `syntax
+// "{"invalid":{}}": unknown table: No table named invalid.`).
+func TestDropinCorruptLogLines(t *testing.T) {
+	ref, ours := sides(t)
+	crap := map[string]string{
+		"header": "xxx\n",
+		"record": "OVSDB JSON 15 ffbcdae4b0386265f9ea3280dd7c8f0b72a20e56\n{\"invalid\":{}}\n",
+	}
+	for _, what := range []string{"header", "record"} {
+		t.Run(what, func(t *testing.T) {
+			var shapes [2][]string
+			for i, kind := range []serverKind{ref, ours} {
+				d := newDaemonDir(t, kind, "022")
+				// The same file for both (offsets are in the message).
+				os.Remove(d.db)
+				if out, err := exec.Command(toolPath, "create", d.db, vswitchSchema).CombinedOutput(); err != nil {
+					t.Fatalf("ovsdb-tool create: %v\n%s", err, out)
+				}
+				if out, err := exec.Command(toolPath, "transact", d.db, `["Open_vSwitch",{"op":"insert","table":"Open_vSwitch","row":{}}]`).CombinedOutput(); err != nil {
+					t.Fatalf("ovsdb-tool transact: %v\n%s", err, out)
+				}
+				f, err := os.OpenFile(d.db, os.O_WRONLY|os.O_APPEND, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.WriteString(crap[what])
+				f.Close()
+				d.start(t, "022", "--remote=punix:"+d.sock)
+				d.waitSocket(t)
+				lines := d.waitLog(t, "the syntax error", func(lines []string) bool {
+					return len(logShape(d, lines, "ovsdb_server")) > 1 // the version line and the error
+				})
+				for _, l := range logShape(d, lines, "ovsdb_server") {
+					if strings.Contains(l, "|ERR|") {
+						shapes[i] = append(shapes[i], l)
+					}
+				}
+			}
+			if len(shapes[0]) == 0 || fmt.Sprint(shapes[0]) != fmt.Sprint(shapes[1]) {
+				t.Errorf("ERR lines differ:\ndebian: %q\nours:   %q", shapes[0], shapes[1])
+			}
+		})
+	}
+}
