@@ -9,6 +9,8 @@ package tests
 
 import (
 	"bufio"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net"
 	"os"
@@ -238,6 +240,25 @@ func dedupe(s []string) []string {
 		}
 	}
 	return out
+}
+
+// speaksTLS reports whether the listener on 127.0.0.1:port answers a TLS
+// client hello with its certificate (a ptcp: listener does not).
+func speaksTLS(t *testing.T, port int) bool {
+	t.Helper()
+	c, err := net.DialTimeout("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sawCert := false
+	tc := tls.Client(c, &tls.Config{InsecureSkipVerify: true, VerifyPeerCertificate: func([][]byte, [][]*x509.Certificate) error {
+		sawCert = true
+		return nil
+	}})
+	tc.SetDeadline(time.Now().Add(2 * time.Second))
+	tc.Handshake()
+	return sawCert
 }
 
 // freePort is a TCP port on 127.0.0.1 that nothing listens on just now.
@@ -501,33 +522,50 @@ func TestDropinPythonIDLReconnect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	transports := []string{"unix", "tcp", "tcp6"}
+	transports := []string{"unix", "tcp", "tcp6", "ssl"}
+	key, cert := selfSignedCert(t)
 	var res [2]map[string]result
 	for i, kind := range []serverKind{ref, ours} {
 		d := newDaemonDir(t, kind, "022")
-		d.start(t, "022", "--remote=punix:"+d.sock, "--remote=ptcp:0:127.0.0.1", "--remote=ptcp:0:[::1]")
+		d.start(t, "022", "--remote=punix:"+d.sock, "--remote=ptcp:0:127.0.0.1", "--remote=ptcp:0:[::1]", "--remote=pssl:0:127.0.0.1",
+			"--private-key="+key, "--certificate="+cert, "--ca-cert="+cert)
 		d.waitSocket(t)
 		lines := d.waitLog(t, "the listening lines", func(lines []string) bool {
 			_, ok4 := listeningPort(lines, "0:127.0.0.1")
 			_, ok6 := listeningPort(lines, "0:[::1]")
-			return ok4 && ok6
+			return ok4 && ok6 && strings.Count(strings.Join(lines, "\n"), "0:127.0.0.1: listening on port") == 2
 		})
-		port4, _ := listeningPort(lines, "0:127.0.0.1")
 		port6, _ := listeningPort(lines, "0:[::1]")
+		// ptcp: and pssl: on 127.0.0.1 log the same text: which port is
+		// TLS is found by trying.
+		var ports []int
+		re := regexp.MustCompile(`\|0:127\.0\.0\.1: listening on port ([0-9]+)$`)
+		for _, l := range lines {
+			if m := re.FindStringSubmatch(l); m != nil {
+				p, _ := strconv.Atoi(m[1])
+				ports = append(ports, p)
+			}
+		}
+		plain, tlsPort := ports[0], ports[1]
+		if !speaksTLS(t, tlsPort) {
+			plain, tlsPort = tlsPort, plain
+		}
 		remotes := map[string]string{
 			"unix": "unix:" + d.sock,
-			"tcp":  "tcp:127.0.0.1:" + strconv.Itoa(port4),
+			"tcp":  "tcp:127.0.0.1:" + strconv.Itoa(plain),
 			"tcp6": "tcp:[::1]:" + strconv.Itoa(port6),
+			"ssl":  "ssl:127.0.0.1:" + strconv.Itoa(tlsPort),
 		}
 		res[i] = map[string]result{}
 		for _, tr := range transports {
 			// Each transport starts from an empty database.
-			r, err := runToolInput(&server{dir: d.dir}, strings.NewReader(""), clientPath, "--timeout=5", "transact", remotes[tr],
+			r, err := runToolInput(&server{dir: d.dir}, strings.NewReader(""), clientPath, "--timeout=5", "transact", remotes["unix"],
 				`["Open_vSwitch",{"op":"delete","table":"Bridge","where":[]},{"op":"delete","table":"Open_vSwitch","where":[]}]`)
 			if err != nil || r.exit != 0 {
 				t.Fatalf("%s %s: emptying the database: %v %v", kind.name, tr, err, r)
 			}
 			cmd := exec.Command(systemPython, script, remotes[tr], vswitchSchema)
+			cmd.Env = append(os.Environ(), "IDL_SSL_KEY="+key, "IDL_SSL_CERT="+cert)
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			cmd.Run()

@@ -9,10 +9,18 @@ import sys
 import time
 import uuid
 
+import os
+
 import ovs.db.idl
 import ovs.poller
+import ovs.stream
 
 REMOTE, SCHEMA = sys.argv[1], sys.argv[2]
+if REMOTE.startswith("ssl:"):
+    # One self-signed certificate is key pair and CA for both ends.
+    ovs.stream.Stream.ssl_set_private_key_file(os.environ["IDL_SSL_KEY"])
+    ovs.stream.Stream.ssl_set_certificate_file(os.environ["IDL_SSL_CERT"])
+    ovs.stream.Stream.ssl_set_ca_cert_file(os.environ["IDL_SSL_CERT"])
 WAIT_SECONDS = 10
 ZERO = str(uuid.UUID(int=0))
 
