@@ -1,12 +1,17 @@
 // Package server is the OVSDB JSON-RPC server core (RFC 7047 plus Open
 // vSwitch's extensions, as described in ovsdb-server(7)): it serves
 // databases from package db to sessions on punix:, ptcp: and pssl:
-// remotes or on connections handed to ServeConn.
+// remotes (opened through package pstream: bound exactly as given, with
+// Open vSwitch's log lines and socket modes) or on connections handed to
+// ServeConn.
 //
 // Methods: list_dbs, get_schema, transact (with blocked "wait" transactions
 // re-run after every commit and at their deadline, and the "cancel"
-// notification), monitor, monitor_cond, monitor_cond_since (with a history
-// of recent commits per database), monitor_cond_change, monitor_cancel,
+// notification), monitor, monitor_cond, monitor_cond_since (standalone
+// databases keep no commit history, as in Open vSwitch: the reply and
+// update3 carry the all-zero transaction id and a reconnecting client gets
+// the full state; a server built with a history length resumes instead),
+// monitor_cond_change, monitor_cancel,
 // lock, steal, unlock (with "locked" and "stolen" notifications), echo,
 // set_db_change_aware, get_server_id and convert (online schema
 // conversion: the converted database replaces the old one atomically,

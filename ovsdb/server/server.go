@@ -25,8 +25,11 @@ const (
 	// are no longer read until its client catches up.
 	DefaultPauseBacklog = 1 << 20
 	// DefaultHistory is how many commits per database monitor_cond_since
-	// can look back over, like Open vSwitch's transaction history.
-	DefaultHistory = 100
+	// can look back over. Open vSwitch keeps a transaction history only for
+	// clustered databases; for standalone ones (all gvs serves) it keeps
+	// none and sends the all-zero transaction id, so clients such as the
+	// Python IDL replay the full state after a reconnect. gvs does the same.
+	DefaultHistory = 0
 )
 
 // Server serves OVSDB databases over JSON-RPC.

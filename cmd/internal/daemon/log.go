@@ -63,7 +63,7 @@ func NewLogHandler(console io.Writer, module string) *LogHandler {
 // file PATH" as Open vSwitch does. Calling it again reopens the file (after
 // log rotation).
 func (h *LogHandler) OpenFile(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o660) // less the umask, as Open vSwitch
 	if err != nil {
 		return err
 	}
