@@ -89,11 +89,11 @@ func (c *Commands) ofprotoTrace(argv []string) (string, error) {
 			}
 			return 0, false
 		}
-		m, _, err := mf.ParseMatchPorts(last, ports)
+		f, err := mf.ParseExactFlow(last, ports)
 		if err != nil {
 			return "", errorf("Bad openflow flow syntax: %v", err)
 		}
-		flow = m.Flow
+		flow = f
 	}
 	if frame != nil {
 		// The packet's fields, the flow's metadata (pkt_metadata_from_flow

@@ -21,6 +21,8 @@ type ConnBridge struct {
 	b    *Bridge
 	dpid atomic.Uint64
 	frag atomic.Uint32
+	// tables are the table mod settings (tablemod.go).
+	tables tableConfigs
 }
 
 // NewConnBridge returns the connection manager's view of b. Connect
@@ -239,21 +241,15 @@ func portMod(pm *ofp.PortMod) *PortMod {
 // flowRemoved is a flow removed message.
 func flowRemoved(fr *pipeline.FlowRemoved) *ofp.FlowRemoved {
 	r := fr.Rule
+	idle, hard := r.Timeouts()
 	sec, nsec := splitDuration(fr.Duration)
 	return &ofp.FlowRemoved{Match: r.Match, Cookie: r.Cookie, Priority: uint16(r.Priority),
 		Reason: uint8(fr.Reason), TableID: r.TableID, DurationSec: sec, DurationNsec: nsec,
-		IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout, PacketCount: fr.Packets, ByteCount: fr.Bytes}
+		IdleTimeout: idle, HardTimeout: hard, PacketCount: fr.Packets, ByteCount: fr.Bytes}
 }
 
-// TableMod implements connmgr.Bridge: the table must exist; Open vSwitch
-// 3.1 keeps no per-table miss setting from OpenFlow 1.3 on, and gvs
-// neither evicts nor sends vacancy events.
-func (c *ConnBridge) TableMod(tm *ofp.TableMod) error {
-	if tm.TableID != pipeline.TableAll && int(tm.TableID) >= pipeline.NumTables-1 {
-		return ofperr.OFPBRC_BAD_TABLE_ID
-	}
-	return nil
-}
+// TableMod implements connmgr.Bridge (tablemod.go).
+func (c *ConnBridge) TableMod(tm *ofp.TableMod) error { return c.tableMod(tm) }
 
 func (c *ConnBridge) packetOut(po *ofp.PacketOut) (*PacketOut, error) {
 	if po.BufferID != ofp.BufferNone {
@@ -333,7 +329,8 @@ func (c *ConnBridge) TableStats() []ofp.TableStats {
 	var out []ofp.TableStats
 	for _, t := range c.b.TableStats() {
 		out = append(out, ofp.TableStats{TableID: t.TableID, Wildcards: 0x3fffff,
-			MaxEntries: 1000000, ActiveCount: uint32(t.ActiveCount), LookupCount: t.LookupCount, MatchedCount: t.MatchedCount})
+			MaxEntries: 1000000, ActiveCount: uint32(t.ActiveCount), LookupCount: t.LookupCount, MatchedCount: t.MatchedCount,
+			MissConfig: uint8(c.b.TableMiss(t.TableID))})
 	}
 	return out
 }
@@ -342,7 +339,7 @@ func (c *ConnBridge) TableStats() []ofp.TableStats {
 func (c *ConnBridge) TableDescs() []ofp.TableDesc {
 	out := make([]ofp.TableDesc, 0, pipeline.NumTables-1)
 	for id := range pipeline.NumTables - 1 {
-		out = append(out, ofp.TableDesc{TableID: uint8(id)})
+		out = append(out, c.tableDesc(uint8(id)))
 	}
 	return out
 }

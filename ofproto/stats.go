@@ -50,9 +50,10 @@ func (b *Bridge) FlowStats(req *FlowStatsRequest) ([]FlowStats, error) {
 	out := make([]FlowStats, len(rules))
 	for i, r := range rules {
 		pk, by, used := r.Stats()
+		idle, hard := r.Timeouts()
 		out[i] = FlowStats{
 			TableID: r.TableID, Duration: now.Sub(r.Created()), Priority: uint16(r.Priority),
-			IdleTimeout: r.IdleTimeout, HardTimeout: r.HardTimeout, Importance: r.Importance,
+			IdleTimeout: idle, HardTimeout: hard, Importance: r.Importance,
 			Flags: r.Flags, Cookie: r.Cookie, Packets: pk, Bytes: by,
 			IdleAge: ageSecs(now.Sub(used)), HardAge: ageSecs(now.Sub(r.Modified())),
 			Match: r.Match, Actions: r.Actions,

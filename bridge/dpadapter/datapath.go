@@ -34,6 +34,9 @@ type Config struct {
 	Dummy DummyMode
 	// RunDir resolves dummy ports' relative unix:/punix: stream paths.
 	RunDir string
+	// Now is the clock the OpenFlow bridges' rule timeouts and MAC aging
+	// read (ovs-appctl time/warp's); nil: time.Now.
+	Now func() time.Time
 }
 
 // DummyMode is --enable-dummy's level, as Open vSwitch's dummy_enable
@@ -257,7 +260,9 @@ func (d *Datapath) AddBridge(name string, cfg bridge.BridgeConfig) error {
 	if err := d.ensureLocked(); err != nil {
 		return err
 	}
-	br, err := d.sw.AddBridge(name, bridgeConfig(name, cfg, d.log))
+	bc := bridgeConfig(name, cfg, d.log)
+	bc.Now = d.cfg.Now
+	br, err := d.sw.AddBridge(name, bc)
 	if err != nil {
 		return err
 	}

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"gvs/timewarp"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -46,7 +48,15 @@ type switchConfig struct {
 // the tap devices gone, XDP programs detached.
 func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop func()) {
 	logger := daemon.Module(d.Logger, "bridge")
-	dp := dpadapter.New(dpadapter.Config{Logger: daemon.Module(d.Logger, "dpif_netdev"), Dummy: sc.dummy, RunDir: d.Dirs.Run})
+	// The clock ovs-appctl time/stop and time/warp control: only with
+	// --enable-dummy, as Open vSwitch registers them.
+	var clock *timewarp.Clock
+	var now func() time.Time
+	if sc.dummy != dpadapter.DummyDisabled {
+		clock = timewarp.New(nil)
+		now = clock.Now
+	}
+	dp := dpadapter.New(dpadapter.Config{Logger: daemon.Module(d.Logger, "dpif_netdev"), Dummy: sc.dummy, RunDir: d.Dirs.Run, Now: now})
 	passes := source.NewReconciler()
 	rec, err := bridge.New(bridge.Config{
 		Remote:     sc.database,
@@ -68,6 +78,7 @@ func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop fu
 	commands.Register(d.Control)
 	if sc.dummy != dpadapter.DummyDisabled {
 		dp.Dummies().RegisterCommands(d.Control)
+		appctl.NewTimeCommands(clock, dp.RunTimers).Register(d.Control)
 	}
 	_, _, stopTunnelRouting := startTunnelRouting(d, sc, dp)
 	var metricsServer *metrics.Server

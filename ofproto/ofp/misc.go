@@ -17,6 +17,9 @@ type TableMod struct {
 	HasVacancy       bool
 	VacancyDown      uint8
 	VacancyUp        uint8
+	// Version is the version the message came in (decoding only): the
+	// meaning of Config depends on it.
+	Version uint8
 }
 
 const (
@@ -43,7 +46,7 @@ func (m *TableMod) appendBody(b []byte, v uint8) ([]byte, error) {
 
 func decodeTableMod(h *Header, body []byte) (Msg, error) {
 	r := reader{b: body}
-	m := &TableMod{TableID: r.u8()}
+	m := &TableMod{TableID: r.u8(), Version: h.Version}
 	r.skip(3)
 	m.Config = r.u32()
 	if h.Raw == raw14TableMod {

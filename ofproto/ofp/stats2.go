@@ -25,6 +25,11 @@ type TableStats struct {
 	// max_entries (wildcards, match, instructions, actions, config...),
 	// as sent; nil encodes what Open vSwitch 3.1 sends for its tables.
 	Legacy []byte
+	// MissConfig is the table's miss setting (Open vSwitch's enum
+	// ofputil_table_miss: 0 default, 1 controller, 2 continue, 3 drop),
+	// put in the config of the default Legacy fields: raw in 1.1, as
+	// Open vSwitch 3.1 does, as OFPTC11_TABLE_MISS_* in 1.2.
+	MissConfig uint8
 }
 
 // ovsLegacy11 and ovsLegacy12 are the 1.1 and 1.2 table capability
@@ -68,6 +73,14 @@ func (m *TableStatsReply) appendEntry(b []byte, v uint8, i int) ([]byte, error) 
 			legacy = ovsLegacy11
 			if v == Version12 {
 				legacy = ovsLegacy12
+			}
+			if ts.MissConfig != 0 {
+				legacy = append([]byte(nil), legacy...)
+				config := uint32(ts.MissConfig)
+				if v == Version12 {
+					config = [4]uint32{0, 0, 1, 2}[ts.MissConfig&3]
+				}
+				binary.BigEndian.PutUint32(legacy[len(legacy)-4:], config)
 			}
 			if i == len(m.Tables)-1 {
 				// The last table has no goto_table instruction.

@@ -351,7 +351,7 @@ func (p *Pipeline) indexRule(r *Rule) {
 		}
 		s[r] = struct{}{}
 	}
-	if r.IdleTimeout != 0 || r.HardTimeout != 0 {
+	if r.IdleTimeout != 0 || r.HardTimeout != 0 || hasFinTimeout(r.Actions) {
 		p.expirable[r] = struct{}{}
 	}
 }

@@ -157,6 +157,9 @@ type ruleExt struct {
 	// before next is published.
 	next        atomic.Pointer[Rule]
 	forwardKeep bool
+	// finIdle, finHard are the timeouts fin_timeout lowered the rule's
+	// to (0: not lowered; fintimeout.go).
+	finIdle, finHard atomic.Uint32
 }
 
 // extension returns r's ext, making it on first use (any goroutine).

@@ -133,12 +133,13 @@ func (p *Pipeline) NextExpiry() time.Time {
 
 func (r *Rule) expiryTimes() [2]time.Time {
 	var out [2]time.Time
-	if r.HardTimeout != 0 {
-		out[0] = r.hardStart().Add(time.Duration(r.HardTimeout) * time.Second)
+	idleTimeout, hardTimeout := r.Timeouts()
+	if hardTimeout != 0 {
+		out[0] = r.hardStart().Add(time.Duration(hardTimeout) * time.Second)
 	}
-	if r.IdleTimeout != 0 {
+	if idleTimeout != 0 {
 		_, _, used := r.Stats()
-		out[1] = used.Add(time.Duration(r.IdleTimeout) * time.Second)
+		out[1] = used.Add(time.Duration(idleTimeout) * time.Second)
 	}
 	return out
 }
@@ -152,12 +153,13 @@ func (p *Pipeline) Expire(now time.Time) int {
 	t := p.Begin()
 	var hard, idle []*Rule
 	for r := range p.expirable {
-		if r.HardTimeout != 0 && now.After(r.hardStart().Add(time.Duration(r.HardTimeout)*time.Second)) {
+		idleTimeout, hardTimeout := r.Timeouts()
+		if hardTimeout != 0 && now.After(r.hardStart().Add(time.Duration(hardTimeout)*time.Second)) {
 			hard = append(hard, r)
 			continue
 		}
-		if r.IdleTimeout != 0 {
-			if _, _, used := r.Stats(); now.After(used.Add(time.Duration(r.IdleTimeout) * time.Second)) {
+		if idleTimeout != 0 {
+			if _, _, used := r.Stats(); now.After(used.Add(time.Duration(idleTimeout) * time.Second)) {
 				idle = append(idle, r)
 			}
 		}

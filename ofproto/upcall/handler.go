@@ -224,7 +224,7 @@ func (h *Handler) answer(u *dpif.Upcall, b *Binding, res *xlate.Result) dpif.Upc
 	}
 	if u.Packet != nil {
 		xlate.PushStatsLearning(b.Bridge, &res.Cache, xlate.Stats{
-			Packets: 1, Bytes: uint64(u.Packet.Len()), Used: time.Now(), TCPFlags: u.Key.TCPFlags,
+			Packets: 1, Bytes: uint64(u.Packet.Len()), Used: bridgeNow(b.Bridge), TCPFlags: u.Key.TCPFlags,
 		}, false)
 	}
 	u.Mask = res.Wildcards.DatapathMask()
@@ -268,7 +268,7 @@ func (h *Handler) SlowUpcall(u *dpif.Upcall) dpif.UpcallResult {
 		if u.Packet != nil {
 			n = uint64(u.Packet.Len())
 		}
-		xlate.PushStats(b.Bridge, &res.Cache, xlate.Stats{Packets: 1, Bytes: n, Used: time.Now()})
+		xlate.PushStats(b.Bridge, &res.Cache, xlate.Stats{Packets: 1, Bytes: n, Used: bridgeNow(b.Bridge)})
 		u.Actions = append(u.Actions[:0], res.Actions...)
 		return dpif.UpcallExecute
 	}

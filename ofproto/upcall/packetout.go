@@ -1,7 +1,6 @@
 package upcall
 
 import (
-	"time"
 
 	"errors"
 	"slices"
@@ -111,7 +110,7 @@ func (h *Handler) execute(dp Executor, br Bridge, inPort uint32, frame []byte, i
 	// The packet counts where it went, as Open vSwitch's packet-out
 	// translation credits its resubmit statistics (rules, groups, patch
 	// ports crossed).
-	xlate.PushStats(br, &res.Cache, xlate.Stats{Packets: 1, Bytes: uint64(len(frame)), Used: time.Now()})
+	xlate.PushStats(br, &res.Cache, xlate.Stats{Packets: 1, Bytes: uint64(len(frame)), Used: bridgeNow(br)})
 	if len(res.Actions) == 0 {
 		return nil
 	}

@@ -207,7 +207,7 @@ func (r *revalidator) credit(uk *ukey, now dpif.FlowStats) {
 	if d.Packets == 0 {
 		return
 	}
-	d.Used = now.Used
+	d.Used = bridgeTime(uk.bridge, now.Used)
 	// A datapath flow does not count the packet of its upcall: every
 	// packet credited here came after it and may teach NORMAL.
 	xlate.PushStatsLearning(uk.bridge, &uk.cache, d, true)
