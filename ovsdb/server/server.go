@@ -8,6 +8,7 @@ import (
 	"net"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gvs/ovsdb/db"
@@ -56,6 +57,9 @@ type Server struct {
 	convertMu sync.Mutex
 
 	counters serverCounters // Stats; atomic, no lock
+
+	// monitorCondOff: ovsdb-server/disable-monitor-cond was run.
+	monitorCondOff atomic.Bool
 }
 
 // New returns a server with only the _Server database and no remotes.

@@ -64,13 +64,12 @@ type Config struct {
 func Run(d *daemon.Daemon, cfg Config) error {
 	logger := daemon.Module(d.Logger, "ovsdb_server")
 	srv := server.New(logger)
-	files, err := addDatabases(srv, logger, cfg)
+	opened, err := addDatabases(srv, logger, cfg)
+	files := &fileSet{files: opened}
 	closeFiles := func() {
-		for _, f := range files {
-			if err := f.Close(); err != nil {
-				logger.Error(f.Path() + ": close failed: " + err.Error())
-			}
-		}
+		files.closeAll(func(path string, err error) {
+			logger.Error(path + ": close failed: " + err.Error())
+		})
 	}
 	if err != nil {
 		closeFiles()
@@ -95,7 +94,7 @@ func Run(d *daemon.Daemon, cfg Config) error {
 		}
 	}
 	if cfg.Commands {
-		registerCommands(d, srv, files, logger)
+		registerCommands(d, srv, files, logger, cfg)
 	}
 	if err := d.Ready(); err != nil {
 		srv.Close()
@@ -147,12 +146,10 @@ func addDatabases(srv *server.Server, logger *slog.Logger, cfg Config) ([]*stora
 // method: the file is rewritten atomically with the new schema and the
 // converted data, with ovsdb-server's comment, before the server swaps the
 // databases.
-func fileConverter(files []*storage.Storage) server.ConvertFunc {
+func fileConverter(files *fileSet) server.ConvertFunc {
 	return func(name string, schema *db.Schema) (*db.Database, error) {
-		for _, f := range files {
-			if f.Database().Schema().Name == name {
-				return f.Convert(schema, "converted by ovsdb-server")
-			}
+		if f := files.byName(name); f != nil {
+			return f.Convert(schema, "converted by ovsdb-server")
 		}
 		return nil, fmt.Errorf("%s: no database file", name)
 	}

@@ -1,0 +1,110 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// testDBSchema is a second database for ovsdb-server/add-db.
+const testDBSchema = `{"name":"T","tables":{"X":{"columns":{"a":{"type":"integer"},"m":{"type":{"key":"string","value":"string","min":0,"max":"unlimited"}}}}}}`
+
+// TestAppctlControlCommands drives the rest of ovsdb-server's control
+// commands with ovs-appctl against Debian's ovsdb-server and ours, and
+// compares replies, errors and exit codes: add-db and remove-db (with
+// their errors), db: remotes (validated, listed), a remote that cannot
+// listen (configured anyway), reconnect, disable-monitor-cond (after
+// which monitor_cond is an unknown method), perf counters, the
+// replication status of a standalone server and memory/show.
+func TestAppctlControlCommands(t *testing.T) {
+	p := startPair(t, vsctlPath, clientPath)
+	for _, s := range p.both() {
+		schema := filepath.Join(s.dir, "t.ovsschema")
+		if err := os.WriteFile(schema, []byte(testDBSchema), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"t.db", "t2.db"} {
+			if r := s.run(t, "", toolPath, "create", filepath.Join(s.dir, name), schema); r.exit != 0 {
+				t.Fatalf("ovsdb-tool create: %v", r)
+			}
+		}
+		if r := s.run(t, "", toolPath, "create", filepath.Join(s.dir, "dup.db"), vswitchSchema); r.exit != 0 {
+			t.Fatalf("ovsdb-tool create: %v", r)
+		}
+	}
+	steps := [][]string{
+		{"ovsdb-server/list-dbs"},
+		{"ovsdb-server/add-db", "DIR/t.db"},
+		{"ovsdb-server/add-db", "DIR/t.db"},
+		{"ovsdb-server/add-db", "DIR/nope.db"},
+		{"ovsdb-server/list-dbs"},
+		{"CLIENT", "list-dbs"},
+		{"CLIENT", "transact", `["T",{"op":"insert","table":"X","row":{"a":7,"m":["map",[["k","v"],["k2","v2"]]]}}]`},
+		{"VSCTL", "--no-wait", "add-br", "br0", "--", "set", "bridge", "br0", "external_ids:a=b"},
+		{"memory/show"},
+		{"ovsdb-server/remove-db", "T"},
+		{"ovsdb-server/remove-db", "T"},
+		{"ovsdb-server/remove-db", "_Server"},
+		{"ovsdb-server/list-dbs"},
+		{"memory/show"},
+		{"ovsdb-server/add-remote", "db:Open_vSwitch,Open_vSwitch,manager_options"},
+		{"ovsdb-server/add-remote", "db:Nope,Open_vSwitch,manager_options"},
+		{"ovsdb-server/add-remote", "db:Open_vSwitch,Nope,manager_options"},
+		{"ovsdb-server/add-remote", "db:Open_vSwitch,Open_vSwitch,nope"},
+		{"ovsdb-server/add-remote", "db:x"},
+		{"ovsdb-server/add-remote", "ptcp:bogus"},
+		{"ovsdb-server/list-remotes"},
+		{"ovsdb-server/remove-remote", "ptcp:bogus"},
+		{"ovsdb-server/remove-remote", "db:Open_vSwitch,Open_vSwitch,manager_options"},
+		{"ovsdb-server/list-remotes"},
+		{"ovsdb-server/reconnect"},
+		{"ovsdb-server/reconnect", "extra"},
+		{"ovsdb-server/perf-counters-show"},
+		{"ovsdb-server/perf-counters-clear"},
+		{"ovsdb-server/sync-status"},
+		{"ovsdb-server/get-active-ovsdb-server"},
+		{"ovsdb-server/get-sync-exclude-tables"},
+		{"CLIENT", "monitor-cond", `[]`, "Open_vSwitch", "bridges"},
+		{"ovsdb-server/disable-monitor-cond"},
+		{"CLIENT", "monitor-cond", `[]`, "Open_vSwitch", "bridges"},
+		{"CLIENT", "list-dbs"},
+		// Last: after refusing a duplicate name Debian's server stops
+		// serving the database already open under it (and aborts on a
+		// later remove-db of it); only the replies count.
+		{"ovsdb-server/add-db", "DIR/t.db"},
+		{"ovsdb-server/add-db", "DIR/t2.db"},
+		{"ovsdb-server/add-db", "DIR/dup.db"},
+	}
+	nref, nours := newNormalizer(p.ref), newNormalizer(p.ours)
+	for _, step := range steps {
+		t.Run(strings.Join(step, "_"), func(t *testing.T) {
+			var res [2]result
+			for i, s := range p.both() {
+				args := make([]string, len(step))
+				for j, a := range step {
+					args[j] = strings.ReplaceAll(a, "DIR", s.dir)
+				}
+				switch args[0] {
+				case "VSCTL":
+					res[i] = s.vsctl(t, args[1:]...)
+				case "CLIENT":
+					if args[1] == "monitor-cond" {
+						// Runs until killed: one initial update, or the error.
+						res[i] = s.run(t, "", clientPath, "--timeout=1", args[1], s.remote, "Open_vSwitch", args[2], args[3]+","+args[4])
+						if res[i].exit == 128+14 { // SIGALRM from --timeout: it was monitoring
+							res[i].exit, res[i].stderr = 0, ""
+						}
+					} else {
+						res[i] = s.client(t, nil, args[1], args[2:]...)
+					}
+				default:
+					res[i] = s.run(t, "", appctlPath, append([]string{"--timeout=5", "-t", s.ctl}, args...)...)
+				}
+				res[i].stdout = strings.ReplaceAll(res[i].stdout, s.dir, "DIR")
+				res[i].stderr = strings.ReplaceAll(res[i].stderr, s.dir, "DIR")
+			}
+			compareResults(t, strings.Join(step, " "), nref.result(res[0]), nours.result(res[1]))
+		})
+	}
+}
