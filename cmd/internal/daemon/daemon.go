@@ -102,6 +102,11 @@ func (d *Daemon) registerCommands() {
 			if err != nil {
 				return "", err
 			}
+			for _, m := range spec.Modules {
+				if !d.Log.HasModule(m) {
+					return "", fmt.Errorf("no destination, level, or module \"%s\"", m)
+				}
+			}
 			if note := spec.Apply(d.Log); note != "" {
 				d.Logger.Warn(note)
 			}
@@ -109,12 +114,7 @@ func (d *Daemon) registerCommands() {
 		return "", nil
 	})
 	d.Control.Register("vlog/list", "", 0, 0, func([]string) (string, error) {
-		// gvs keeps one level per destination for all modules, so it
-		// lists one row in Open vSwitch's format.
-		console, file := d.Log.Levels()
-		return "                 console    syslog    file\n" +
-			"                 -------    ------    ------\n" +
-			fmt.Sprintf("%-16s  %4s       %4s       %4s\n", "(all modules)", levelWord(console), "OFF", levelWord(file)), nil
+		return d.Log.ListLevels(), nil
 	})
 }
 

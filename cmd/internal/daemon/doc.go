@@ -6,7 +6,8 @@
 //     logging options of every Open vSwitch daemon (Options.DaemonOptions);
 //   - OVS_RUNDIR, OVS_DBDIR and OVS_LOGDIR (DirsFromEnv);
 //   - logging through log/slog in vlog's line format, to stderr and a log
-//     file, with -v levels per destination (LogHandler);
+//     file, with -v levels per module and destination as vlog has them
+//     (LogHandler, VerboseSpec);
 //   - pidfiles with Open vSwitch's locking protocol, which ovs-appctl -t
 //     relies on (Pidfile);
 //   - --detach without fork: the process re-executes itself and returns
