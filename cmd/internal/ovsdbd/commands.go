@@ -242,4 +242,3 @@ func lines(items []string) string {
 	}
 	return b.String()
 }
-

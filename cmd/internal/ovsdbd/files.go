@@ -74,4 +74,3 @@ func (fs *fileSet) closeAll(report func(path string, err error)) {
 		}
 	}
 }
-

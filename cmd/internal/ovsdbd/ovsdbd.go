@@ -49,6 +49,9 @@ type Config struct {
 	// but a different schema to it at startup, keeping the data
 	// (gvs-vswitchd upgrades conf.db to its embedded schema this way).
 	UpgradeSchema []byte
+	// RunCommand is --run: a shell command run once the server serves;
+	// the daemon exits when it ends, with status 1 if it failed.
+	RunCommand string
 	// Program names the daemon in the comment of a conversion record.
 	Program string
 	// Serving, when set, is called once the server listens; the function
@@ -105,11 +108,21 @@ func Run(d *daemon.Daemon, cfg Config) error {
 	if cfg.Serving != nil {
 		stop = cfg.Serving(srv)
 	}
+	finishRun := func() {}
+	if cfg.RunCommand != "" {
+		if finishRun, err = runCommand(d, cfg.RunCommand); err != nil {
+			stop()
+			srv.Close()
+			closeFiles()
+			return err
+		}
+	}
 	sig := d.Wait()
 	stop()
 	srv.Close()
 	closeFiles()
 	d.Close(sig)
+	finishRun()
 	return nil
 }
 
