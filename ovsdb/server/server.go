@@ -60,6 +60,8 @@ type Server struct {
 
 	// monitorCondOff: ovsdb-server/disable-monitor-cond was run.
 	monitorCondOff atomic.Bool
+	// large bounds how many sessions read large messages at once.
+	large *largeSlots
 }
 
 // New returns a server with only the _Server database and no remotes.
@@ -79,6 +81,7 @@ func New(logger *slog.Logger) *Server {
 		remotes:       map[string]*listener{},
 		sessions:      map[*session]struct{}{},
 		counters:      newServerCounters(),
+		large:         newLargeSlots(DefaultLargeMessageSlots),
 	}
 	if sdb, err := newServerDB(logger, s.historyLen); err != nil {
 		logger.Error("cannot create _Server database", "err", err)

@@ -29,7 +29,7 @@ type session struct {
 	log    *slog.Logger
 	probe  time.Duration // 0 disables the inactivity probe
 
-	inbox chan *jsonrpc.Message
+	inbox chan inMessage
 	wake  chan struct{} // a commit happened where we have a blocked transaction
 	done  chan struct{} // closed by close
 	once  sync.Once
@@ -62,7 +62,7 @@ func newSession(srv *Server, conn net.Conn, probe time.Duration) *session {
 		name:     name,
 		log:      srv.logger.With("session", name),
 		probe:    probe,
-		inbox:    make(chan *jsonrpc.Message),
+		inbox:    make(chan inMessage),
 		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		qsignal:  make(chan struct{}, 1),
@@ -105,21 +105,18 @@ func (s *session) wakeUp() {
 	}
 }
 
-// activityReader records every successful read as activity, so that a
-// large message arriving slowly does not trip the inactivity probe.
-type activityReader struct{ s *session }
-
-func (r activityReader) Read(p []byte) (int, error) {
-	n, err := r.s.conn.Read(p)
-	if n > 0 {
-		r.s.touch()
-	}
-	return n, err
+// inMessage is a message on its way from the reader to the loop; release,
+// if set, frees the large-message slot it was read with once handled.
+type inMessage struct {
+	m       *jsonrpc.Message
+	release func()
 }
 
 func (s *session) reader(wg *sync.WaitGroup) {
 	defer wg.Done()
-	r := jsonrpc.NewReader(activityReader{s})
+	budget := &budgetReader{s: s}
+	defer budget.dropSlot()
+	r := jsonrpc.NewReader(budget)
 	for {
 		m, err := r.Read()
 		if err != nil {
@@ -130,9 +127,13 @@ func (s *session) reader(wg *sync.WaitGroup) {
 			close(s.inbox)
 			return
 		}
+		in := inMessage{m: m, release: budget.messageDone()}
 		select {
-		case s.inbox <- m:
+		case s.inbox <- in:
 		case <-s.done:
+			if in.release != nil {
+				in.release()
+			}
 			return
 		}
 	}
@@ -158,7 +159,7 @@ func (s *session) run() {
 		}
 		select {
 		case <-s.flushed:
-		case m, ok := <-inbox:
+		case in, ok := <-inbox:
 			if !ok {
 				// The client closed its side: let the replies to what
 				// it sent reach it before hanging up.
@@ -166,7 +167,10 @@ func (s *session) run() {
 				s.close("")
 				continue
 			}
-			s.handle(m)
+			s.handle(in.m)
+			if in.release != nil {
+				in.release()
+			}
 		case <-s.wake:
 			s.retryTriggers()
 		case <-timer.C:
