@@ -40,7 +40,8 @@ type Daemon struct {
 // first one's sockets.
 func Start(p Program, dirs Dirs, opts *Options) (*Daemon, error) {
 	d := &Daemon{Program: p, Dirs: dirs, Options: opts, exit: make(chan struct{})}
-	if opts.Detach {
+	monitored := opts.Monitor && isMonitored()
+	if opts.Detach && !monitored {
 		d.ready = detach(p)
 	}
 	d.signals = make(chan os.Signal, 1)
@@ -61,6 +62,13 @@ func Start(p Program, dirs Dirs, opts *Options) (*Daemon, error) {
 	}
 	for _, note := range append(opts.Notes, notes...) {
 		d.Logger.Warn(note)
+	}
+	switch {
+	case monitored:
+		d.ready = monitoredReady(p, opts.Detach)
+		dieLikeC()
+	case opts.Monitor:
+		d.monitor(d.ready) // never returns
 	}
 	if opts.Pidfile != "" {
 		pf, err := CreatePidfile(opts.Pidfile, opts.OverwritePidfile)
@@ -155,11 +163,13 @@ func (d *Daemon) Ready() error {
 		}
 	}
 	if d.ready != nil {
-		d.Log.DetachConsole()
+		if d.Options.Detach {
+			d.Log.DetachConsole()
+		}
 		if err := d.ready(); err != nil {
 			return err
 		}
-		if !d.Options.NoChdir {
+		if d.Options.Detach && !d.Options.NoChdir {
 			if err := os.Chdir("/"); err != nil {
 				return err
 			}
