@@ -1,9 +1,13 @@
 package server
 
 import (
+	"errors"
+	"fmt"
 	"net"
+	"os"
 	"runtime/debug"
 	"sync/atomic"
+	"time"
 )
 
 // Reading large messages is bounded server-wide. A session reads a
@@ -22,6 +26,11 @@ const (
 	// DefaultLargeMessageSlots is how many sessions may read large
 	// messages at once.
 	DefaultLargeMessageSlots = 1
+	// DefaultLargeMessageStall is how long a session holding a slot may
+	// go without receiving a byte before it is dropped, so that a client
+	// that starts a large message and stops cannot keep others' large
+	// messages waiting.
+	DefaultLargeMessageStall = 10 * time.Second
 )
 
 // largeSlots is the server's large-message slots.
@@ -88,7 +97,13 @@ func (r *budgetReader) Read(p []byte) (int, error) {
 		}
 		r.holding = true
 	}
+	if r.holding {
+		r.s.conn.SetReadDeadline(time.Now().Add(r.s.srv.largeStall))
+	}
 	n, err := r.s.conn.Read(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = fmt.Errorf("no data for %v in the middle of a large message", r.s.srv.largeStall)
+	}
 	if n > 0 {
 		r.s.touch()
 		r.pending += n
@@ -105,6 +120,7 @@ func (r *budgetReader) messageDone() (release func()) {
 		return nil
 	}
 	r.holding = false
+	r.s.conn.SetReadDeadline(time.Time{})
 	return r.s.srv.large.release
 }
 

@@ -60,8 +60,10 @@ type Server struct {
 
 	// monitorCondOff: ovsdb-server/disable-monitor-cond was run.
 	monitorCondOff atomic.Bool
-	// large bounds how many sessions read large messages at once.
-	large *largeSlots
+	// large bounds how many sessions read large messages at once;
+	// largeStall is how long one may stall while holding a slot.
+	large      *largeSlots
+	largeStall time.Duration
 }
 
 // New returns a server with only the _Server database and no remotes.
@@ -82,6 +84,7 @@ func New(logger *slog.Logger) *Server {
 		sessions:      map[*session]struct{}{},
 		counters:      newServerCounters(),
 		large:         newLargeSlots(DefaultLargeMessageSlots),
+		largeStall:    DefaultLargeMessageStall,
 	}
 	if sdb, err := newServerDB(logger, s.historyLen); err != nil {
 		logger.Error("cannot create _Server database", "err", err)
