@@ -172,8 +172,10 @@ func (h *LogHandler) Handle(_ context.Context, r slog.Record) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	levels := s.levels.row(module)
-	if r.Level < levels[destConsole] && r.Level < levels[destFile] {
-		return nil
+	toConsole := s.console != nil && r.Level >= levels[destConsole]
+	toFile := s.file != nil && r.Level >= levels[destFile]
+	if !toConsole && !toFile {
+		return nil // not numbered, as vlog numbers only what it writes
 	}
 	s.seq++
 	when := r.Time
@@ -182,10 +184,10 @@ func (h *LogHandler) Handle(_ context.Context, r slog.Record) error {
 	}
 	when = when.UTC()
 	var err error
-	if s.console != nil && r.Level >= levels[destConsole] {
+	if toConsole {
 		_, err = fmt.Fprintf(s.console, "%s|%05d|%s|%s|%s\n", when.Format("2006-01-02T15:04:05Z"), s.seq, module, levelName(r.Level), msg)
 	}
-	if s.file != nil && r.Level >= levels[destFile] {
+	if toFile {
 		_, err = fmt.Fprintf(s.file, "%s|%05d|%s|%s|%s\n", when.Format("2006-01-02T15:04:05.000Z"), s.seq, module, levelName(r.Level), msg)
 	}
 	return err
