@@ -65,4 +65,3 @@ func waitUntil(d time.Duration, cond func() bool) bool {
 	}
 	return true
 }
-
