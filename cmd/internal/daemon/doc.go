@@ -12,6 +12,8 @@
 //     relies on (Pidfile);
 //   - --detach without fork: the process re-executes itself and returns
 //     only when the child serves (detach.go);
+//   - --monitor: a monitor process restarts the daemon after a crash
+//     signal (monitor.go);
 //   - the control socket with exit, version, list-commands and vlog/*
 //     commands, and termination by signal (Daemon).
 //
