@@ -2,9 +2,11 @@ package tests
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // testDBSchema is a second database for ovsdb-server/add-db.
@@ -116,5 +118,39 @@ func TestAppctlControlCommands(t *testing.T) {
 	}
 	if r := p.ours.client(t, nil, "list-dbs"); r.stdout != "Open_vSwitch\nT\n_Server\n" {
 		t.Errorf("after refused add-db: %v", r)
+	}
+}
+
+// memory/show counts what ovsdb-server counts: cells, atoms, weak
+// references (a mirror's ports), sessions, and monitors shared by
+// sessions that monitor the same columns (two "monitor Bridge" clients
+// make one).
+func TestMemoryShow(t *testing.T) {
+	p := startPair(t, vsctlPath, clientPath)
+	var out [2]string
+	for i, s := range p.both() {
+		if r := s.vsctl(t, "--no-wait", "add-br", "br0", "--", "add-port", "br0", "p1", "--",
+			"--id=@p", "get", "port", "p1", "--", "--id=@m", "create", "mirror", "name=m", "select-src-port=@p", "select-dst-port=@p",
+			"--", "add", "bridge", "br0", "mirrors", "@m"); r.exit != 0 {
+			t.Fatalf("%s: ovs-vsctl: %v", s.kind.name, r)
+		}
+		for _, args := range [][]string{
+			{"monitor", s.remote, "Open_vSwitch", "Bridge"},
+			{"monitor", s.remote, "Open_vSwitch", "Bridge"},
+			{"monitor-cond", s.remote, "Open_vSwitch", "[]", "Port"},
+		} {
+			c := exec.Command(clientPath, args...)
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		}
+		waitFor(5*time.Second, func() bool {
+			out[i] = s.run(t, "", appctlPath, "-t", s.ctl, "memory/show").stdout
+			return strings.Contains(out[i], "sessions:3") && strings.Contains(out[i], "monitors:2")
+		})
+	}
+	if out[0] != out[1] || !strings.Contains(out[1], "n-weak-refs:2") {
+		t.Errorf("memory/show:\ndebian: %s\nours:   %s", out[0], out[1])
 	}
 }
