@@ -131,3 +131,28 @@ func (r *budgetReader) dropSlot() {
 		r.s.srv.large.release()
 	}
 }
+
+// holdSlotForReply releases a large message's slot once its reply is
+// written (the backlog is back under the pause threshold), so that a
+// large reply (an echo, a big select) counts against the bound too; it
+// holds the slot for at most the stall limit, then lets it go even if the
+// client is slow to read. Called by the loop.
+func (s *session) holdSlotForReply(release func()) {
+	if s.backlogBytes() <= s.srv.pauseBacklog {
+		release()
+		return
+	}
+	s.heldSlot, s.heldUntil = release, time.Now().Add(s.srv.largeStall)
+}
+
+// releaseHeldSlot releases the held slot when the reply has been written,
+// the time is up, or (force) the session ends. Called by the loop.
+func (s *session) releaseHeldSlot(force bool) {
+	if s.heldSlot == nil {
+		return
+	}
+	if force || s.backlogBytes() <= s.srv.pauseBacklog || !time.Now().Before(s.heldUntil) {
+		s.heldSlot()
+		s.heldSlot = nil
+	}
+}

@@ -49,6 +49,10 @@ type session struct {
 	// Owned by the loop goroutine.
 	triggers  []*trigger
 	probeSent time.Time
+	// heldSlot releases the large-message slot kept while the reply to a
+	// large message is written, until heldUntil at the latest.
+	heldSlot  func()
+	heldUntil time.Time
 }
 
 func newSession(srv *Server, conn net.Conn, probe time.Duration) *session {
@@ -159,6 +163,7 @@ func (s *session) run() {
 		}
 		select {
 		case <-s.flushed:
+			s.releaseHeldSlot(false)
 		case in, ok := <-inbox:
 			if !ok {
 				// The client closed its side: let the replies to what
@@ -169,16 +174,18 @@ func (s *session) run() {
 			}
 			s.handle(in.m)
 			if in.release != nil {
-				in.release()
+				s.holdSlotForReply(in.release)
 			}
 		case <-s.wake:
 			s.retryTriggers()
 		case <-timer.C:
 			s.retryTriggers()
 			s.checkProbe()
+			s.releaseHeldSlot(false)
 		case <-s.done:
 		}
 	}
+	s.releaseHeldSlot(true)
 	s.cleanup()
 	wg.Wait()
 }
@@ -201,6 +208,9 @@ func (s *session) nextDeadline() time.Duration {
 		if probeAt.Before(next) {
 			next = probeAt
 		}
+	}
+	if s.heldSlot != nil && s.heldUntil.Before(next) {
+		next = s.heldUntil
 	}
 	d := next.Sub(now)
 	if d < time.Millisecond {
