@@ -58,7 +58,7 @@ type BridgeConfig struct {
 // serves the datapath; it takes that name when translation replaces it.
 type Bridge struct {
 	name   string
-	dpType string // BridgeConfig.DatapathType
+	dpType string // BridgeConfig.DatapathType; under mu
 	log    *slog.Logger
 	now    func() time.Time
 	pipe   *pipeline.Pipeline

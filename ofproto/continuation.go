@@ -75,7 +75,9 @@ func (b *Bridge) encodeContinuation(tag, id uint64, fz *xlate.Frozen) []byte {
 		// A nested property: its content starts 8-byte aligned.
 		out = prop(out, nxcptActions, ofpact.AppendActions(make([]byte, 4), acts, continuationVersion))
 	}
-	if p := b.Port(fz.Flow.InPort); p != nil {
+	if fz.HasODPInPort {
+		out = prop(out, nxcptODPPort, binary.BigEndian.AppendUint32(nil, fz.ODPInPort))
+	} else if p := b.Port(fz.Flow.InPort); p != nil {
 		out = prop(out, nxcptODPPort, binary.BigEndian.AppendUint32(nil, p.DPPort))
 	}
 	return out

@@ -35,7 +35,7 @@ func (s *Switch) pairPatchesLocked() {
 				continue
 			}
 			q, ok := byName[p.Patch.PeerName]
-			if !ok || q.p.Patch == nil || q.p.Patch.PeerName != p.Name || q.b.dpType != b.dpType || q.p == p {
+			if !ok || q.p.Patch == nil || q.p.Patch.PeerName != p.Name || q.b.datapathType() != b.datapathType() || q.p == p {
 				continue
 			}
 			peers[p.Name] = &xlate.PatchPeer{Bridge: q.b, OFPort: q.p.OFPort}
@@ -97,4 +97,22 @@ func (b *Bridge) PatchStats(name string) (xlate.PatchStats, bool) {
 		return xlate.PatchStats{}, false
 	}
 	return p.Patch.Counters.Snapshot(), true
+}
+
+// SetDatapathType changes the bridge's datapath type (Bridge.datapath_type
+// changed): its patch ports pair again, within the new type.
+func (b *Bridge) SetDatapathType(t string) {
+	b.mu.Lock()
+	changed := b.dpType != t
+	b.dpType = t
+	b.mu.Unlock()
+	if changed {
+		b.portsChanged()
+	}
+}
+
+func (b *Bridge) datapathType() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.dpType
 }

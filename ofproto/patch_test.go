@@ -29,7 +29,7 @@ func TestPatchPairing(t *testing.T) {
 	if _, errs := br1.AddPorts([]PortSpec{{Name: "p3", DPPort: no, Request: 1}}); errs[0] != nil {
 		t.Fatal(errs[0])
 	}
-	f.br.dpType = "netdev"
+	f.br.SetDatapathType("netdev")
 
 	if _, errs := f.br.AddPorts([]PortSpec{{Name: "pa", Request: 5, Patch: true, PatchPeer: "pb"}}); errs[0] != nil {
 		t.Fatal(errs[0])
@@ -94,6 +94,11 @@ func TestPatchPairing(t *testing.T) {
 	br2.AddPorts([]PortSpec{{Name: "pb", Request: 6, Patch: true, PatchPeer: "pa"}})
 	if f.br.Port(5).Patch.Peer != nil {
 		t.Fatal("paired across datapath types")
+	}
+	// br2 becomes a netdev bridge: the pair forms.
+	br2.SetDatapathType("netdev")
+	if p := f.br.Port(5).Patch.Peer; p == nil || p.Bridge != br2 {
+		t.Fatal("no pairing after the datapath type changed")
 	}
 }
 

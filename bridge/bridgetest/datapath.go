@@ -328,6 +328,13 @@ func (f *Datapath) addPortLocked(spec bridge.PortSpec) error {
 		if _, ok := f.devices[spec.Name]; !ok {
 			return fmt.Errorf("%s: %w", spec.Name, netdev.ErrNoDevice)
 		}
+	case "patch":
+		// No device; Open vSwitch's configuration check, its words.
+		if _, ok := spec.Options["peer"]; !ok {
+			return &bridge.InterfaceError{Msg: spec.Name + ": patch type requires valid 'peer' argument"}
+		}
+		f.devices[spec.Name] = f.newMAC()
+		f.made[spec.Name] = true
 	case "internal", "tap":
 		if _, ok := f.devices[spec.Name]; !ok {
 			f.devices[spec.Name] = f.newMAC()
@@ -411,14 +418,22 @@ func (f *Datapath) PortState(name string) (bridge.PortState, error) {
 		status["socket_buf_requested"] = strconv.Itoa(f.sockBuf)
 		status["socket_rcvbuf"] = strconv.Itoa(2 * f.sockBuf)
 	}
-	return bridge.PortState{
+	st := bridge.PortState{
 		Link:          netdev.LinkState{AdminUp: true, CarrierUp: !p.CarrierDown, SpeedMbps: 10000, IfIndex: 100 + int(mac[5])},
 		CarrierResets: p.CarrierResets,
 		MAC:           mac,
 		MTU:           mtu,
 		Status:        status,
 		OFPort:        int(p.OFPort),
-	}, nil
+	}
+	if p.Spec.Type == "patch" {
+		// Paired when the peer is a patch port naming this one.
+		peer := p.Spec.Options["peer"]
+		if q, ok := f.ports[peer]; !ok || q.Spec.Type != "patch" || q.Spec.Options["peer"] != name {
+			st.Error = "No usable peer '" + peer + "' exists in 'system' datapath."
+		}
+	}
+	return st, nil
 }
 
 // PortStats records "PortStats NAME".

@@ -280,6 +280,7 @@ func (d *Datapath) SetBridge(name string, cfg bridge.BridgeConfig) error {
 		return fmt.Errorf("%w: %s", ofproto.ErrNoBridge, name)
 	}
 	br.SetNormalConfig(cfg.MACTableSize, cfg.MACAgingTime, cfg.ForwardBPDU)
+	br.SetDatapathType(bridgeConfig(name, cfg, d.log).DatapathType)
 	d.flowsStale = true
 	// Ports opened already keep their devices; ports added from now on
 	// follow the new type.

@@ -191,6 +191,9 @@ func (c *Classifier[T]) Collect() {
 			c.Remove(r)
 		}
 	}
+	// The emptied list is reused for the next hidden rules: clear it so
+	// the removed rules (and what they hold) are not kept reachable.
+	clear(c.doomed)
 	c.doomed, c.hidden = c.hidden, c.doomed[:0]
 }
 

@@ -189,7 +189,7 @@ func (h *Handler) Upcall(u *dpif.Upcall) dpif.UpcallResult {
 	}
 	macSeq := macSeqOf(b.Bridge)
 	res := c.t.Translate(&c.in)
-	if macSeqOf(b.Bridge) != macSeq {
+	if macSeqOf(b.Bridge) != macSeq || res.Cache.PeerMACsChanged() {
 		h.kick() // NORMAL learned: flows that flooded may now be wrong
 	}
 	if len(res.Cache.Learned) > 0 {

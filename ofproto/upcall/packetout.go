@@ -1,6 +1,8 @@
 package upcall
 
 import (
+	"time"
+
 	"errors"
 	"slices"
 
@@ -106,6 +108,10 @@ func (h *Handler) execute(dp Executor, br Bridge, inPort uint32, frame []byte, i
 	if res.Error != nil {
 		return res.Error
 	}
+	// The packet counts where it went, as Open vSwitch's packet-out
+	// translation credits its resubmit statistics (rules, groups, patch
+	// ports crossed).
+	xlate.PushStats(br, &res.Cache, xlate.Stats{Packets: 1, Bytes: uint64(len(frame)), Used: time.Now()})
 	if len(res.Actions) == 0 {
 		return nil
 	}

@@ -41,6 +41,7 @@ func (h *Handler) UserspaceAction(u *dpif.UserspaceUpcall) {
 		// conntrack state, which resuming restores.
 		cont := *fz
 		copyConntrack(&cont.Flow, &pi.Flow)
+		cont.ODPInPort, cont.HasODPInPort = u.Key.InPort, true
 		pi.Continuation = &cont
 	}
 	br.SendPacketIn(&pi)

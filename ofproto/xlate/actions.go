@@ -37,7 +37,7 @@ func (ctx *context) doActions(acts []Action, last bool) {
 		}
 		switch a := a.(type) {
 		case *ofpact.Output:
-			ctx.outputLast = last && i == len(acts)-1
+			ctx.outputLast = last && i == len(acts)-1 && len(ctx.actionSet) == 0
 			ctx.output(a.Port, a.MaxLen)
 			ctx.outputLast = false
 		case *ofpact.Group:

@@ -98,7 +98,15 @@ func (ctx *context) notePeerMACs(macs *mac.Table) {
 		}
 	}
 	ctx.res.Cache.PeerMACs = append(ctx.res.Cache.PeerMACs, macs)
+	ctx.res.Cache.peerSeqAtFirstUse += macs.Seq()
 }
+
+// PeerMACsChanged reports whether the peer bridges' MAC tables changed
+// since this translation first consulted them (NORMAL behind a patch
+// port learned something): flows that flooded there may now be wrong,
+// as the upcall handler checks for the bridge's own table. Valid only
+// for the translation that filled c.
+func (c *Cache) PeerMACsChanged() bool { return c.PeerMACSeq() != c.peerSeqAtFirstUse }
 
 // patchOutput continues the translation in the peer bridge of patch port
 // in, as Open vSwitch's patch_port_output: the packet enters the peer

@@ -157,6 +157,9 @@ func TestPatchNormalLearnsInPeer(t *testing.T) {
 	if len(res.Cache.Normal) != 1 || res.Cache.Normal[0].Table != br1.MACs() || len(res.Cache.PeerMACs) != 1 {
 		t.Fatalf("cache: %+v, peer tables %d", res.Cache.Normal, len(res.Cache.PeerMACs))
 	}
+	if !res.Cache.PeerMACsChanged() {
+		t.Fatal("learning in the peer's table does not show as a change")
+	}
 	seq := res.Cache.PeerMACSeq()
 	br1.MACs().Learn(0, mac6(2), 1, epoch)
 	if res.Cache.PeerMACSeq() == seq {
@@ -180,5 +183,47 @@ func TestPatchOutputTrunc(t *testing.T) {
 	}
 	if errors.Is(res.Error, xlate.ErrRecursionTooDeep) {
 		t.Fatal(res.Error)
+	}
+}
+
+// BenchmarkTranslatePatch: one translation through two bridges joined by
+// a patch pair, against the same rules in one bridge (the cost of the
+// crossing: saving and restoring the caller's state, the peer's lookup).
+func BenchmarkTranslatePatch(b *testing.B) {
+	t := &testing.T{}
+	br0, br1, _, _ := patchPair(t)
+	br0.AddRule(&xlatetest.Rule{Prio: 100, M: matchInPort(1), Acts: acts(&ofpact.Output{Port: 5})})
+	br1.AddRule(&xlatetest.Rule{Prio: 100, M: matchInPort(6), Acts: acts(&ofpact.Output{Port: 1})})
+	direct := newBridge(t)
+	direct.AddRule(&xlatetest.Rule{Prio: 100, M: matchInPort(1), Acts: acts(&ofpact.Resubmit{InPort: 3, TableID: 0})})
+	direct.AddRule(&xlatetest.Rule{Prio: 100, M: matchInPort(3), Acts: acts(&ofpact.Output{Port: 2})})
+	for _, c := range []struct {
+		name string
+		br   xlate.Bridge
+	}{{"patch", br0}, {"resubmit", direct}} {
+		b.Run(c.name, func(b *testing.B) {
+			tr := xlate.NewTranslator()
+			in := &xlate.Input{Bridge: c.br, Version: c.br.Version(), Flow: ipFlow(1)}
+			b.ReportAllocs()
+			for b.Loop() {
+				tr.Translate(in)
+			}
+		})
+	}
+}
+
+// A translation across a patch pair allocates nothing once the
+// Translator has warmed up (upcalls translate on the PMDs).
+func TestPatchTranslateAllocs(t *testing.T) {
+	br0, br1, _, _ := patchPair(t)
+	br0.AddRule(&xlatetest.Rule{Prio: 100, M: matchInPort(1), Acts: acts(setField(t, "reg0", 1), &ofpact.Output{Port: 5}, &ofpact.Output{Port: 2})})
+	br1.AddRule(&xlatetest.Rule{Prio: 100, M: matchInPort(6), Acts: acts(&ofpact.PushVLAN{EtherType: 0x8100}, setField(t, "vlan_vid", 0x1000|10), &ofpact.Output{Port: 1})})
+	tr := xlate.NewTranslator()
+	in := &xlate.Input{Bridge: br0, Version: br0.Version(), Flow: ipFlow(1)}
+	if got := tr.Translate(in).Actions.String(); got != "push_vlan(vid=10,pcp=0),21,pop_vlan,12" {
+		t.Fatalf("actions %s", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { tr.Translate(in) }); n != 0 {
+		t.Fatalf("%v allocations per translation across a patch pair", n)
 	}
 }

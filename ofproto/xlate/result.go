@@ -119,6 +119,9 @@ type Cache struct {
 	// bridges behind patch ports that NORMAL consulted (PeerMACSeq).
 	Patches  []PatchCrossing
 	PeerMACs []*mac.Table
+	// peerSeqAtFirstUse sums the PeerMACs' change counts as they were
+	// when first consulted (PeerMACsChanged).
+	peerSeqAtFirstUse uint64
 }
 
 // FinTimeout is a fin_timeout action and the rule it shortens.
@@ -150,7 +153,7 @@ func (c *Cache) Reset() {
 	c.FinTimeouts = c.FinTimeouts[:0]
 	clear(c.Patches)
 	clear(c.PeerMACs)
-	c.Patches, c.PeerMACs = c.Patches[:0], c.PeerMACs[:0]
+	c.Patches, c.PeerMACs, c.peerSeqAtFirstUse = c.Patches[:0], c.PeerMACs[:0], 0
 	c.UsesMACs = false
 }
 
@@ -265,6 +268,12 @@ type Frozen struct {
 	// ct(table=N), or while tracked); otherwise translation resumes with
 	// the flow's conntrack fields cleared.
 	Conntracked bool
+	// ODPInPort, when HasODPInPort, is the datapath port the packet came
+	// in on, set on the per-packet copy a packet-in's continuation
+	// carries (its odp_port): behind a patch port Flow.InPort names no
+	// datapath port. Not part of the state's identity.
+	ODPInPort    uint32
+	HasODPInPort bool
 }
 
 // PushStats credits s (a datapath flow's statistics delta) to everything

@@ -101,6 +101,16 @@ func TestPatchPortTraffic(t *testing.T) {
 		return tx > 1000 && rx > 2
 	})
 
+	// Interface.statistics too (written on the statistics timer).
+	eventually(t, "gvpa's Interface statistics", func() bool {
+		m := regexp.MustCompile(`tx_packets=(\d+)`).FindStringSubmatch(s.get("Interface", "gvpa", "statistics"))
+		n := 0
+		if m != nil {
+			n, _ = strconv.Atoi(m[1])
+		}
+		return n > 1000
+	})
+
 	// Without gvpb, gvpa has no peer: the error says so and nothing
 	// crosses.
 	s.vsctl("del-port", "gvpbr1", "gvpb")

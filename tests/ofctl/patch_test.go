@@ -38,7 +38,7 @@ func waitError(iface, want string) string {
 
 const sortFlood = ` | perl -pe 's/^(Datapath actions: .*?)((?:\d+,)*\d+)$/$1.join(",", sort { $a <=> $b } split(",", $2))/e'`
 
-const patchColumns = "--columns=name,ofport,error,status,admin_state,link_state,mtu,link_speed,duplex,ifindex,type,options"
+const patchColumns = "--columns=name,ofport,error,status,admin_state,link_state,link_resets,mtu,link_speed,duplex,ifindex,lacp_current,type,options"
 
 // TestPatchPortConfig: the Interface columns of a working pair and of
 // badly configured patch ports (errors in Open vSwitch's words), pairing
@@ -49,10 +49,15 @@ func TestPatchPortConfig(t *testing.T) {
 	p.compare(t,
 		"ovs-vsctl "+patchColumns+" list interface pa pb",
 		"ovs-vsctl get interface pa statistics",
+		// A random unicast, locally administered address, as Open vSwitch
+		// gives vports.
+		"ovs-vsctl get interface pa mac_in_use | grep -Ec '^\"[0-9a-f][26ae](:[0-9a-f]{2}){5}\"$'",
 		"ovs-appctl dpif/show",
 		"ovs-ofctl show br0"+maskPatchMAC,
 		"ovs-ofctl show br1"+maskPatchMAC,
 		"ovs-ofctl dump-ports-desc br1"+maskPatchMAC,
+		"ovs-ofctl -O OpenFlow13 dump-ports-desc br1"+maskPatchMAC,
+		"ovs-ofctl -O OpenFlow15 dump-ports-desc br0"+maskPatchMAC,
 		"ovs-vsctl -- add-port br0 pc -- set interface pc type=patch ofport_request=3"+
 			" -- add-port br0 pd -- set interface pd type=patch options:peer=pd ofport_request=4"+
 			" -- add-port br0 pe -- set interface pe type=patch options:peer=x options:foo=1 ofport_request=5"+
@@ -61,6 +66,7 @@ func TestPatchPortConfig(t *testing.T) {
 		"ovs-vsctl "+patchColumns+" list interface pc pd pe pf",
 		"ovs-appctl dpif/show",
 		"ovs-ofctl show br0"+maskPatchMAC,
+		"ovs-ofctl -O OpenFlow13 dump-ports-desc br0"+maskPatchMAC,
 		// pb goes: pa loses its peer; pf still names pa, which names pb.
 		"ovs-vsctl del-port br1 pb",
 		waitError("pa", "No usable peer"),
@@ -74,6 +80,11 @@ func TestPatchPortConfig(t *testing.T) {
 		"ovs-vsctl set interface pf options:peer=pg -- add-port br1 pg -- set interface pg type=patch options:peer=pf ofport_request=7",
 		"!for i in $(seq 100); do [ \"$(ovs-vsctl get interface pf error)\" = '[]' ] && break; sleep 0.05; done",
 		"ovs-vsctl "+patchColumns+" list interface pf pg",
+		"ovs-appctl dpif/show",
+		// The peer's whole bridge goes.
+		"ovs-vsctl del-br br1",
+		waitError("pa", "No usable peer"),
+		"ovs-vsctl "+patchColumns+" list interface pa pf",
 		"ovs-appctl dpif/show",
 	)
 }
@@ -90,6 +101,7 @@ const patchFlows = "!printf '%s\\n' " +
 	"'table=0,priority=100,in_port=1,icmp,actions=load:0x7->NXM_NX_REG0[],set_field:0x5->metadata,output:2' " +
 	"'table=0,priority=100,in_port=1,tcp,actions=output:2,mod_nw_tos:0x20,output:LOCAL' " +
 	"'table=0,priority=100,in_port=1,udp,actions=mod_dl_src:50:54:00:00:00:09,output:2' " +
+	"'table=0,priority=110,in_port=1,tcp,tp_dst=81,actions=output:2,write_actions(output:LOCAL)' " +
 	"'table=0,priority=100,in_port=2,actions=output:1' " +
 	"> $DIR/br0.txt; printf '%s\\n' " +
 	"'table=0,priority=100,in_port=2,icmp,reg0=0,metadata=0,actions=push_vlan:0x8100,set_field:4106->vlan_vid,goto_table:1' " +
@@ -122,8 +134,14 @@ func TestPatchPortTrace(t *testing.T) {
 		"ovs-ofctl -O OpenFlow13 add-flows br1 $DIR/br1.txt",
 		"ovs-appctl ofproto/trace br0 '"+patchICMP+"'",
 		"ovs-appctl ofproto/trace br0 '"+patchTCP+"'",
+		"ovs-appctl ofproto/trace br0 '"+strings.Replace(patchTCP, "tp_dst=80", "tp_dst=81", 1)+"'",
 		"ovs-appctl ofproto/trace br0 '"+patchUDP+"'"+sortFlood,
 		"ovs-appctl ofproto/trace br1 '"+patchBack+"'",
+		// Both ends of a pair on one bridge.
+		"ovs-vsctl add-port br1 px -- set interface px type=patch options:peer=py ofport_request=10 -- add-port br1 py -- set interface py type=patch options:peer=px ofport_request=11",
+		"ovs-ofctl -O OpenFlow13 add-flow br1 'priority=200,in_port=1,arp,actions=output:10'",
+		"ovs-ofctl -O OpenFlow13 add-flow br1 'priority=200,in_port=11,arp,actions=set_field:5->reg3,output:2'",
+		"ovs-appctl ofproto/trace br1 'in_port=1,arp,arp_spa=198.18.0.1,arp_tpa=198.18.0.2,arp_op=1'",
 		"ovs-appctl netdev-dummy/receive p1 "+icmpFrame,
 		"!for i in $(seq 100); do [ $(stat -c %s $DIR/p2-tx.pcap) -gt 100 ] && break; sleep 0.02; done",
 		"ovs-pcap $DIR/p2-tx.pcap",
@@ -173,6 +191,11 @@ func TestPatchPortNormal(t *testing.T) {
 		"ovs-appctl dpctl/dump-flows | sort | sed 's/packets:.*actions/actions/'",
 		"ovs-ofctl dump-ports br0 2",
 		"ovs-ofctl dump-ports br1 2",
+		// A packet-out to the patch port crosses too (learned: to p2 only).
+		"ovs-ofctl packet-out br0 CONTROLLER output:2 "+request,
+		"!for i in $(seq 100); do [ $(stat -c %s $DIR/p2-tx.pcap) -gt 100 ] && break; sleep 0.02; done",
+		"ovs-pcap $DIR/p2-tx.pcap",
+		"ovs-ofctl dump-ports br0 2",
 	)
 }
 
@@ -197,5 +220,28 @@ func TestPatchPortConntrack(t *testing.T) {
 		"ovs-pcap $DIR/p2-tx.pcap",
 		"recirc:ovs-appctl dpctl/dump-flows | sort",
 		"ovs-appctl dpctl/dump-conntrack | sort",
+	)
+}
+
+// TestPatchPortPacketIn: a controller action behind the patch sends its
+// packet-in to the controllers of the bridge it ran in (br1), with
+// in_port the peer patch port and br1's pipeline fields; a paused
+// pipeline resumes there, and the packet reaches p2.
+func TestPatchPortPacketIn(t *testing.T) {
+	p := startPair(t, patchSetup()...)
+	p.requireOpenFlow(t)
+	for _, s := range []*vswitch{p.ref, p.sut} {
+		s.extraPidfiles = append(s.extraPidfiles, s.dir+"/ovs-ofctl.pid")
+	}
+	p.compare(t,
+		"ovs-ofctl add-flow br0 'in_port=1,actions=load:0x99->NXM_NX_REG2[],output:2'",
+		"ovs-ofctl add-flow br1 'in_port=2,actions=load:0x1234->NXM_NX_REG3[],controller(userdata=01.02.03,pause),output:1'",
+		"ovs-ofctl monitor br1 resume -P nxt_packet_in2 --detach --no-chdir --pidfile 2>$DIR/monitor.log",
+		"ovs-appctl netdev-dummy/receive p1 "+icmpFrame,
+		"!for i in $(seq 100); do [ -s $DIR/p2-tx.pcap ] && [ $(stat -c %s $DIR/p2-tx.pcap) -gt 24 ] && break; sleep 0.02; done",
+		"ovs-appctl -t ovs-ofctl ofctl/barrier",
+		"ovs-appctl -t ovs-ofctl exit; sleep 0.1; cat $DIR/monitor.log",
+		"ovs-pcap $DIR/p2-tx.pcap",
+		"ovs-ofctl dump-flows br1 | sed 's/ *duration=[^,]*,//'",
 	)
 }
