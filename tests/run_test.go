@@ -33,7 +33,8 @@ func TestRunCommand(t *testing.T) {
 	for _, c := range commands {
 		var got [2]string
 		for i, kind := range []serverKind{ref, ours} {
-			cmd := exec.Command(kind.binary, db, "--remote=punix:"+sock, "--unixctl="+filepath.Join(dir, "ctl"), "-vconsole:off", "--run="+c)
+			logFile := filepath.Join(dir, kind.name+".log")
+			cmd := exec.Command(kind.binary, db, "--remote=punix:"+sock, "--unixctl="+filepath.Join(dir, "ctl"), "-vconsole:off", "--log-file="+logFile, "--run="+c)
 			cmd.Dir, cmd.Env = dir, append(os.Environ(), "OVS_RUNDIR="+dir, "OVS_DBDIR="+dir, "OVS_LOGDIR="+dir)
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -42,6 +43,11 @@ func TestRunCommand(t *testing.T) {
 			if i := strings.Index(msg, ": "); i >= 0 && strings.HasSuffix(msg[:i], "ovsdb-server") {
 				msg = msg[i+2:] // "ovsdb-server: " or "gvs-ovsdb-server: "
 			}
+			// A transient server does not log its version.
+			if b, _ := os.ReadFile(logFile); strings.Contains(string(b), "|ovsdb_server|INFO|") && strings.Contains(string(b), kind.binary[strings.LastIndexByte(kind.binary, '/')+1:]) {
+				t.Errorf("%s --run logged its version:\n%s", kind.name, b)
+			}
+			os.Remove(logFile)
 			got[i] = stdout.String() + "|exit " + strconv.Itoa(exitStatus(cmd.ProcessState)) + "|" + msg
 		}
 		if got[0] != got[1] {

@@ -175,7 +175,9 @@ func (d *Daemon) Ready() error {
 			}
 		}
 	}
-	d.Logger.Info(d.Program.VersionString())
+	if !d.Options.Transient {
+		d.Logger.Info(d.Program.VersionString())
+	}
 	return nil
 }
 

@@ -61,6 +61,9 @@ type Options struct {
 	Unixctl          string // "" for the default, "none" for no socket
 	Verbose          []VerboseSpec
 	Help, ShowVer    bool
+	// Transient: the daemon ends on its own soon (ovsdb-server --run), so
+	// its version is not logged at start, as in Open vSwitch.
+	Transient bool
 
 	// Notes are warnings about accepted but unsupported options, logged
 	// once logging is set up.
