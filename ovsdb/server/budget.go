@@ -31,6 +31,9 @@ const (
 	// that starts a large message and stops cannot keep others' large
 	// messages waiting.
 	DefaultLargeMessageStall = 10 * time.Second
+	// FreeMemoryThreshold is the size of message after which the memory
+	// is handed back to the system at once.
+	FreeMemoryThreshold = 16 << 20
 )
 
 // largeSlots is the server's large-message slots.
@@ -55,12 +58,17 @@ func (l *largeSlots) acquire(done <-chan struct{}) bool {
 	}
 }
 
-// release gives a slot back, then returns the large message's memory to
-// the system (one collection at a time, and one more after the last
-// release), so that a burst of large messages does not leave the process
-// at its peak size.
-func (l *largeSlots) release() {
+// release gives a slot back. After a message of FreeMemoryThreshold or
+// more (huge) it then returns the memory to the system (one collection at
+// a time, and one more after the last such release), so that a burst of
+// huge messages does not leave the process at its peak size; smaller ones
+// are left to the collector, which a forced collection per message would
+// only keep busy.
+func (l *largeSlots) release(huge bool) {
 	<-l.slots
+	if !huge {
+		return
+	}
 	l.again.Store(true)
 	if !l.freeing.CompareAndSwap(false, true) {
 		return
@@ -115,20 +123,22 @@ func (r *budgetReader) Read(p []byte) (int, error) {
 // returns the function the loop calls once the message has been handled
 // (nil for a message read without a slot).
 func (r *budgetReader) messageDone() (release func()) {
+	size := r.pending
 	r.pending = 0
 	if !r.holding {
 		return nil
 	}
 	r.holding = false
 	r.s.conn.SetReadDeadline(time.Time{})
-	return r.s.srv.large.release
+	huge := size >= FreeMemoryThreshold
+	return func() { r.s.srv.large.release(huge) }
 }
 
 // dropSlot releases a slot held by a reader that ends mid-message.
 func (r *budgetReader) dropSlot() {
 	if r.holding {
 		r.holding = false
-		r.s.srv.large.release()
+		r.s.srv.large.release(true)
 	}
 }
 
