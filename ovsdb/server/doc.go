@@ -32,7 +32,7 @@
 // holding one of the server's large-message slots (budget.go), which it
 // keeps until the message is handled; a holder that receives nothing for
 // the stall limit is dropped, and memory is returned to the system after
-// each large message. Commits reach monitors through the
+// each message of FreeMemoryThreshold or more. Commits reach monitors through the
 // db's subscriber callback, which queues the notifications in commit order
 // before Transact returns; the transact reply is queued after, so a client
 // sees its updates before its reply. Row updates are encoded straight from
