@@ -137,7 +137,7 @@ func (d *Daemon) monitor(ready func() error) {
 			}
 		}
 		ws, _ := child.ProcessState.Sys().(syscall.WaitStatus)
-		status := waitStatusMessage(ws)
+		status := WaitStatusMessage(ws)
 		if first && started != nil {
 			// The first daemon died before it served: fail as a daemon
 			// that cannot start does.
@@ -191,10 +191,10 @@ func (d *Daemon) startMonitored(self string) (*exec.Cmd, *os.File, error) {
 	return child, r, nil
 }
 
-// waitStatusMessage describes a wait status as Open vSwitch's
+// WaitStatusMessage describes a wait status as Open vSwitch's
 // process_status_msg does: "exit status N", "killed (Segmentation
 // fault)", with ", core dumped".
-func waitStatusMessage(ws syscall.WaitStatus) string {
+func WaitStatusMessage(ws syscall.WaitStatus) string {
 	var msg string
 	switch {
 	case ws.Exited():

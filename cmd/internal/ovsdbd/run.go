@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"syscall"
 
 	"gvs/cmd/internal/daemon"
@@ -39,33 +38,6 @@ func runCommand(d *daemon.Daemon, command string) (finish func(), err error) {
 		if ws == 0 {
 			return
 		}
-		daemon.Fatal(d.Program, "%s: child exited, %s", command, statusMessage(ws))
+		daemon.Fatal(d.Program, "%s: child exited, %s", command, daemon.WaitStatusMessage(ws))
 	}, nil
-}
-
-// statusMessage describes a wait status as Open vSwitch's
-// process_status_msg does.
-func statusMessage(ws syscall.WaitStatus) string {
-	var msg string
-	switch {
-	case ws.Exited():
-		msg = fmt.Sprintf("exit status %d", ws.ExitStatus())
-	case ws.Signaled():
-		msg = fmt.Sprintf("killed (%s)", signalText(ws.Signal()))
-	case ws.Stopped():
-		msg = fmt.Sprintf("stopped (%s)", signalText(ws.StopSignal()))
-	default:
-		msg = fmt.Sprintf("terminated abnormally (%x)", uint32(ws))
-	}
-	if ws.CoreDump() {
-		msg += ", core dumped"
-	}
-	return msg
-}
-
-// signalText is strsignal's description ("Terminated"), which Open
-// vSwitch's signal_name gives.
-func signalText(sig syscall.Signal) string {
-	s := sig.String()
-	return strings.ToUpper(s[:1]) + s[1:]
 }
