@@ -32,7 +32,12 @@
 // its replies slows only itself, as with ovsdb-server); a session whose
 // backlog still passes 64 MiB (monitor updates for a client that stopped
 // reading) is dropped, so such a client can stall neither the server nor
-// other clients. Commits reach monitors through the
+// other clients. Input is bounded across sessions too: a session reads up
+// to LargeMessageThreshold of one message freely, and past it only while
+// holding one of the server's large-message slots (budget.go), which it
+// keeps until the message is handled; a holder that receives nothing for
+// the stall limit is dropped, and memory is returned to the system after
+// each message of FreeMemoryThreshold or more. Commits reach monitors through the
 // db's subscriber callback, which queues the notifications in commit order
 // before Transact returns; the transact reply is queued after, so a client
 // sees its updates before its reply. Row updates are encoded straight from
@@ -56,6 +61,11 @@
 //
 // Server.mu guards the sets of databases, remotes and sessions; it is held
 // only briefly and never while taking a lock other than those listed.
+//
+// For ovsdb-server's control commands: Reconnect drops every session,
+// DisableMonitorCond makes monitor_cond and monitor_cond_since unknown
+// methods, MemoryUsage counts what memory/show reports, Schema looks a
+// served schema up.
 //
 // Beyond the fixed API, RemoveDatabase stops serving a database the way
 // ovsdb-server/remove-db does, SetConverter is described above, and Stats

@@ -8,6 +8,7 @@ import (
 	"net"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gvs/ovsdb/db"
@@ -59,6 +60,13 @@ type Server struct {
 	convertMu sync.Mutex
 
 	counters serverCounters // Stats; atomic, no lock
+
+	// monitorCondOff: ovsdb-server/disable-monitor-cond was run.
+	monitorCondOff atomic.Bool
+	// large bounds how many sessions read large messages at once;
+	// largeStall is how long one may stall while holding a slot.
+	large      *largeSlots
+	largeStall time.Duration
 }
 
 // New returns a server with only the _Server database and no remotes.
@@ -78,6 +86,8 @@ func New(logger *slog.Logger) *Server {
 		remotes:       map[string]*listener{},
 		sessions:      map[*session]struct{}{},
 		counters:      newServerCounters(),
+		large:         newLargeSlots(DefaultLargeMessageSlots),
+		largeStall:    DefaultLargeMessageStall,
 	}
 	if sdb, err := newServerDB(logger, s.historyLen); err != nil {
 		logger.Error("cannot create _Server database", "err", err)
