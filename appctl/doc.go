@@ -25,6 +25,9 @@
 //	                               for the eight largest
 //	gvs/sock-buf-show [BRIDGE]     gvs only: requested and effective socket
 //	                               buffers and kernel drops per port
+//	ovs/route/add|del|show|lookup  native tunnelling's route table, and
+//	tnl/neigh/show|set|flush|aging its neighbour cache (also tnl/arp/*):
+//	                               RegisterTunnelRouting (tnlroute.go)
 //
 // Where gvs differs from Open vSwitch, the output says so rather than
 // inventing figures:

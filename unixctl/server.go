@@ -148,7 +148,14 @@ func listenOwnerOnly(path string) (*net.UnixListener, error) {
 	}
 	l.SetUnlinkOnClose(false)
 	tmp := filepath.Join(private, "s")
-	if err := os.Chmod(tmp, 0o700); err != nil {
+	// Open vSwitch's mode for every unix socket: 0770 less the umask (bind
+	// made it 0777 less the umask; the private directory hides it until
+	// the rename).
+	fi, err := os.Lstat(tmp)
+	if err == nil {
+		err = os.Chmod(tmp, fi.Mode().Perm()&0o770)
+	}
+	if err != nil {
 		l.Close()
 		return nil, err
 	}

@@ -6,6 +6,7 @@
 //	gvs-ovsdb-server [DATABASE...] [--remote=REMOTE]... [--pidfile[=FILE]]
 //	    [--detach] [--no-chdir] [--log-file[=FILE]] [--unixctl=SOCKET]
 //	    [-vSPEC]... [--private-key=FILE --certificate=FILE --ca-cert=FILE]
+//	    [--run=COMMAND]
 //	    [--metrics-address=[HOST:]PORT]
 //
 // DATABASE defaults to $OVS_DBDIR/conf.db (OVS_DBDIR defaults to
@@ -74,6 +75,7 @@ The default DATABASE, if none is given, is
 Remotes:
   --remote=REMOTE         connect or listen to REMOTE:
                           punix:PATH, ptcp:PORT[:IP], pssl:PORT[:IP]
+  --run COMMAND           run COMMAND as subprocess then exit
   --sync                  fsync every commit before replying (gvs option)
   --metrics-address=[HOST:]PORT
                           serve Prometheus metrics on http://HOST:PORT/metrics

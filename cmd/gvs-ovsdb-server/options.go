@@ -61,7 +61,10 @@ func parseCommandLine(args []string, dirs daemon.Dirs) (*options, ovsdbd.Config,
 		}},
 		daemon.Option{Long: "sync", Set: func(string, bool) error { cfg.Sync = true; return nil }},
 		daemon.Option{Long: "no-dbs", Set: func(string, bool) error { noDBs = true; return nil }},
-		daemon.Option{Long: "run", Arg: daemon.RequiredArg, Set: unsupported("--run")},
+		daemon.Option{Long: "run", Arg: daemon.RequiredArg, Set: func(v string, _ bool) error {
+			cfg.RunCommand, o.Transient = v, true
+			return nil
+		}},
 		daemon.Option{Long: "sync-from", Arg: daemon.RequiredArg, Set: unsupported("--sync-from")},
 		daemon.Option{Long: "sync-exclude-tables", Arg: daemon.RequiredArg, Set: unsupported("--sync-exclude-tables")},
 		daemon.Option{Long: "active", Set: unsupported("--active")},

@@ -84,6 +84,9 @@ func (t *tool) create(args []string) error {
 		if errors.As(err, &le) && errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("I/O error: %s: create failed (File exists)", path)
 		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return createLockFailure(path, syscall.ENOENT)
+		}
 		return ioError(err, "create")
 	}
 	return nil

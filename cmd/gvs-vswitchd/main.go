@@ -98,7 +98,6 @@ func parseCommandLine(args []string, dirs daemon.Dirs) (*daemon.Options, ovsdbd.
 			sc.disableSystem = true
 			return nil
 		}},
-		// gvs keeps no copy of the kernel's routing table yet.
 		daemon.Option{Long: "disable-system-route", Set: func(string, bool) error {
 			sc.disableSystemRoute = true
 			return nil
@@ -159,6 +158,6 @@ itself on unix:%s/db.sock.
                           system: system ports are dummy devices too;
                           override: every port is a dummy device
   --disable-system        accepted (gvs never uses the kernel datapath)
-  --disable-system-route  accepted (gvs reads no kernel routes yet)
+  --disable-system-route  do not take the kernel's routes into the tunnel route table
 `, program.Binary, program.Binary, dirs.DB, dirs.Run) + daemon.DaemonUsage(program, dirs)
 }

@@ -35,9 +35,8 @@ type switchConfig struct {
 	// dummy is --enable-dummy's level (dpadapter.DummyDisabled without).
 	dummy dpadapter.DummyMode
 	// disableSystem: --disable-system, which takes "system" out of
-	// datapath_types. disableSystemRoute: --disable-system-route,
-	// accepted as Open vSwitch's test suite passes it (gvs reads no
-	// kernel routes yet).
+	// datapath_types. disableSystemRoute: --disable-system-route: the
+	// tunnel route table keeps no kernel routes.
 	disableSystem, disableSystemRoute bool
 }
 
@@ -81,6 +80,7 @@ func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop fu
 		dp.Dummies().RegisterCommands(d.Control)
 		appctl.NewTimeCommands(clock, dp.RunTimers).Register(d.Control)
 	}
+	_, _, stopTunnelRouting := startTunnelRouting(d, sc, dp)
 	var metricsServer *metrics.Server
 	if sc.metricsAddress != "" {
 		if metricsServer, err = serveMetrics(d, sc, view, passes, srv); err != nil {
@@ -106,6 +106,7 @@ func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop fu
 			metricsServer.Close()
 		}
 		commands.Close()
+		stopTunnelRouting()
 		// ovs-vswitchd's plain "exit" leaves its internal ports' tap
 		// devices in place; "exit --cleanup" deletes the datapath and
 		// them. On a signal gvs tears everything down (Open vSwitch

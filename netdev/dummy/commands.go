@@ -144,6 +144,7 @@ func (r *Registry) ip4addr(args []string) (string, error) {
 		return "", errors.New(args[1] + ": invalid IP address")
 	}
 	d.addIPv4(p.Addr().As4())
+	d.setInAddr(p)
 	return "OK", nil
 }
 
@@ -153,12 +154,14 @@ func (r *Registry) ip6addr(args []string) (string, error) {
 		return "", errors.New("Unknown Dummy Interface")
 	}
 	a, err := netip.ParseAddr(args[1])
+	bits := 128
 	if err != nil {
 		p, perr := netip.ParsePrefix(args[1])
-		a, err = p.Addr(), perr
+		a, err, bits = p.Addr(), perr, p.Bits()
 	}
 	if err != nil || !a.Is6() {
 		return "", errors.New(args[1] + ": invalid IPv6 address")
 	}
+	d.setInAddr(netip.PrefixFrom(a, bits))
 	return "OK", nil
 }

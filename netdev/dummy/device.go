@@ -83,6 +83,7 @@ type Device struct {
 	// ip4 are the addresses of netdev-dummy/ip4addr, answered for in
 	// ARP (replaced whole, read by Send without a lock).
 	ip4      atomic.Pointer[[][4]byte]
+	inAddrs  atomic.Pointer[inAddrs] // netdev-dummy/ip4addr and ip6addr, with masks
 	closed   atomic.Bool
 	closeErr error
 	stats    struct {

@@ -183,7 +183,7 @@ func New(cfg Config) (*Manager, error) {
 	if m.rundir != "" {
 		// A socket that cannot be opened is logged, not fatal, as in Open
 		// vSwitch: the bridge must still get its fail-mode flows.
-		if l, err := listenTarget("punix:"+m.snoopPath(), ""); err != nil {
+		if l, err := listenTarget("punix:"+m.snoopPath(), "", m.log); err != nil {
 			m.log.Error(fmt.Sprintf("%s: %s: listen failed: %s", m.name, m.snoopPath(), errnoString(err)))
 		} else {
 			m.snoop = l
@@ -505,7 +505,7 @@ func (m *Manager) createService(target string, c ControllerConfig) {
 		s.loopDone = make(chan struct{})
 		go s.connectLoop(ctx)
 	case isPassive(target):
-		l, err := listenTarget(target, m.rundir)
+		l, err := listenTarget(target, m.rundir, m.log)
 		if err != nil {
 			m.log.Error(fmt.Sprintf("%s: %s: listen failed: %s", m.name, target, errnoString(err)))
 			return

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"gvs/pstream"
 )
 
 // DefaultPort is OpenFlow's IANA port, Open vSwitch's OFP_PORT.
@@ -71,31 +75,24 @@ func activeTCPAddr(s string) (string, error) {
 }
 
 // listenTarget opens a passive target: "ptcp:[PORT][:IP]" (default port
-// 6653 on every address) or "punix:PATH" (an old socket file there is
+// 6653 on 0.0.0.0) or "punix:PATH" (an old socket file there is
 // removed first, as Open vSwitch does).
-func listenTarget(target, rundir string) (net.Listener, error) {
+func listenTarget(target, rundir string, log *slog.Logger) (net.Listener, error) {
 	switch {
 	case strings.HasPrefix(target, "ptcp:"):
-		rest := strings.TrimPrefix(target, "ptcp:")
-		port, ip := rest, ""
-		if i := strings.IndexByte(rest, ':'); i >= 0 {
-			port, ip = rest[:i], rest[i+1:]
-		}
-		if port == "" {
-			port = DefaultPort
-		}
-		ip = strings.TrimSuffix(strings.TrimPrefix(ip, "["), "]")
-		return net.Listen("tcp", net.JoinHostPort(ip, port))
+		// Bound exactly as given, with Open vSwitch's socket_util line.
+		port, _ := strconv.Atoi(DefaultPort)
+		return pstream.ListenTCP(strings.TrimPrefix(target, "ptcp:"), port, log)
 	case strings.HasPrefix(target, "punix:"):
 		p := sockPath(strings.TrimPrefix(target, "punix:"), rundir)
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
-		l, err := net.Listen("unix", p)
+		l, err := pstream.ListenUnix(p) // mode 0770 less the umask
 		if err != nil {
 			return nil, err
 		}
-		l.(*net.UnixListener).SetUnlinkOnClose(true)
+		l.SetUnlinkOnClose(true)
 		return l, nil
 	case strings.HasPrefix(target, "pssl:"):
 		return nil, errNoSSL

@@ -1,12 +1,17 @@
 // Package server is the OVSDB JSON-RPC server core (RFC 7047 plus Open
 // vSwitch's extensions, as described in ovsdb-server(7)): it serves
 // databases from package db to sessions on punix:, ptcp: and pssl:
-// remotes or on connections handed to ServeConn.
+// remotes (opened through package pstream: bound exactly as given, with
+// Open vSwitch's log lines and socket modes) or on connections handed to
+// ServeConn.
 //
 // Methods: list_dbs, get_schema, transact (with blocked "wait" transactions
 // re-run after every commit and at their deadline, and the "cancel"
-// notification), monitor, monitor_cond, monitor_cond_since (with a history
-// of recent commits per database), monitor_cond_change, monitor_cancel,
+// notification), monitor, monitor_cond, monitor_cond_since (standalone
+// databases keep no commit history, as in Open vSwitch: the reply and
+// update3 carry the all-zero transaction id and a reconnecting client gets
+// the full state; a server built with a history length resumes instead),
+// monitor_cond_change, monitor_cancel,
 // lock, steal, unlock (with "locked" and "stolen" notifications), echo,
 // set_db_change_aware, get_server_id and convert (online schema
 // conversion: the converted database replaces the old one atomically,
@@ -27,7 +32,12 @@
 // its replies slows only itself, as with ovsdb-server); a session whose
 // backlog still passes 64 MiB (monitor updates for a client that stopped
 // reading) is dropped, so such a client can stall neither the server nor
-// other clients. Commits reach monitors through the
+// other clients. Input is bounded across sessions too: a session reads up
+// to LargeMessageThreshold of one message freely, and past it only while
+// holding one of the server's large-message slots (budget.go), which it
+// keeps until the message is handled; a holder that receives nothing for
+// the stall limit is dropped, and memory is returned to the system after
+// each message of FreeMemoryThreshold or more. Commits reach monitors through the
 // db's subscriber callback, which queues the notifications in commit order
 // before Transact returns; the transact reply is queued after, so a client
 // sees its updates before its reply. Row updates are encoded straight from
@@ -51,6 +61,11 @@
 //
 // Server.mu guards the sets of databases, remotes and sessions; it is held
 // only briefly and never while taking a lock other than those listed.
+//
+// For ovsdb-server's control commands: Reconnect drops every session,
+// DisableMonitorCond makes monitor_cond and monitor_cond_since unknown
+// methods, MemoryUsage counts what memory/show reports, Schema looks a
+// served schema up.
 //
 // Beyond the fixed API, RemoveDatabase stops serving a database the way
 // ovsdb-server/remove-db does, SetConverter is described above, and Stats

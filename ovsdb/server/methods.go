@@ -39,8 +39,16 @@ func (s *session) handleRequest(m *jsonrpc.Message) {
 	case "monitor":
 		s.monitor(m, params, monitorV1)
 	case "monitor_cond":
+		if !s.srv.monitorCondEnabled() {
+			s.replyError(m.ID, "unknown method")
+			return
+		}
 		s.monitor(m, params, monitorV2)
 	case "monitor_cond_since":
+		if !s.srv.monitorCondEnabled() {
+			s.replyError(m.ID, "unknown method")
+			return
+		}
 		s.monitor(m, params, monitorV3)
 	case "monitor_cond_change":
 		s.monitorCondChange(m, params)

@@ -24,10 +24,11 @@ func lastIDOf(t *testing.T, c *client, from int) (string, int) {
 
 // A client that reconnects with the last-txn-id of the last update3 it
 // received resumes: found is true and it gets only the net changes made
-// while it was away (gvs keeps real transaction ids for this; Debian's
-// ovsdb-server sends zeros for standalone databases and always starts over).
+// while it was away, on a server that keeps a transaction history (as Open
+// vSwitch does for clustered databases; standalone ones send zeros and
+// always start over, see TestMonitorCondSinceStandalone).
 func TestMonitorCondSinceResumeAfterNotifications(t *testing.T) {
-	srv, _ := newTestServer(t)
+	srv := newHistoryServer(t, 100)
 	c := pipeClient(t, srv)
 	reqs := map[string]any{"Item": []any{map[string]any{"columns": []string{"name", "count"}}}}
 	c.result(c.call("monitor_cond_since", "Test", "m", reqs, db.ZeroUUID), new(any))

@@ -192,7 +192,7 @@ func TestMonitorCancel(t *testing.T) {
 }
 
 func TestMonitorCondSince(t *testing.T) {
-	srv, _ := newTestServer(t)
+	srv := newHistoryServer(t, 100)
 	c := pipeClient(t, srv)
 	c.transactOK("Test", insertItem("a", 1))
 	reqs := map[string]any{"Item": []any{map[string]any{"columns": []string{"name", "count"}}}}

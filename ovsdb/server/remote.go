@@ -5,11 +5,14 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"sort"
 	"strings"
 	"time"
+
+	"gvs/pstream"
 )
 
 // TLSFiles names the PEM files for pssl: remotes, like ovsdb-server's
@@ -86,7 +89,12 @@ func (s *Server) AddRemote(remote string) error {
 
 	l, err := s.listen(remote, tlsConfig)
 	if err != nil {
-		s.logger.Error("listen failed", "remote", remote, "err", err)
+		// Open vSwitch's ovsdb_jsonrpc_server line, after socket_util's
+		// (none for a target that does not parse).
+		var bad *pstream.AddrError
+		if !errors.As(err, &bad) {
+			s.logger.Error(fmt.Sprintf("%s: listen failed: %s", remote, err), slog.String("module", "ovsdb_jsonrpc_server"))
+		}
 		return fmt.Errorf("%s: listen failed: %w", remote, err)
 	}
 	s.mu.Lock()
@@ -98,15 +106,17 @@ func (s *Server) AddRemote(remote string) error {
 	s.remotes[remote] = l
 	s.wg.Add(1)
 	s.mu.Unlock()
-	if tcp, ok := l.ln.Addr().(*net.TCPAddr); ok {
-		s.logger.Info(fmt.Sprintf("%s: listening on port %d", remote, tcp.Port), "remote", remote, "addr", tcp.String())
-	} else {
-		s.logger.Info("listening", "remote", remote, "addr", l.ln.Addr().String())
-	}
 	go s.accept(l)
 	return nil
 }
 
+// DefaultPort is the port of "ptcp:" and "pssl:" remotes that name none,
+// the IANA port for OVSDB as in Open vSwitch.
+const DefaultPort = 6640
+
+// listen opens a passive remote through package pstream, which binds
+// exactly the address given and logs Open vSwitch's "listening on port"
+// line (nothing for punix:, as Open vSwitch).
 func (s *Server) listen(remote string, tlsConfig *tls.Config) (*listener, error) {
 	kind, arg, ok := strings.Cut(remote, ":")
 	if !ok {
@@ -116,19 +126,14 @@ func (s *Server) listen(remote string, tlsConfig *tls.Config) (*listener, error)
 	case "punix":
 		return listenUnix(remote, arg)
 	case "ptcp", "pssl":
-		addr, err := tcpListenAddr(arg)
-		if err != nil {
-			return nil, err
+		if kind == "pssl" && tlsConfig == nil {
+			return nil, errors.New("SSL remote requires private key, certificate and CA certificate (SetTLS)")
 		}
-		ln, err := net.Listen("tcp", addr)
+		ln, err := pstream.ListenTCP(arg, DefaultPort, s.logger)
 		if err != nil {
 			return nil, err
 		}
 		if kind == "pssl" {
-			if tlsConfig == nil {
-				ln.Close()
-				return nil, errors.New("SSL remote requires private key, certificate and CA certificate (SetTLS)")
-			}
 			ln = tls.NewListener(ln, tlsConfig)
 		}
 		return &listener{name: remote, ln: ln, probe: s.probeInterval}, nil
@@ -136,30 +141,9 @@ func (s *Server) listen(remote string, tlsConfig *tls.Config) (*listener, error)
 	return nil, fmt.Errorf("unknown remote type %q", kind)
 }
 
-// tcpListenAddr turns "PORT[:IP]" into a Go listen address.
-func tcpListenAddr(arg string) (string, error) {
-	port, ip, _ := strings.Cut(arg, ":")
-	if port == "" {
-		port = "0"
-	}
-	for _, c := range port {
-		if c < '0' || c > '9' {
-			return "", fmt.Errorf("bad port %q", port)
-		}
-	}
-	ip = strings.TrimSuffix(strings.TrimPrefix(ip, "["), "]")
-	if ip == "" {
-		ip = "0.0.0.0"
-	}
-	if net.ParseIP(ip) == nil {
-		return "", fmt.Errorf("bad IP address %q", ip)
-	}
-	return net.JoinHostPort(ip, port), nil
-}
-
 // listenUnix binds a unix socket, replacing a stale socket file the way
-// Open vSwitch's punix: does, and makes it accessible to its group like
-// Open vSwitch (which creates it with mode 0770).
+// Open vSwitch's punix: does, with Open vSwitch's mode (0770 less the
+// umask: 0750 under Debian's umask 027).
 func listenUnix(remote, path string) (*listener, error) {
 	if path == "" {
 		return nil, errors.New("punix: needs a path")
@@ -171,14 +155,8 @@ func listenUnix(remote, path string) (*listener, error) {
 		}
 		os.Remove(path)
 	}
-	ln, err := net.Listen("unix", path)
+	ln, err := pstream.ListenUnix(path)
 	if err != nil {
-		return nil, err
-	}
-	ln.(*net.UnixListener).SetUnlinkOnClose(false)
-	if err := os.Chmod(path, 0o770); err != nil {
-		ln.Close()
-		os.Remove(path)
 		return nil, err
 	}
 	return &listener{name: remote, ln: ln, path: path}, nil

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,9 +39,12 @@ func TestPunixRemote(t *testing.T) {
 	if err := srv.AddRemote(remote); err == nil {
 		t.Fatal("same remote added twice")
 	}
+	// Open vSwitch's mode: 0770 less the umask.
+	umask := syscall.Umask(0)
+	syscall.Umask(umask)
 	fi, err := os.Stat(path)
-	if err != nil || fi.Mode().Perm() != 0o770 {
-		t.Fatalf("socket mode %v %v", fi.Mode(), err)
+	if want := os.FileMode(0o770 &^ umask); err != nil || fi.Mode().Perm() != want {
+		t.Fatalf("socket mode %v %v, want %v", fi.Mode(), err, want)
 	}
 	conn, err := net.Dial("unix", path)
 	if err != nil {

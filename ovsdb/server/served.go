@@ -94,12 +94,16 @@ func (s *served) onCommit(c *db.Commit) {
 		return
 	}
 	s.apply(c)
-	s.history = append(s.history, c)
-	if len(s.history) > s.historyLen {
-		s.history = s.history[len(s.history)-s.historyLen:]
-	}
-	if c.TxnID != "" {
-		s.lastTxnID = c.TxnID
+	if s.historyLen > 0 {
+		// Without a history (standalone, as in Open vSwitch) the last
+		// transaction id stays all zeros: nothing could resume from it.
+		s.history = append(s.history, c)
+		if len(s.history) > s.historyLen {
+			s.history = s.history[len(s.history)-s.historyLen:]
+		}
+		if c.TxnID != "" {
+			s.lastTxnID = c.TxnID
+		}
 	}
 	s.dispatch(c)
 	for sess := range s.waiters {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gvs/ovsdb/db"
@@ -25,8 +26,11 @@ const (
 	// are no longer read until its client catches up.
 	DefaultPauseBacklog = 1 << 20
 	// DefaultHistory is how many commits per database monitor_cond_since
-	// can look back over, like Open vSwitch's transaction history.
-	DefaultHistory = 100
+	// can look back over. Open vSwitch keeps a transaction history only for
+	// clustered databases; for standalone ones (all gvs serves) it keeps
+	// none and sends the all-zero transaction id, so clients such as the
+	// Python IDL replay the full state after a reconnect. gvs does the same.
+	DefaultHistory = 0
 )
 
 // Server serves OVSDB databases over JSON-RPC.
@@ -56,6 +60,13 @@ type Server struct {
 	convertMu sync.Mutex
 
 	counters serverCounters // Stats; atomic, no lock
+
+	// monitorCondOff: ovsdb-server/disable-monitor-cond was run.
+	monitorCondOff atomic.Bool
+	// large bounds how many sessions read large messages at once;
+	// largeStall is how long one may stall while holding a slot.
+	large      *largeSlots
+	largeStall time.Duration
 }
 
 // New returns a server with only the _Server database and no remotes.
@@ -75,6 +86,8 @@ func New(logger *slog.Logger) *Server {
 		remotes:       map[string]*listener{},
 		sessions:      map[*session]struct{}{},
 		counters:      newServerCounters(),
+		large:         newLargeSlots(DefaultLargeMessageSlots),
+		largeStall:    DefaultLargeMessageStall,
 	}
 	if sdb, err := newServerDB(logger, s.historyLen); err != nil {
 		logger.Error("cannot create _Server database", "err", err)

@@ -29,7 +29,7 @@ type session struct {
 	log    *slog.Logger
 	probe  time.Duration // 0 disables the inactivity probe
 
-	inbox chan *jsonrpc.Message
+	inbox chan inMessage
 	wake  chan struct{} // a commit happened where we have a blocked transaction
 	done  chan struct{} // closed by close
 	once  sync.Once
@@ -49,6 +49,10 @@ type session struct {
 	// Owned by the loop goroutine.
 	triggers  []*trigger
 	probeSent time.Time
+	// heldSlot releases the large-message slot kept while the reply to a
+	// large message is written, until heldUntil at the latest.
+	heldSlot  func()
+	heldUntil time.Time
 }
 
 func newSession(srv *Server, conn net.Conn, probe time.Duration) *session {
@@ -62,7 +66,7 @@ func newSession(srv *Server, conn net.Conn, probe time.Duration) *session {
 		name:     name,
 		log:      srv.logger.With("session", name),
 		probe:    probe,
-		inbox:    make(chan *jsonrpc.Message),
+		inbox:    make(chan inMessage),
 		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		qsignal:  make(chan struct{}, 1),
@@ -105,21 +109,18 @@ func (s *session) wakeUp() {
 	}
 }
 
-// activityReader records every successful read as activity, so that a
-// large message arriving slowly does not trip the inactivity probe.
-type activityReader struct{ s *session }
-
-func (r activityReader) Read(p []byte) (int, error) {
-	n, err := r.s.conn.Read(p)
-	if n > 0 {
-		r.s.touch()
-	}
-	return n, err
+// inMessage is a message on its way from the reader to the loop; release,
+// if set, frees the large-message slot it was read with once handled.
+type inMessage struct {
+	m       *jsonrpc.Message
+	release func()
 }
 
 func (s *session) reader(wg *sync.WaitGroup) {
 	defer wg.Done()
-	r := jsonrpc.NewReader(activityReader{s})
+	budget := &budgetReader{s: s}
+	defer budget.dropSlot()
+	r := jsonrpc.NewReader(budget)
 	for {
 		m, err := r.Read()
 		if err != nil {
@@ -130,9 +131,13 @@ func (s *session) reader(wg *sync.WaitGroup) {
 			close(s.inbox)
 			return
 		}
+		in := inMessage{m: m, release: budget.messageDone()}
 		select {
-		case s.inbox <- m:
+		case s.inbox <- in:
 		case <-s.done:
+			if in.release != nil {
+				in.release()
+			}
 			return
 		}
 	}
@@ -158,7 +163,8 @@ func (s *session) run() {
 		}
 		select {
 		case <-s.flushed:
-		case m, ok := <-inbox:
+			s.releaseHeldSlot(false)
+		case in, ok := <-inbox:
 			if !ok {
 				// The client closed its side: let the replies to what
 				// it sent reach it before hanging up.
@@ -166,15 +172,20 @@ func (s *session) run() {
 				s.close("")
 				continue
 			}
-			s.handle(m)
+			s.handle(in.m)
+			if in.release != nil {
+				s.holdSlotForReply(in.release)
+			}
 		case <-s.wake:
 			s.retryTriggers()
 		case <-timer.C:
 			s.retryTriggers()
 			s.checkProbe()
+			s.releaseHeldSlot(false)
 		case <-s.done:
 		}
 	}
+	s.releaseHeldSlot(true)
 	s.cleanup()
 	wg.Wait()
 }
@@ -197,6 +208,9 @@ func (s *session) nextDeadline() time.Duration {
 		if probeAt.Before(next) {
 			next = probeAt
 		}
+	}
+	if s.heldSlot != nil && s.heldUntil.Before(next) {
+		next = s.heldUntil
 	}
 	d := next.Sub(now)
 	if d < time.Millisecond {

@@ -35,11 +35,11 @@ func readRecordsN(r io.Reader, max int) ([]Record, int64, error) {
 			return records, offset, nil
 		}
 		if err != nil {
-			return records, offset, fmt.Errorf("offset %d: %w", offset, err)
+			return records, offset, &RecordError{Offset: offset, Err: err}
 		}
 		length, sum, err := parseHeader(header)
 		if err != nil {
-			return records, offset, fmt.Errorf("offset %d: %w", offset, err)
+			return records, offset, &RecordError{Offset: offset, Err: err}
 		}
 		// Grow the buffer as bytes arrive rather than trusting the
 		// header's length: a corrupt length must not allocate gigabytes.
@@ -87,7 +87,7 @@ func parseHeader(line string) (int64, [sha1.Size]byte, error) {
 	var sum [sha1.Size]byte
 	fields := strings.Fields(line)
 	if len(fields) != 4 || fields[0] != "OVSDB" {
-		return 0, sum, fmt.Errorf("parse error in header line %q", strings.TrimSpace(line))
+		return 0, sum, &headerLineError{line: strings.TrimSpace(line)}
 	}
 	if fields[1] != magic {
 		return 0, sum, fmt.Errorf("%w (record type %q)", ErrNotStandalone, fields[1])
@@ -127,4 +127,31 @@ func encodeCompact(body []byte) []byte {
 	rec := make([]byte, 0, len(header)+len(body)+1)
 	rec = append(append(append(rec, header...), body...), '\n')
 	return rec
+}
+
+// RecordError is a log record at Offset that cannot be read.
+type RecordError struct {
+	Offset int64
+	Err    error
+}
+
+func (e *RecordError) Error() string { return fmt.Sprintf("offset %d: %v", e.Offset, e.Err) }
+func (e *RecordError) Unwrap() error { return e.Err }
+
+// headerLineError is a header line that is not "OVSDB JSON LENGTH SHA1".
+type headerLineError struct{ line string }
+
+func (e *headerLineError) Error() string {
+	return fmt.Sprintf("parse error in header line %q", e.line)
+}
+
+// OVSText is how Open vSwitch words the error in its log (a syntax error
+// about file name, as the caller named it): scripts and Open vSwitch's
+// tests grep for `syntax error: db: parse error.* in header line "xxx"`.
+func (e *RecordError) OVSText(name string) string {
+	var h *headerLineError
+	if errors.As(e.Err, &h) {
+		return fmt.Sprintf(`syntax error: %s: parse error at offset %d in header line "%s"`, name, e.Offset, h.line)
+	}
+	return fmt.Sprintf("syntax error: %s: %v", name, e)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"gvs/ovsdb/db"
 )
@@ -29,6 +30,26 @@ func replayRecords(d *db.Database, records []Record, logger *slog.Logger, file s
 		}
 	}
 	return -1, nil
+}
+
+// replayErrorText is Open vSwitch's log text for a record that does not
+// replay: `syntax "RECORD": unknown table: No table named x.` (the record
+// as compact JSON), or the error itself when it is already a "syntax
+// error".
+func replayErrorText(records []Record, offset int64, err error) string {
+	text := err.Error()
+	if strings.HasPrefix(text, "syntax error") {
+		return text
+	}
+	for _, rec := range records {
+		if rec.Offset == offset {
+			var b bytes.Buffer
+			if json.Compact(&b, rec.Body) == nil {
+				return fmt.Sprintf("syntax \"%s\": %s", b.String(), text)
+			}
+		}
+	}
+	return text
 }
 
 // decodeTransaction turns one record body into the rows it changes, each

@@ -77,6 +77,10 @@ func OpenLog(path string, logger *slog.Logger) (*Log, []Record, error) {
 	}
 	if readErr != nil {
 		st, _ := f.Stat()
+		var re *RecordError
+		if errors.As(readErr, &re) {
+			logger.Error(re.OVSText(name)) // Open vSwitch's line, alone
+		}
 		logger.Warn("truncating corrupt or incomplete tail of database log",
 			"file", path, "offset", valid, "dropped_bytes", st.Size()-valid, "reason", readErr)
 		saveDropped(f, path, valid, false, logger)
@@ -110,7 +114,7 @@ func saveDropped(f *os.File, path string, offset int64, always bool, logger *slo
 		return
 	}
 	name := fmt.Sprintf("%s.dropped-%d", path, offset)
-	if err := os.WriteFile(name, dropped, 0o640); err != nil {
+	if err := os.WriteFile(name, dropped, FileMode); err != nil {
 		logger.Error("could not save the dropped part of the database log", "file", name, "error", err)
 		return
 	}

@@ -37,7 +37,7 @@ type Replacement struct {
 // runs.
 func (l *Log) StartReplace(bodies []json.RawMessage) (*Replacement, error) {
 	tmp := l.path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o640)
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("%s: compaction: %w", l.path, err)
 	}
@@ -109,7 +109,7 @@ func CreateLog(path string, bodies []json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	f, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	if err != nil {
 		if pe, ok := err.(*os.PathError); ok {
 			// Named as the caller named it, not as the temporary file.
@@ -119,9 +119,6 @@ func CreateLog(path string, bodies []json.RawMessage) error {
 	}
 	defer os.Remove(f.Name())
 	_, err = writeRecords(f, bodies)
-	if err == nil {
-		err = f.Chmod(0o640)
-	}
 	if err == nil {
 		err = f.Sync()
 	}

@@ -162,6 +162,7 @@ func load(log *Log, records []Record, logger *slog.Logger) (*db.Database, error)
 	d := db.New(schema, logger)
 	bad, badErr := replayRecords(d, records[1:], logger, log.Path())
 	if bad >= 0 {
+		logger.Error(replayErrorText(records, bad, badErr)) // Open vSwitch's line, alone
 		logger.Warn("truncating database log at a record that cannot be read",
 			"file", log.Path(), "offset", bad, "dropped_bytes", log.Size()-bad, "reason", badErr)
 		if err := log.Truncate(bad); err != nil {

@@ -35,11 +35,11 @@ type hostConfig struct {
 	lsp  string // "": a host on another bridge, not bound to OVN
 	// bridge is the bridge of the host's port ("" br-int).
 	bridge string
-	mac  string
-	ip4  string // "198.18.0.1/24"
-	ip6  string // "2001:2::1/64" (no duplicate address detection)
-	gw   string // "" none
-	gw6  string // "" none
+	mac    string
+	ip4    string // "198.18.0.1/24"
+	ip6    string // "2001:2::1/64" (no duplicate address detection)
+	gw     string // "" none
+	gw6    string // "" none
 }
 
 // addHost creates the host's namespace and veth pair (tx checksum offload
@@ -69,7 +69,11 @@ func (c *chassis) addHost(hc hostConfig) *host {
 	}
 	c.run(ipPath, "-n", c.sw, "link", "set", "dev", h.port, "up")
 	if hc.lsp == "" {
-		c.vsctl("add-port", hc.bridge, h.port)
+		bridge := hc.bridge
+		if bridge == "" {
+			bridge = integrationBridge
+		}
+		c.vsctl("add-port", bridge, h.port)
 		return h
 	}
 	c.vsctl("add-port", integrationBridge, h.port, "--", "set", "interface", h.port, "external-ids:iface-id="+hc.lsp)

@@ -40,7 +40,8 @@ type Daemon struct {
 // first one's sockets.
 func Start(p Program, dirs Dirs, opts *Options) (*Daemon, error) {
 	d := &Daemon{Program: p, Dirs: dirs, Options: opts, exit: make(chan struct{})}
-	if opts.Detach {
+	monitored := opts.Monitor && isMonitored()
+	if opts.Detach && !monitored {
 		d.ready = detach(p)
 	}
 	d.signals = make(chan os.Signal, 1)
@@ -61,6 +62,13 @@ func Start(p Program, dirs Dirs, opts *Options) (*Daemon, error) {
 	}
 	for _, note := range append(opts.Notes, notes...) {
 		d.Logger.Warn(note)
+	}
+	switch {
+	case monitored:
+		d.ready = monitoredReady(p, opts.Detach)
+		dieLikeC()
+	case opts.Monitor:
+		d.monitor(d.ready) // never returns
 	}
 	if opts.Pidfile != "" {
 		pf, err := CreatePidfile(opts.Pidfile, opts.OverwritePidfile)
@@ -102,6 +110,11 @@ func (d *Daemon) registerCommands() {
 			if err != nil {
 				return "", err
 			}
+			for _, m := range spec.Modules {
+				if !d.Log.HasModule(m) {
+					return "", fmt.Errorf("no destination, level, or module \"%s\"", m)
+				}
+			}
 			if note := spec.Apply(d.Log); note != "" {
 				d.Logger.Warn(note)
 			}
@@ -109,12 +122,7 @@ func (d *Daemon) registerCommands() {
 		return "", nil
 	})
 	d.Control.Register("vlog/list", "", 0, 0, func([]string) (string, error) {
-		// gvs keeps one level per destination for all modules, so it
-		// lists one row in Open vSwitch's format.
-		console, file := d.Log.Levels()
-		return "                 console    syslog    file\n" +
-			"                 -------    ------    ------\n" +
-			fmt.Sprintf("%-16s  %4s       %4s       %4s\n", "(all modules)", levelWord(console), "OFF", levelWord(file)), nil
+		return d.Log.ListLevels(), nil
 	})
 }
 
@@ -155,17 +163,21 @@ func (d *Daemon) Ready() error {
 		}
 	}
 	if d.ready != nil {
-		d.Log.DetachConsole()
+		if d.Options.Detach {
+			d.Log.DetachConsole()
+		}
 		if err := d.ready(); err != nil {
 			return err
 		}
-		if !d.Options.NoChdir {
+		if d.Options.Detach && !d.Options.NoChdir {
 			if err := os.Chdir("/"); err != nil {
 				return err
 			}
 		}
 	}
-	d.Logger.Info(d.Program.VersionString())
+	if !d.Options.Transient {
+		d.Logger.Info(d.Program.VersionString())
+	}
 	return nil
 }
 

@@ -6,11 +6,14 @@
 //     logging options of every Open vSwitch daemon (Options.DaemonOptions);
 //   - OVS_RUNDIR, OVS_DBDIR and OVS_LOGDIR (DirsFromEnv);
 //   - logging through log/slog in vlog's line format, to stderr and a log
-//     file, with -v levels per destination (LogHandler);
+//     file, with -v levels per module and destination as vlog has them
+//     (LogHandler, VerboseSpec);
 //   - pidfiles with Open vSwitch's locking protocol, which ovs-appctl -t
 //     relies on (Pidfile);
 //   - --detach without fork: the process re-executes itself and returns
 //     only when the child serves (detach.go);
+//   - --monitor: a monitor process restarts the daemon after a crash
+//     signal (monitor.go);
 //   - the control socket with exit, version, list-commands and vlog/*
 //     commands, and termination by signal (Daemon).
 //

@@ -28,14 +28,16 @@ func Module(logger *slog.Logger, name string) *slog.Logger {
 // logSink is what all handlers derived from one LogHandler share: the
 // message counter, the destinations and their levels.
 type logSink struct {
-	mu           sync.Mutex
-	seq          uint64
-	console      io.Writer // nil once the daemon has detached
-	consoleLevel slog.LevelVar
-	file         *os.File
-	filePath     string
-	fileLevel    slog.LevelVar
-	now          func() time.Time
+	mu       sync.Mutex
+	seq      uint64
+	console  io.Writer // nil once the daemon has detached
+	file     *os.File
+	filePath string
+	now      func() time.Time
+	// levels is the level of each module at each destination (guarded
+	// by mu); lowest is their minimum, read without the lock by Enabled.
+	levels moduleTable
+	lowest slog.LevelVar
 }
 
 // LogHandler is a slog.Handler that writes lines in Open vSwitch's vlog
@@ -53,9 +55,8 @@ type LogHandler struct {
 // NewLogHandler logs to console at INFO, like Open vSwitch's defaults;
 // module names lines that carry no module attribute.
 func NewLogHandler(console io.Writer, module string) *LogHandler {
-	s := &logSink{console: console, now: time.Now}
-	s.consoleLevel.Set(slog.LevelInfo)
-	s.fileLevel.Set(slog.LevelInfo)
+	s := &logSink{console: console, now: time.Now, levels: newModuleTable()}
+	s.lowest.Set(s.levels.minimum())
 	return &LogHandler{sink: s, defaultModule: module}
 }
 
@@ -63,7 +64,7 @@ func NewLogHandler(console io.Writer, module string) *LogHandler {
 // file PATH" as Open vSwitch does. Calling it again reopens the file (after
 // log rotation).
 func (h *LogHandler) OpenFile(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o660) // less the umask, as Open vSwitch
 	if err != nil {
 		return err
 	}
@@ -109,25 +110,45 @@ func (h *LogHandler) Close() error {
 	return err
 }
 
-// SetLevel sets the minimum level of a destination: "console", "file" or
-// "any".
+// SetLevel sets the minimum level of a destination ("console", "syslog",
+// "file" or "any") for every module.
 func (h *LogHandler) SetLevel(destination string, level slog.Level) {
-	if destination == "console" || destination == "any" {
-		h.sink.consoleLevel.Set(level)
-	}
-	if destination == "file" || destination == "any" {
-		h.sink.fileLevel.Set(level)
-	}
+	h.SetModuleLevel("", destination, level)
 }
 
-// Levels reports the console and file levels.
+// SetModuleLevel sets the minimum level of one module ("" for all of
+// them) at a destination ("console", "syslog", "file" or "any"), as
+// vlog_set_levels does.
+func (h *LogHandler) SetModuleLevel(module, destination string, level slog.Level) {
+	s := h.sink
+	s.mu.Lock()
+	s.levels.set(module, destIndex(destination), level)
+	s.lowest.Set(s.levels.minimum())
+	s.mu.Unlock()
+}
+
+// Levels reports the console and file levels given to all modules.
 func (h *LogHandler) Levels() (console, file slog.Level) {
-	return h.sink.consoleLevel.Level(), h.sink.fileLevel.Level()
+	h.sink.mu.Lock()
+	defer h.sink.mu.Unlock()
+	return h.sink.levels.defaults[destConsole], h.sink.levels.defaults[destFile]
 }
 
-// Enabled reports whether any destination wants records at level.
+// ListLevels is vlog/list's table: every module that has logged or been
+// given a level, with its level at each destination.
+func (h *LogHandler) ListLevels() string {
+	h.sink.mu.Lock()
+	defer h.sink.mu.Unlock()
+	if h.defaultModule != "" {
+		h.sink.levels.row(h.defaultModule)
+	}
+	return h.sink.levels.list()
+}
+
+// Enabled reports whether any module wants records at level at any
+// destination; Handle then applies the record's own module's levels.
 func (h *LogHandler) Enabled(_ context.Context, level slog.Level) bool {
-	return level >= h.sink.consoleLevel.Level() || level >= h.sink.fileLevel.Level()
+	return level >= h.sink.lowest.Level()
 }
 
 // Handle writes one record.
@@ -150,6 +171,12 @@ func (h *LogHandler) Handle(_ context.Context, r slog.Record) error {
 	s := h.sink
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	levels := s.levels.row(module)
+	toConsole := s.console != nil && r.Level >= levels[destConsole]
+	toFile := s.file != nil && r.Level >= levels[destFile]
+	if !toConsole && !toFile {
+		return nil // not numbered, as vlog numbers only what it writes
+	}
 	s.seq++
 	when := r.Time
 	if when.IsZero() {
@@ -157,10 +184,10 @@ func (h *LogHandler) Handle(_ context.Context, r slog.Record) error {
 	}
 	when = when.UTC()
 	var err error
-	if s.console != nil && r.Level >= s.consoleLevel.Level() {
+	if toConsole {
 		_, err = fmt.Fprintf(s.console, "%s|%05d|%s|%s|%s\n", when.Format("2006-01-02T15:04:05Z"), s.seq, module, levelName(r.Level), msg)
 	}
-	if s.file != nil && r.Level >= s.fileLevel.Level() {
+	if toFile {
 		_, err = fmt.Fprintf(s.file, "%s|%05d|%s|%s|%s\n", when.Format("2006-01-02T15:04:05.000Z"), s.seq, module, levelName(r.Level), msg)
 	}
 	return err
@@ -174,6 +201,7 @@ func (h *LogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	for _, a := range attrs {
 		if a.Key == ModuleKey && h.group == "" {
 			h2.module = a.Value.String()
+			h.sink.addModule(h2.module)
 			continue
 		}
 		appendAttr(&b, h.group, a)

@@ -61,6 +61,9 @@ type Options struct {
 	Unixctl          string // "" for the default, "none" for no socket
 	Verbose          []VerboseSpec
 	Help, ShowVer    bool
+	// Transient: the daemon ends on its own soon (ovsdb-server --run), so
+	// its version is not logged at start, as in Open vSwitch.
+	Transient bool
 
 	// Notes are warnings about accepted but unsupported options, logged
 	// once logging is set up.
@@ -85,7 +88,6 @@ func (o *Options) DaemonOptions(p Program, dirs Dirs) []Option {
 		{Long: "no-self-confinement", Set: func(string, bool) error { return nil }},
 		{Long: "monitor", Set: func(string, bool) error {
 			o.Monitor = true
-			o.Notes = append(o.Notes, "--monitor is not supported: the daemon will not be restarted if it crashes")
 			return nil
 		}},
 		{Long: "user", Arg: RequiredArg, Set: func(v string, _ bool) error {
@@ -159,6 +161,7 @@ func DaemonUsage(p Program, dirs Dirs) string {
 Daemon options:
   --detach                run in background as daemon
   --no-chdir              do not chdir to '/'
+  --monitor               creates a process to monitor this daemon
   --pidfile[=FILE]        create pidfile (default: %s/%s.pid)
   --overwrite-pidfile     with --pidfile, start even if already running
   --unixctl=SOCKET        override default control socket name

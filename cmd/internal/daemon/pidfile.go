@@ -30,7 +30,7 @@ func CreatePidfile(path string, overwrite bool) (*Pidfile, error) {
 	if overwrite {
 		tmp = fmt.Sprintf("%s.tmp%d", path, pid)
 	}
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE, 0o666) // less the umask, as Open vSwitch
 	if err != nil {
 		return nil, fmt.Errorf("%s: create failed (%w)", tmp, err)
 	}

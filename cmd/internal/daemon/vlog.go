@@ -1,8 +1,10 @@
 package daemon
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 )
 
@@ -10,51 +12,65 @@ import (
 type VerboseSpec struct {
 	Destination string // "console", "file" or "any"
 	Level       slog.Level
-	Modules     []string // named modules; gvs applies levels to all modules
+	Modules     []string // named modules; none (or "any") means every module
 }
 
 // ParseVerbose reads Open vSwitch's -v syntax: words separated by ':', ','
 // or spaces, each a destination (console, syslog, file, any), a level (off,
 // emer, err, warn, info, dbg) or a module name. An empty spec means "any
-// destination at dbg", as bare -v does. Syslog is accepted and ignored:
-// gvs does not log to syslog.
+// destination at dbg", as bare -v does. Syslog levels are kept (vlog/list
+// shows them) but gvs writes no syslog.
 func ParseVerbose(spec string) (VerboseSpec, error) {
 	v := VerboseSpec{Destination: "any", Level: slog.LevelDebug}
 	lower := strings.ToLower(spec)
 	if strings.HasPrefix(lower, "pattern:") || strings.HasPrefix(lower, "facility:") {
 		return v, fmt.Errorf("%q: custom patterns and syslog facilities are not supported", spec)
 	}
-	words := strings.FieldsFunc(spec, func(r rune) bool { return r == ':' || r == ',' || r == ' ' })
+	words := strings.FieldsFunc(spec, func(r rune) bool { return r == ':' || r == ',' || r == ' ' || r == '\t' })
+	dest, level := false, false
 	for _, w := range words {
-		switch strings.ToLower(w) {
-		case "console", "file", "any":
-			v.Destination = strings.ToLower(w)
-			continue
-		case "syslog":
-			v.Destination = "syslog"
-			continue
+		lw := strings.ToLower(w)
+		switch {
+		case lw == "any":
+			// "any" names every module and every destination: the
+			// defaults, as in vlog_set_levels_from_string.
+		case lw == "console" || lw == "file" || lw == "syslog":
+			if dest {
+				return v, errors.New("cannot specify multiple destinations")
+			}
+			dest, v.Destination = true, lw
+		case isLevel(w):
+			if level {
+				return v, errors.New("cannot specify multiple levels")
+			}
+			level = true
+			v.Level, _ = ParseLevel(w)
+		case strings.ContainsAny(w, "/.="):
+			return v, fmt.Errorf("no destination, level, or module \"%s\"", w) // Open vSwitch's words
+		default:
+			if len(v.Modules) > 0 {
+				return v, errors.New("cannot specify multiple modules")
+			}
+			v.Modules = append(v.Modules, w)
 		}
-		if level, ok := ParseLevel(w); ok {
-			v.Level = level
-			continue
-		}
-		if strings.ContainsAny(w, "/.=") {
-			return v, fmt.Errorf("no destination, level, or module %q", w) // Open vSwitch's words
-		}
-		v.Modules = append(v.Modules, w)
 	}
 	return v, nil
 }
 
-// Apply sets the levels the spec names on h. Per-module levels are not
-// implemented: a spec naming modules changes every module, which the
-// returned note says.
+func isLevel(w string) bool {
+	_, ok := ParseLevel(w)
+	return ok
+}
+
+// Apply sets the levels the spec names on h: for each module it names, or
+// every module when it names none (or "any"), at its destination.
 func (v VerboseSpec) Apply(h *LogHandler) (note string) {
-	if v.Destination != "syslog" {
-		h.SetLevel(v.Destination, v.Level)
+	modules := v.Modules
+	if len(modules) == 0 || slices.ContainsFunc(modules, func(m string) bool { return strings.EqualFold(m, "any") }) {
+		modules = []string{""}
 	}
-	if len(v.Modules) > 0 && !(len(v.Modules) == 1 && strings.EqualFold(v.Modules[0], "any")) {
-		note = fmt.Sprintf("per-module log levels are not supported; level applied to all modules instead of %s", strings.Join(v.Modules, ","))
+	for _, m := range modules {
+		h.SetModuleLevel(m, v.Destination, v.Level)
 	}
-	return note
+	return ""
 }

@@ -49,6 +49,9 @@ type Config struct {
 	// but a different schema to it at startup, keeping the data
 	// (gvs-vswitchd upgrades conf.db to its embedded schema this way).
 	UpgradeSchema []byte
+	// RunCommand is --run: a shell command run once the server serves;
+	// the daemon exits when it ends, with status 1 if it failed.
+	RunCommand string
 	// Program names the daemon in the comment of a conversion record.
 	Program string
 	// Serving, when set, is called once the server listens; the function
@@ -64,13 +67,12 @@ type Config struct {
 func Run(d *daemon.Daemon, cfg Config) error {
 	logger := daemon.Module(d.Logger, "ovsdb_server")
 	srv := server.New(logger)
-	files, err := addDatabases(srv, logger, cfg)
+	opened, err := addDatabases(srv, logger, cfg)
+	files := &fileSet{files: opened}
 	closeFiles := func() {
-		for _, f := range files {
-			if err := f.Close(); err != nil {
-				logger.Error(f.Path() + ": close failed: " + err.Error())
-			}
-		}
+		files.closeAll(func(path string, err error) {
+			logger.Error(path + ": close failed: " + err.Error())
+		})
 	}
 	if err != nil {
 		closeFiles()
@@ -95,7 +97,7 @@ func Run(d *daemon.Daemon, cfg Config) error {
 		}
 	}
 	if cfg.Commands {
-		registerCommands(d, srv, files, logger)
+		registerCommands(d, srv, files, logger, cfg)
 	}
 	if err := d.Ready(); err != nil {
 		srv.Close()
@@ -106,11 +108,21 @@ func Run(d *daemon.Daemon, cfg Config) error {
 	if cfg.Serving != nil {
 		stop = cfg.Serving(srv)
 	}
+	finishRun := func() {}
+	if cfg.RunCommand != "" {
+		if finishRun, err = runCommand(d, cfg.RunCommand); err != nil {
+			stop()
+			srv.Close()
+			closeFiles()
+			return err
+		}
+	}
 	sig := d.Wait()
 	stop()
 	srv.Close()
 	closeFiles()
 	d.Close(sig)
+	finishRun()
 	return nil
 }
 
@@ -147,12 +159,10 @@ func addDatabases(srv *server.Server, logger *slog.Logger, cfg Config) ([]*stora
 // method: the file is rewritten atomically with the new schema and the
 // converted data, with ovsdb-server's comment, before the server swaps the
 // databases.
-func fileConverter(files []*storage.Storage) server.ConvertFunc {
+func fileConverter(files *fileSet) server.ConvertFunc {
 	return func(name string, schema *db.Schema) (*db.Database, error) {
-		for _, f := range files {
-			if f.Database().Schema().Name == name {
-				return f.Convert(schema, "converted by ovsdb-server")
-			}
+		if f := files.byName(name); f != nil {
+			return f.Convert(schema, "converted by ovsdb-server")
 		}
 		return nil, fmt.Errorf("%s: no database file", name)
 	}
