@@ -76,11 +76,13 @@ func startSwitch(d *daemon.Daemon, sc switchConfig, srv *server.Server) (stop fu
 	view := dpadapter.View{DP: dp, OFPorts: rec.OFPorts}
 	commands := appctl.New(appctl.Config{Switch: view, Program: program.Name, Logger: daemon.Module(d.Logger, "appctl")})
 	commands.Register(d.Control)
+	_, neigh, stopTunnelRouting := startTunnelRouting(d, sc, dp, now)
 	if sc.dummy != dpadapter.DummyDisabled {
 		dp.Dummies().RegisterCommands(d.Control)
-		appctl.NewTimeCommands(clock, dp.RunTimers).Register(d.Control)
+		// Neighbour expiry runs after each step too, as in Open vSwitch's
+		// main loop.
+		appctl.NewTimeCommands(clock, func() { dp.RunTimers(); neigh.Expire() }).Register(d.Control)
 	}
-	_, _, stopTunnelRouting := startTunnelRouting(d, sc, dp)
 	var metricsServer *metrics.Server
 	if sc.metricsAddress != "" {
 		if metricsServer, err = serveMetrics(d, sc, view, passes, srv); err != nil {

@@ -21,15 +21,22 @@ const neighExpiryInterval = time.Second
 // the kernel's routes unless --disable-system-route) and neighbour cache,
 // and registers their ovs/route/* and tnl/neigh/* commands. Source
 // addresses come from dummy devices (netdev-dummy/ip4addr) before the
-// kernel's. The function it returns stops the kernel follower.
-func startTunnelRouting(d *daemon.Daemon, sc switchConfig, dp *dpadapter.Datapath) (*tnlroute.Table, *tnlroute.Cache, func()) {
+// kernel's. now is the clock time/warp moves (nil without --enable-dummy):
+// neighbours age by it. The function it returns stops the kernel
+// follower.
+func startTunnelRouting(d *daemon.Daemon, sc switchConfig, dp *dpadapter.Datapath, now func() time.Time) (*tnlroute.Table, *tnlroute.Cache, func()) {
 	var addrs tnlroute.AddrSources
 	if sc.dummy != dpadapter.DummyDisabled {
 		addrs = append(addrs, dp.Dummies())
 	}
 	addrs = append(addrs, tnlroute.KernelAddrs{})
 	routes := tnlroute.NewTable(addrs, !sc.disableSystemRoute)
-	neigh := tnlroute.NewCache(nil)
+	var neighClock func() int64 // nil: the cache's monotonic clock
+	if now != nil {
+		start := now()
+		neighClock = func() int64 { return int64(now().Sub(start)) }
+	}
+	neigh := tnlroute.NewCache(neighClock)
 	appctl.RegisterTunnelRouting(d.Control, routes, neigh)
 
 	ctx, cancel := context.WithCancel(context.Background())

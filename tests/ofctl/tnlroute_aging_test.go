@@ -14,3 +14,19 @@ func TestNeighborAgingAgainstDebian(t *testing.T) {
 		"sleep 3; ovs-appctl tnl/neigh/show",
 	)
 }
+
+// TestNeighborAgingWarpAgainstDebian is tunnel-push-pop.at's aging check:
+// time/warp past the aging removes the entry at once.
+func TestNeighborAgingWarpAgainstDebian(t *testing.T) {
+	p := startPair(t, addPortsArgs(1)...)
+	p.compare(t,
+		"ovs-appctl tnl/neigh/aging 5",
+		"ovs-appctl tnl/neigh/set br0 198.18.1.2 aa:bb:cc:00:00:01",
+		"ovs-appctl time/warp 3000",
+		"ovs-appctl tnl/neigh/show",
+		"ovs-appctl time/warp 2000",
+		"ovs-appctl tnl/neigh/show",
+		"ovs-appctl tnl/neigh/aging 900",
+		"ovs-appctl tnl/neigh/aging",
+	)
+}
