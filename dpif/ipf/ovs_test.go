@@ -2,11 +2,11 @@ package ipf
 
 import (
 	"encoding/hex"
+	"gvs/internal/ovsref"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,46 +24,9 @@ type refSwitch struct {
 
 func startRefSwitch(t *testing.T) *refSwitch {
 	t.Helper()
-	for _, bin := range []string{"ovs-vswitchd", "ovsdb-server", "ovsdb-tool", "ovs-appctl", "ovs-vsctl", "ovs-ofctl"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed", bin)
-		}
-	}
-	const schema = "/usr/share/openvswitch/vswitch.ovsschema"
-	if _, err := os.Stat(schema); err != nil {
-		t.Skip("no vswitch schema")
-	}
-	dir, err := os.MkdirTemp("", "gvsipf") // short: unix socket paths
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &refSwitch{t: t, dir: dir}
-	r.env = append(os.Environ(), "OVS_RUNDIR="+dir, "OVS_LOGDIR="+dir, "OVS_DBDIR="+dir, "OVS_SYSCONFDIR="+dir)
-	stop := func(pidfile string) {
-		if b, err := os.ReadFile(filepath.Join(dir, pidfile)); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				if p, err := os.FindProcess(pid); err == nil {
-					p.Kill()
-				}
-			}
-		}
-	}
-	t.Cleanup(func() {
-		stop("ovs-vswitchd.pid")
-		stop("ovsdb-server.pid")
-		time.Sleep(50 * time.Millisecond)
-		os.RemoveAll(dir)
-	})
-	r.run("ovsdb-tool", "create", "conf.db", schema)
-	r.run("ovsdb-server", "--detach", "--no-chdir", "--pidfile="+dir+"/ovsdb-server.pid", "--log-file="+dir+"/ovsdb.log",
-		"--remote=punix:"+dir+"/db.sock", "conf.db")
-	r.run("ovs-vswitchd", "--enable-dummy=override", "--disable-system", "--disable-system-route", "--detach", "--no-chdir",
-		"--pidfile="+dir+"/ovs-vswitchd.pid", "--log-file="+dir+"/vswitchd.log", "unix:"+dir+"/db.sock")
-	b, err := os.ReadFile(filepath.Join(dir, "ovs-vswitchd.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.ctl = filepath.Join(dir, "ovs-vswitchd."+strings.TrimSpace(string(b))+".ctl")
+	d := ovsref.Start(t, "gvsipf", "--enable-dummy=override")
+	dir := d.Dir
+	r := &refSwitch{t: t, dir: dir, env: d.Env, ctl: d.Ctl}
 	r.run("ovs-vsctl", "--db=unix:"+dir+"/db.sock", "--timeout=10", "--", "init", "--", "add-br", "br0", "--", "set", "bridge", "br0",
 		"datapath_type=dummy", "fail-mode=secure", "--", "add-port", "br0", "p1", "--", "set", "interface", "p1", "type=dummy",
 		"ofport_request=1", "--", "add-port", "br0", "p2", "--", "set", "interface", "p2", "type=dummy", "ofport_request=2")
