@@ -1,10 +1,9 @@
 package appctl
 
 import (
+	"gvs/internal/ovsref"
 	"net/netip"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -254,54 +253,9 @@ type refVswitchd struct {
 
 func startRefVswitchd(t *testing.T) *refVswitchd {
 	t.Helper()
-	for _, bin := range []string{"ovs-vswitchd", "ovsdb-server", "ovsdb-tool", "ovs-vsctl"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed", bin)
-		}
-	}
-	const schema = "/usr/share/openvswitch/vswitch.ovsschema"
-	if _, err := os.Stat(schema); err != nil {
-		t.Skip("no vswitch schema")
-	}
-	dir, err := os.MkdirTemp("", "gvsct")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &refVswitchd{t: t, dir: dir}
-	env := append(os.Environ(), "OVS_RUNDIR="+dir, "OVS_LOGDIR="+dir, "OVS_DBDIR="+dir, "OVS_SYSCONFDIR="+dir)
-	runCmd := func(name string, args ...string) {
-		cmd := exec.Command(name, args...)
-		cmd.Env, cmd.Dir = env, dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-		}
-	}
-	stop := func(pidfile string) {
-		if b, err := os.ReadFile(filepath.Join(dir, pidfile)); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				if p, err := os.FindProcess(pid); err == nil {
-					p.Kill()
-				}
-			}
-		}
-	}
-	t.Cleanup(func() {
-		stop("ovs-vswitchd.pid")
-		stop("ovsdb-server.pid")
-		time.Sleep(50 * time.Millisecond)
-		os.RemoveAll(dir)
-	})
-	runCmd("ovsdb-tool", "create", "conf.db", schema)
-	runCmd("ovsdb-server", "--detach", "--no-chdir", "--pidfile="+dir+"/ovsdb-server.pid", "--log-file="+dir+"/ovsdb.log",
-		"--remote=punix:"+dir+"/db.sock", "conf.db")
-	runCmd("ovs-vswitchd", "--enable-dummy=override", "--disable-system", "--disable-system-route", "--detach", "--no-chdir",
-		"--pidfile="+dir+"/ovs-vswitchd.pid", "--log-file="+dir+"/vswitchd.log", "unix:"+dir+"/db.sock")
-	runCmd("ovs-vsctl", "--db=unix:"+dir+"/db.sock", "--timeout=10", "--", "init", "--", "add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev")
-	b, err := os.ReadFile(filepath.Join(dir, "ovs-vswitchd.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.ctl = filepath.Join(dir, "ovs-vswitchd."+strings.TrimSpace(string(b))+".ctl")
+	d := ovsref.Start(t, "gvsct", "--enable-dummy=override")
+	d.Run(t, "ovs-vsctl", "--db=unix:"+d.Dir+"/db.sock", "--timeout=10", "--", "init", "--", "add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev")
+	r := &refVswitchd{t: t, dir: d.Dir, ctl: d.Ctl}
 	return r
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"gvs/internal/ovsref"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -31,58 +32,11 @@ type refDatapath struct {
 
 func startRefDatapath(t *testing.T) *refDatapath {
 	t.Helper()
-	for _, bin := range []string{"ovs-vswitchd", "ovsdb-server", "ovsdb-tool", "ovs-appctl", "ovs-vsctl"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed", bin)
-		}
-	}
-	const schema = "/usr/share/openvswitch/vswitch.ovsschema"
-	if _, err := os.Stat(schema); err != nil {
-		t.Skip("no vswitch schema")
-	}
-	// A short path: unix socket names are limited to 108 bytes.
-	dir, err := os.MkdirTemp("", "gvsdp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &refDatapath{t: t, dir: dir}
-	env := append(os.Environ(), "OVS_RUNDIR="+dir, "OVS_LOGDIR="+dir, "OVS_DBDIR="+dir, "OVS_SYSCONFDIR="+dir)
-	r.env = env
-	run := func(name string, args ...string) {
-		cmd := exec.Command(name, args...)
-		cmd.Env, cmd.Dir = env, dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-		}
-	}
-	stop := func(pidfile string) {
-		if b, err := os.ReadFile(filepath.Join(dir, pidfile)); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				if p, err := os.FindProcess(pid); err == nil {
-					p.Kill()
-				}
-			}
-		}
-	}
-	t.Cleanup(func() {
-		stop("ovs-vswitchd.pid")
-		stop("ovsdb-server.pid")
-		time.Sleep(50 * time.Millisecond)
-		os.RemoveAll(dir)
-	})
-	run("ovsdb-tool", "create", "conf.db", schema)
-	run("ovsdb-server", "--detach", "--no-chdir", "--pidfile="+dir+"/ovsdb-server.pid", "--log-file="+dir+"/ovsdb.log",
-		"--remote=punix:"+dir+"/db.sock", "conf.db")
-	run("ovs-vswitchd", "--enable-dummy=override", "--disable-system", "--disable-system-route", "--detach", "--no-chdir",
-		"--pidfile="+dir+"/ovs-vswitchd.pid", "--log-file="+dir+"/vswitchd.log", "unix:"+dir+"/db.sock")
+	d := ovsref.Start(t, "gvsdp", "--enable-dummy=override")
 	// Two VLAN tags in flow keys, as gvs's datapath has (OVS's default
 	// vlan-limit is 1).
-	run("ovs-vsctl", "--db=unix:"+dir+"/db.sock", "--timeout=10", "--", "init", "--", "set", "Open_vSwitch", ".", "other_config:vlan-limit=0")
-	b, err := os.ReadFile(filepath.Join(dir, "ovs-vswitchd.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.ctl = filepath.Join(dir, "ovs-vswitchd."+strings.TrimSpace(string(b))+".ctl")
+	d.Run(t, "ovs-vsctl", "--db=unix:"+d.Dir+"/db.sock", "--timeout=10", "--", "init", "--", "set", "Open_vSwitch", ".", "other_config:vlan-limit=0")
+	r := &refDatapath{t: t, dir: d.Dir, ctl: d.Ctl, env: d.Env}
 	r.appctl("dpctl/add-dp", "dummy@ref")
 	return r
 }

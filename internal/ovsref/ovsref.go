@@ -54,10 +54,10 @@ func Start(t testing.TB, prefix, enableDummy string) *Daemons {
 		time.Sleep(50 * time.Millisecond)
 		os.RemoveAll(dir)
 	})
-	d.run(t, "ovsdb-tool", "create", "conf.db", Schema)
-	d.run(t, "ovsdb-server", "--detach", "--no-chdir", "--pidfile="+dir+"/ovsdb-server.pid", "--log-file="+dir+"/ovsdb.log",
+	d.Run(t, "ovsdb-tool", "create", "conf.db", Schema)
+	d.Run(t, "ovsdb-server", "--detach", "--no-chdir", "--pidfile="+dir+"/ovsdb-server.pid", "--log-file="+dir+"/ovsdb.log",
 		"--remote=punix:"+dir+"/db.sock", "conf.db")
-	d.run(t, "ovs-vswitchd", enableDummy, "--disable-system", "--disable-system-route", "--detach", "--no-chdir",
+	d.Run(t, "ovs-vswitchd", enableDummy, "--disable-system", "--disable-system-route", "--detach", "--no-chdir",
 		"--pidfile="+dir+"/ovs-vswitchd.pid", "--log-file="+dir+"/vswitchd.log", "unix:"+dir+"/db.sock")
 	b, err := os.ReadFile(filepath.Join(dir, "ovs-vswitchd.pid"))
 	if err != nil {
@@ -67,7 +67,9 @@ func Start(t testing.TB, prefix, enableDummy string) *Daemons {
 	return d
 }
 
-func (d *Daemons) run(t testing.TB, name string, args ...string) {
+// Run runs an Open vSwitch tool in Dir with Env and fails the test,
+// showing ovs-vswitchd's log, when it fails.
+func (d *Daemons) Run(t testing.TB, name string, args ...string) {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir, cmd.Env = d.Dir, d.Env
