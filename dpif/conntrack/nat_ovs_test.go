@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"gvs/internal/ovsref"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -31,47 +31,10 @@ func ntStartOVS(t *testing.T) *ntRefOVS {
 	if testing.Short() {
 		t.Skip("starts ovs-vswitchd")
 	}
-	for _, bin := range []string{"ovs-vswitchd", "ovsdb-server", "ovsdb-tool", "ovs-appctl", "ovs-vsctl", "ovs-ofctl"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed", bin)
-		}
-	}
-	const schema = "/usr/share/openvswitch/vswitch.ovsschema"
-	if _, err := os.Stat(schema); err != nil {
-		t.Skip("no vswitch schema")
-	}
-	dir, err := os.MkdirTemp("", "gvsnat") // short: unix socket paths are limited
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &ntRefOVS{t: t, dir: dir}
-	r.env = append(os.Environ(), "OVS_RUNDIR="+dir, "OVS_LOGDIR="+dir, "OVS_DBDIR="+dir, "OVS_SYSCONFDIR="+dir)
-	stop := func(pidfile string) {
-		if b, err := os.ReadFile(filepath.Join(dir, pidfile)); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				if p, err := os.FindProcess(pid); err == nil {
-					p.Kill()
-				}
-			}
-		}
-	}
-	t.Cleanup(func() {
-		stop("ovs-vswitchd.pid")
-		stop("ovsdb-server.pid")
-		time.Sleep(50 * time.Millisecond)
-		os.RemoveAll(dir)
-	})
-	r.run("ovsdb-tool", "create", "conf.db", schema)
-	r.run("ovsdb-server", "--detach", "--no-chdir", "--pidfile="+dir+"/ovsdb-server.pid", "--log-file="+dir+"/ovsdb.log",
-		"--remote=punix:"+dir+"/db.sock", "conf.db")
-	r.run("ovs-vswitchd", "--enable-dummy=override", "--disable-system", "--disable-system-route", "--detach", "--no-chdir",
-		"--pidfile="+dir+"/ovs-vswitchd.pid", "--log-file="+dir+"/vswitchd.log", "unix:"+dir+"/db.sock")
+	d := ovsref.Start(t, "gvsnat", "--enable-dummy=override")
+	dir := d.Dir
+	r := &ntRefOVS{t: t, dir: dir, env: d.Env, ctl: d.Ctl}
 	r.vsctl("init")
-	b, err := os.ReadFile(filepath.Join(dir, "ovs-vswitchd.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.ctl = filepath.Join(dir, "ovs-vswitchd."+strings.TrimSpace(string(b))+".ctl")
 	return r
 }
 

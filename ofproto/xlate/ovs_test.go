@@ -2,6 +2,7 @@ package xlate_test
 
 import (
 	"fmt"
+	"gvs/internal/ovsref"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -11,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"gvs/ofproto/mf"
 	"gvs/ofproto/ofpact"
@@ -33,41 +33,9 @@ type refSwitch struct {
 
 func startRefSwitch(t *testing.T) *refSwitch {
 	t.Helper()
-	for _, bin := range []string{"ovs-vswitchd", "ovsdb-server", "ovsdb-tool", "ovs-appctl", "ovs-vsctl", "ovs-ofctl"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed", bin)
-		}
-	}
-	const schema = "/usr/share/openvswitch/vswitch.ovsschema"
-	if _, err := os.Stat(schema); err != nil {
-		t.Skip("no vswitch schema")
-	}
-	dir, err := os.MkdirTemp("", "gvsxl") // short: unix socket paths
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &refSwitch{t: t, dir: dir, dp: map[uint32]uint32{}}
-	r.env = append(os.Environ(), "OVS_RUNDIR="+dir, "OVS_LOGDIR="+dir, "OVS_DBDIR="+dir, "OVS_SYSCONFDIR="+dir)
-	stop := func(pidfile string) {
-		if b, err := os.ReadFile(filepath.Join(dir, pidfile)); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				if p, err := os.FindProcess(pid); err == nil {
-					p.Kill()
-				}
-			}
-		}
-	}
-	t.Cleanup(func() {
-		stop("ovs-vswitchd.pid")
-		stop("ovsdb-server.pid")
-		time.Sleep(50 * time.Millisecond)
-		os.RemoveAll(dir)
-	})
-	r.run("ovsdb-tool", "create", "conf.db", schema)
-	r.run("ovsdb-server", "--detach", "--no-chdir", "--pidfile="+dir+"/ovsdb-server.pid", "--log-file="+dir+"/ovsdb.log",
-		"--remote=punix:"+dir+"/db.sock", "conf.db")
-	r.run("ovs-vswitchd", "--enable-dummy=override", "--disable-system", "--disable-system-route", "--detach", "--no-chdir",
-		"--pidfile="+dir+"/ovs-vswitchd.pid", "--log-file="+dir+"/vswitchd.log", "unix:"+dir+"/db.sock")
+	d := ovsref.Start(t, "gvsxl", "--enable-dummy=override")
+	dir := d.Dir
+	r := &refSwitch{t: t, dir: dir, env: d.Env, ctl: d.Ctl, dp: map[uint32]uint32{}}
 	args := []string{"--db=unix:" + dir + "/db.sock", "--timeout=10", "--", "init",
 		"--", "add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=dummy", "fail-mode=secure",
 		"protocols=OpenFlow10,OpenFlow13,OpenFlow15"}
@@ -76,11 +44,6 @@ func startRefSwitch(t *testing.T) *refSwitch {
 		args = append(args, "--", "add-port", "br0", p, "--", "set", "interface", p, "type=dummy", "ofport_request="+strconv.Itoa(i))
 	}
 	r.run("ovs-vsctl", args...)
-	b, err := os.ReadFile(filepath.Join(dir, "ovs-vswitchd.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.ctl = filepath.Join(dir, "ovs-vswitchd."+strings.TrimSpace(string(b))+".ctl")
 	// "    p1 1/1: (dummy)": OpenFlow port / datapath port.
 	re := regexp.MustCompile(`(?m)^\s+p(\d) (\d+)/(\d+):`)
 	for _, m := range re.FindAllStringSubmatch(r.appctl("dpif/show"), -1) {
